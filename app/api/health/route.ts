@@ -1,0 +1,21 @@
+// GET /api/health: liveness and readiness — answers 200 only when the database answers.
+import { json, problem } from "@/lib/api/problem";
+import { db } from "@/lib/db";
+import { ensureStarted } from "@/lib/server/startup";
+
+export const dynamic = "force-dynamic";
+
+export async function GET(): Promise<Response> {
+  try {
+    await ensureStarted();
+    await db().$queryRawUnsafe("SELECT 1");
+    return json({ status: "ok" });
+  } catch {
+    return problem({
+      status: 503,
+      code: "database_unavailable",
+      title: "Service unavailable",
+      detail: "The database does not answer.",
+    });
+  }
+}

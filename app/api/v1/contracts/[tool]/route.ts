@@ -1,0 +1,27 @@
+// GET and PUT /api/v1/contracts/{tool}: read a contract; create or replace it (admin scope), each change a new version.
+import { json } from "@/lib/api/problem";
+import { readJson } from "@/lib/api/request-body";
+import { apiRoute } from "@/lib/api/route";
+import { contractBodySchema, TOOL_NAME } from "@/lib/ledger/contract-schema";
+import { getContract, putContract } from "@/lib/ledger/contracts";
+import { LedgerError } from "@/lib/ledger/errors";
+
+type Params = { tool: string };
+
+function toolName(raw: string): string {
+  const tool = decodeURIComponent(raw);
+  if (!TOOL_NAME.test(tool))
+    throw new LedgerError("invalid_body", "A tool name is letters, digits and . _ : - only, at most 128.");
+  return tool;
+}
+
+export const GET = apiRoute<Params>([], async ({ client, params }) =>
+  json(await getContract(client, toolName(params.tool))),
+);
+
+export const PUT = apiRoute<Params>(["admin"], async ({ req, client, params, actor, now }) => {
+  const tool = toolName(params.tool);
+  const body = await readJson(req, contractBodySchema);
+  const result = await putContract(client, tool, body, actor, now);
+  return json(result.contract, result.created ? 201 : 200);
+});

@@ -1,0 +1,11 @@
+// POST /api/v1/operations/{id}/approve (operator scope): a named person grants exactly one attempt.
+import { json } from "@/lib/api/problem";
+import { readJson } from "@/lib/api/request-body";
+import { apiActor, apiRoute } from "@/lib/api/route";
+import { decisionBody } from "@/lib/api/schemas";
+import { approveOperation } from "@/lib/ledger/approval";
+
+export const POST = apiRoute<{ id: string }>(["operator"], async ({ req, client, params, key, now }) => {
+  const body = await readJson(req, decisionBody);
+  return json(await approveOperation(client, params.id, { reason: body.reason }, apiActor(key, body.actor), now));
+});

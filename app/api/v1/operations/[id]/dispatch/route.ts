@@ -1,0 +1,10 @@
+// POST /api/v1/operations/{id}/dispatch: the gate decides; DISPATCHED is durable before the answer lets the worker call the provider.
+import { json } from "@/lib/api/problem";
+import { readJson } from "@/lib/api/request-body";
+import { apiRoute } from "@/lib/api/route";
+import { dispatchBody } from "@/lib/api/schemas";
+import { dispatchOperation } from "@/lib/ledger/dispatch";
+
+export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
+  json(await dispatchOperation(client, params.id, await readJson(req, dispatchBody), actor, now)),
+);

@@ -1,0 +1,10 @@
+// POST /api/v1/operations/{id}/heartbeat: extend the run lease; a stale fence is refused.
+import { json } from "@/lib/api/problem";
+import { readJson } from "@/lib/api/request-body";
+import { apiRoute } from "@/lib/api/route";
+import { heartbeatBody } from "@/lib/api/schemas";
+import { heartbeatLease } from "@/lib/ledger/lease";
+
+export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
+  json(await heartbeatLease(client, params.id, await readJson(req, heartbeatBody), actor, now)),
+);

@@ -1,0 +1,11 @@
+// POST /api/v1/operations/{id}/reject (operator scope): a named person ends the operation; the reason reaches the agent.
+import { json } from "@/lib/api/problem";
+import { readJson } from "@/lib/api/request-body";
+import { apiActor, apiRoute } from "@/lib/api/route";
+import { decisionBody } from "@/lib/api/schemas";
+import { rejectOperation } from "@/lib/ledger/approval";
+
+export const POST = apiRoute<{ id: string }>(["operator"], async ({ req, client, params, key, now }) => {
+  const body = await readJson(req, decisionBody);
+  return json(await rejectOperation(client, params.id, { reason: body.reason }, apiActor(key, body.actor), now));
+});

@@ -1,0 +1,19 @@
+// POST /api/v1/operations plans an operation (before anything leaves); GET lists them newest first with a keyset cursor.
+import { json } from "@/lib/api/problem";
+import { readQuery } from "@/lib/api/query";
+import { readJson } from "@/lib/api/request-body";
+import { apiRoute } from "@/lib/api/route";
+import { listQuery, planBody } from "@/lib/api/schemas";
+import { planOperation } from "@/lib/ledger/plan";
+import { listOperations } from "@/lib/ledger/queries";
+
+export const POST = apiRoute(["agent"], async ({ req, client, actor, now }) => {
+  const body = await readJson(req, planBody);
+  const { operation, created } = await planOperation(client, body, actor, now);
+  return json(operation, created ? 201 : 200, created ? { location: `/api/v1/operations/${operation.id}` } : {});
+});
+
+export const GET = apiRoute([], async ({ req, client, now }) => {
+  const { cursor, limit, ...filter } = readQuery(req, listQuery);
+  return json(await listOperations(client, filter, { cursor, limit }, now));
+});

@@ -1,0 +1,151 @@
+// Checks the OpenAPI document looks like valid 3.1, covers every path of API.md and has no dangling $ref.
+import { describe, expect, it } from "vitest";
+import { openApiDocument } from "./openapi";
+
+const API_PATHS: [string, string[]][] = [
+  ["/api/health", ["get"]],
+  ["/api/v1/openapi.json", ["get"]],
+  ["/api/v1/contracts", ["get"]],
+  ["/api/v1/contracts/{tool}", ["get", "put"]],
+  ["/api/v1/operations", ["get", "post"]],
+  ["/api/v1/operations/{id}", ["get"]],
+  ["/api/v1/operations/{id}/claim", ["post"]],
+  ["/api/v1/operations/{id}/heartbeat", ["post"]],
+  ["/api/v1/operations/{id}/dispatch", ["post"]],
+  ["/api/v1/operations/{id}/outcome", ["post"]],
+  ["/api/v1/operations/{id}/reconcile", ["post"]],
+  ["/api/v1/operations/{id}/approve", ["post"]],
+  ["/api/v1/operations/{id}/reject", ["post"]],
+  ["/api/v1/metrics", ["get"]],
+];
+
+type Node = { [key: string]: unknown };
+
+const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function child(node: unknown, ...keys: string[]): unknown {
+  let current = node;
+  for (const key of keys) {
+    if (Array.isArray(current)) current = current[Number(key)];
+    else if (isNode(current)) current = current[key];
+    else return undefined;
+  }
+  return current;
+}
+
+function collectRefs(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) collectRefs(item, found);
+  else if (isNode(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "$ref" && typeof item === "string") found.push(item);
+      else collectRefs(item, found);
+    }
+  }
+  return found;
+}
+
+/** Resolves a local JSON pointer such as #/components/schemas/Operation. */
+function resolve(document: unknown, pointer: string): unknown {
+  if (!pointer.startsWith("#/")) return undefined;
+  const keys = pointer
+    .slice(2)
+    .split("/")
+    .map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return child(document, ...keys);
+}
+
+/** Every problem `code` documented for one path and method, including the shared responses it refers to. */
+function documentedCodes(document: unknown, path: string, method: string): Map<string, string[]> {
+  const responses = child(document, "paths", path, method, "responses");
+  const byStatus = new Map<string, string[]>();
+  if (!isNode(responses)) return byStatus;
+  for (const [status, raw] of Object.entries(responses)) {
+    const response = isNode(raw) && typeof raw.$ref === "string" ? resolve(document, raw.$ref) : raw;
+    const description = child(response, "description");
+    const codes = typeof description === "string" ? [...description.matchAll(/`([a-z_]+)`/g)].map((m) => m[1] ?? "") : [];
+    byStatus.set(status, codes);
+  }
+  return byStatus;
+}
+
+describe("openApiDocument", () => {
+  const document = openApiDocument();
+
+  it("is an OpenAPI 3.1 document with info, paths and components", () => {
+    expect(child(document, "openapi")).toBe("3.1.0");
+    expect(typeof child(document, "info", "title")).toBe("string");
+    expect(typeof child(document, "info", "version")).toBe("string");
+    expect(isNode(child(document, "paths"))).toBe(true);
+    expect(child(document, "components", "securitySchemes", "apiKey")).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it.each(API_PATHS)("describes %s", (path, methods) => {
+    for (const method of methods) {
+      const operation = child(document, "paths", path, method);
+      expect(isNode(operation), `${method.toUpperCase()} ${path}`).toBe(true);
+      expect(isNode(child(operation, "responses"))).toBe(true);
+    }
+  });
+
+  it("resolves every $ref inside the document", () => {
+    const refs = collectRefs(document);
+    expect(refs.length).toBeGreaterThan(20);
+    const dangling = refs.filter((r) => resolve(document, r) === undefined);
+    expect(dangling).toEqual([]);
+  });
+
+  it("gives every operation a unique operationId", () => {
+    const ids = API_PATHS.flatMap(([path, methods]) =>
+      methods.map((method) => child(document, "paths", path, method, "operationId")),
+    );
+    expect(ids.every((id) => typeof id === "string")).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it.each([
+    ["/api/v1/operations", "post", "422", ["no_contract", "idempotency_key_reused"]],
+    ["/api/v1/operations", "post", "400", ["invalid_body", "idempotency_key_required"]],
+    ["/api/v1/operations", "post", "413", ["payload_too_large"]],
+    ["/api/v1/operations", "post", "401", ["unauthorized"]],
+    ["/api/v1/operations", "post", "403", ["forbidden"]],
+    ["/api/v1/operations/{id}/claim", "post", "409", ["lease_held"]],
+    ["/api/v1/operations/{id}/heartbeat", "post", "409", ["stale_fence"]],
+    [
+      "/api/v1/operations/{id}/dispatch",
+      "post",
+      "409",
+      [
+        "approval_required",
+        "breaker_open",
+        "budget_spent",
+        "reconcile_required",
+        "already_finished",
+        "retry_not_due",
+        "lease_expired",
+        "stale_fence",
+      ],
+    ],
+    ["/api/v1/operations/{id}/approve", "post", "409", ["not_awaiting_approval"]],
+    ["/api/v1/operations/{id}/reject", "post", "409", ["not_awaiting_approval"]],
+    ["/api/v1/operations/{id}", "get", "404", ["not_found"]],
+    ["/api/v1/contracts/{tool}", "put", "400", ["invalid_body"]],
+  ] as const)("documents %s %s %s with its codes", (path, method, status, codes) => {
+    const documented = documentedCodes(document, path, method).get(status);
+    expect(documented, `${method} ${path} ${status}`).toBeDefined();
+    expect(documented).toEqual(expect.arrayContaining([...codes]));
+  });
+
+  it("describes the operation fields agents rely on", () => {
+    const properties = child(document, "components", "schemas", "Operation", "properties");
+    for (const field of ["id", "tool", "phase", "attempt", "idempotencyKey", "evidence", "fence", "decision"]) {
+      expect(child(properties, field), field).toBeDefined();
+    }
+    expect(child(document, "paths", "/api/v1/metrics", "get", "responses", "200", "content")).toHaveProperty(
+      "text/plain",
+    );
+  });
+
+  it("is plain JSON", () => {
+    expect(JSON.parse(JSON.stringify(document))).toEqual(document);
+  });
+});

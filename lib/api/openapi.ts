@@ -1,0 +1,671 @@
+// The OpenAPI 3.1 description of the agent-facing ledger API (API.md), served at GET /api/v1/openapi.json.
+
+/** A JSON value: the document is a plain literal, checked by openapi.test.ts rather than by a schema type. */
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (type: string, extra: JsonObject = {}): JsonObject => ({ type: [type, "null"], ...extra });
+const dateTime = (description: string): JsonObject => ({ type: "string", format: "date-time", description });
+const nullableDateTime = (description: string): JsonObject => ({
+  type: ["string", "null"],
+  format: "date-time",
+  description,
+});
+const stringEnum = (values: string[], description?: string): JsonObject =>
+  description ? { type: "string", enum: values, description } : { type: "string", enum: values };
+
+const PHASES = [
+  "PLANNED",
+  "AUTHORIZED",
+  "DISPATCHED",
+  "CONFIRMED",
+  "UNKNOWN",
+  "RECONCILED",
+  "RETRY_SCHEDULED",
+  "AWAITING_APPROVAL",
+  "FAILED",
+  "REJECTED",
+];
+const ACTIONS = ["DISPATCH", "RETRY", "RETRY_SAME_KEY", "WAIT", "RECONCILE", "APPROVAL", "UNAVAILABLE", "STOP"];
+const EFFECTS = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"];
+
+/** A JSON response whose body is a schema from components. */
+const json = (description: string, schema: string): JsonObject => ({
+  description,
+  content: { "application/json": { schema: ref(schema) } },
+});
+
+/**
+ * A problem+json response naming the stable `code` values API.md gives it. Listed as examples, not an enum: the
+ * server may add codes (API.md: "add fields freely"), and a client must treat an unlisted code as this status.
+ */
+const problem = (description: string, codes: string[] = []): JsonObject => ({
+  description: codes.length ? `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.` : description,
+  content: {
+    "application/problem+json": {
+      schema: codes.length
+        ? { allOf: [ref("Problem"), { type: "object", properties: { code: { type: "string", examples: codes } } }] }
+        : ref("Problem"),
+    },
+  },
+});
+
+const shared = (name: string): JsonObject => ({ $ref: `#/components/responses/${name}` });
+
+/** The answers every authenticated, body-taking endpoint can give. */
+const common = (withBody: boolean): JsonObject => ({
+  ...(withBody ? { "400": shared("InvalidBody"), "413": shared("PayloadTooLarge") } : {}),
+  "401": shared("Unauthorized"),
+  "403": shared("Forbidden"),
+});
+
+const body = (schema: string): JsonObject => ({
+  required: true,
+  content: { "application/json": { schema: ref(schema) } },
+});
+
+const scope = (...scopes: string[]): Json[] => scopes.map((s) => ({ apiKey: [s] }));
+/** Any valid key, whatever its scopes. */
+const anyKey: Json[] = [{ apiKey: [] }];
+
+const operationIdParam: JsonObject = { $ref: "#/components/parameters/OperationId" };
+const toolParam: JsonObject = { $ref: "#/components/parameters/Tool" };
+
+/** POST /api/v1/operations/{id}/<action>: the shape every operation action shares. */
+function operationAction(
+  operationId: string,
+  summary: string,
+  description: string,
+  security: Json[],
+  requestSchema: string,
+  ok: JsonObject,
+  conflicts: JsonObject | null,
+): JsonObject {
+  return {
+    post: {
+      operationId,
+      tags: ["operations"],
+      summary,
+      description,
+      security,
+      parameters: [operationIdParam],
+      requestBody: body(requestSchema),
+      responses: {
+        "200": ok,
+        ...common(true),
+        "404": shared("NotFound"),
+        ...(conflicts ? { "409": conflicts } : {}),
+      },
+    },
+  };
+}
+
+function schemas(): JsonObject {
+  return {
+    Problem: {
+      type: "object",
+      description: "RFC 9457 problem details, served as application/problem+json.",
+      required: ["type", "title", "status", "detail", "code"],
+      properties: {
+        type: { type: "string", description: "A URI naming the problem type." },
+        title: { type: "string" },
+        status: { type: "integer" },
+        detail: { type: "string", description: "What went wrong, for a person." },
+        code: { type: "string", description: "Stable machine code in snake_case." },
+        errors: {
+          type: "object",
+          description: "On invalid_body: each bad field and what is wrong with it.",
+          additionalProperties: { type: "array", items: { type: "string" } },
+        },
+        decision: { ...ref("Decision"), description: "On a dispatch refusal: the gate's decision and why." },
+      },
+    },
+    Decision: {
+      type: "object",
+      description: "The retry gate's decision: what may happen next and why.",
+      required: ["action", "reason"],
+      properties: {
+        action: stringEnum(ACTIONS),
+        reason: { type: "string", description: "One sentence an operator can read." },
+        retryAfterMs: { type: "integer", minimum: 0, description: "Present when the action is not allowed now." },
+      },
+    },
+    Phase: stringEnum(PHASES),
+    EffectClass: stringEnum(EFFECTS),
+    ClassifiedError: {
+      type: "object",
+      description: "The last error as the gate classified it.",
+      properties: {
+        kind: { type: "string" },
+        errorClass: stringEnum(["transient", "fatal", "unclassified"]),
+        httpStatus: { type: "integer" },
+        retryAfterMs: { type: "integer" },
+        message: { type: "string" },
+      },
+    },
+    Operation: {
+      type: "object",
+      description: "One side-effecting tool call, written before the request leaves.",
+      required: [
+        "id",
+        "tool",
+        "contractVersion",
+        "effect",
+        "idempotencyKey",
+        "phase",
+        "attempt",
+        "evidence",
+        "fence",
+        "createdAt",
+        "updatedAt",
+        "decision",
+      ],
+      properties: {
+        id: { type: "string" },
+        tool: { type: "string" },
+        contractVersion: { type: "integer", description: "The contract version the operation was planned under." },
+        effect: ref("EffectClass"),
+        idempotencyKey: {
+          type: "string",
+          description: "Created once at planning; send it to the provider on every attempt.",
+        },
+        phase: ref("Phase"),
+        attempt: { type: "integer", minimum: 0, description: "Attempts dispatched so far (the budget spent)." },
+        evidence: stringEnum(["none", "applied", "not_applied"], "What a reconciliation proved about the effect."),
+        providerId: nullable("string"),
+        runId: nullable("string"),
+        agentId: nullable("string"),
+        approvedAttempt: nullable("integer", { description: "The attempt number a person approved." }),
+        rejectionReason: nullable("string"),
+        lastError: { oneOf: [ref("ClassifiedError"), { type: "null" }] },
+        notBefore: nullableDateTime("Earliest time the next attempt may be dispatched."),
+        leaseOwner: nullable("string", { description: "workerId of the current lease holder." }),
+        leaseExpiresAt: nullableDateTime("When the current lease ends unless extended."),
+        fence: { type: "integer", minimum: 0, description: "The current fencing token." },
+        createdAt: dateTime("When the operation was planned."),
+        updatedAt: dateTime("Last change."),
+        decision: ref("Decision"),
+      },
+    },
+    Attempt: {
+      type: "object",
+      required: ["number", "workerId", "fence", "result", "backoffMs", "dispatchedAt"],
+      properties: {
+        number: { type: "integer", minimum: 1 },
+        workerId: { type: "string" },
+        fence: { type: "integer" },
+        result: stringEnum(["in_flight", "confirmed", "failed", "unknown"]),
+        errorKind: nullable("string"),
+        httpStatus: nullable("integer"),
+        errorMessage: nullable("string"),
+        backoffMs: { type: "integer", minimum: 0, description: "The backoff waited before this attempt." },
+        providerId: nullable("string"),
+        dispatchedAt: dateTime("When the attempt left."),
+        finishedAt: nullableDateTime("When its outcome was recorded."),
+      },
+    },
+    AuditEvent: {
+      type: "object",
+      required: ["id", "actorType", "actorId", "action", "createdAt"],
+      properties: {
+        id: { type: "string" },
+        actorType: stringEnum(["user", "api_key", "system"]),
+        actorId: { type: "string" },
+        onBehalfOf: nullable("string", { description: "The person an operator-scope key acted for." }),
+        action: { type: "string" },
+        fromPhase: { oneOf: [ref("Phase"), { type: "null" }] },
+        toPhase: { oneOf: [ref("Phase"), { type: "null" }] },
+        reason: nullable("string"),
+        data: { description: "Details of the event (JSON)." },
+        createdAt: dateTime("When it happened."),
+      },
+    },
+    OperationDetail: {
+      allOf: [
+        ref("Operation"),
+        {
+          type: "object",
+          required: ["attempts", "audit"],
+          properties: {
+            attempts: { type: "array", items: ref("Attempt") },
+            audit: { type: "array", items: ref("AuditEvent"), description: "Oldest first." },
+          },
+        },
+      ],
+    },
+    OperationList: {
+      type: "object",
+      required: ["items", "nextCursor"],
+      properties: {
+        items: { type: "array", items: ref("Operation") },
+        nextCursor: nullable("string", { description: "Pass as `cursor` for the next page; null on the last." }),
+      },
+    },
+    Lease: {
+      type: "object",
+      required: ["fence", "leaseExpiresAt", "operation"],
+      properties: {
+        fence: { type: "integer", description: "Send it with every write while the lease is held." },
+        leaseExpiresAt: dateTime("When the lease ends unless extended by a heartbeat."),
+        operation: ref("Operation"),
+      },
+    },
+    ContractInput: {
+      type: "object",
+      required: ["effect", "idempotencyKey", "reconcile", "approval", "maxAttempts", "backoff"],
+      properties: {
+        effect: ref("EffectClass"),
+        idempotencyKey: stringEnum(["required", "optional", "unsupported"]),
+        reconcile: {
+          type: ["object", "null"],
+          description: "How to reconcile (for example a provider lookup by key); null when there is no method.",
+        },
+        approval: stringEnum(
+          ["required", "not_required"],
+          '"required": every attempt, the first included, waits for a person.',
+        ),
+        maxAttempts: { type: "integer", minimum: 1 },
+        backoff: {
+          type: "object",
+          required: ["baseMs", "maxMs"],
+          properties: { baseMs: { type: "integer", minimum: 0 }, maxMs: { type: "integer", minimum: 0 } },
+        },
+        keyRetentionMs: { type: "integer", minimum: 0, description: "How long the provider keeps idempotency keys." },
+        dependency: { type: "string", description: "The dependency whose circuit breaker guards this tool." },
+        description: { type: "string" },
+      },
+    },
+    Contract: {
+      type: "object",
+      required: [
+        "tool",
+        "version",
+        "effect",
+        "idempotencyKey",
+        "reconcile",
+        "approval",
+        "maxAttempts",
+        "backoff",
+        "author",
+        "createdAt",
+      ],
+      properties: {
+        tool: { type: "string" },
+        version: { type: "integer", minimum: 1 },
+        effect: ref("EffectClass"),
+        idempotencyKey: stringEnum(["required", "optional", "unsupported"]),
+        reconcile: { type: ["object", "null"] },
+        approval: stringEnum(["required", "not_required"]),
+        maxAttempts: { type: "integer" },
+        backoff: {
+          type: "object",
+          required: ["baseMs", "maxMs"],
+          properties: { baseMs: { type: "integer" }, maxMs: { type: "integer" } },
+        },
+        keyRetentionMs: nullable("integer"),
+        dependency: nullable("string"),
+        description: nullable("string"),
+        author: { type: "string" },
+        createdAt: dateTime("When this version was written."),
+      },
+    },
+    ContractList: {
+      type: "object",
+      required: ["items", "nextCursor"],
+      properties: { items: { type: "array", items: ref("Contract") }, nextCursor: nullable("string") },
+    },
+    PlanInput: {
+      type: "object",
+      required: ["tool", "args"],
+      properties: {
+        tool: { type: "string" },
+        args: { description: "The call's arguments (any JSON); compared as canonical JSON for deduplication." },
+        idempotencyKey: { type: "string", description: "Omit to let the server create one, once." },
+        runId: { type: "string" },
+        agentId: { type: "string" },
+      },
+    },
+    ClaimInput: {
+      type: "object",
+      required: ["workerId", "leaseMs"],
+      properties: {
+        workerId: { type: "string" },
+        leaseMs: { type: "integer", minimum: 100, maximum: 3_600_000 },
+      },
+    },
+    HeartbeatInput: {
+      type: "object",
+      required: ["fence", "leaseMs"],
+      properties: {
+        fence: { type: "integer" },
+        leaseMs: { type: "integer", minimum: 100, maximum: 3_600_000 },
+      },
+    },
+    DispatchInput: {
+      type: "object",
+      required: ["fence"],
+      properties: { fence: { type: "integer" } },
+    },
+    OutcomeInput: {
+      type: "object",
+      required: ["fence", "result"],
+      properties: {
+        fence: { type: "integer" },
+        result: stringEnum(
+          ["confirmed", "failed", "unknown"],
+          "failed only for a definite error answer; a timeout or lost response is unknown.",
+        ),
+        providerId: { type: "string" },
+        error: {
+          type: "object",
+          properties: {
+            kind: { type: "string" },
+            httpStatus: { type: "integer" },
+            message: { type: "string" },
+            retryAfterMs: { type: "integer", minimum: 0, description: "The provider's Retry-After, in ms." },
+          },
+        },
+      },
+    },
+    ReconcileInput: {
+      type: "object",
+      required: ["outcome", "evidence"],
+      properties: {
+        fence: { type: "integer", description: "The caller's fence, when it holds the lease." },
+        outcome: stringEnum(
+          ["applied", "not_applied"],
+          "applied: the effect exists and is never repeated; not_applied: a retry with the same key may follow.",
+        ),
+        providerId: { type: "string" },
+        evidence: { description: "What proves the outcome (lookup result, ticket, ...); kept with the operation." },
+      },
+    },
+    ApprovalInput: {
+      type: "object",
+      required: ["actor", "reason"],
+      properties: {
+        actor: { type: "string", description: "The person this key acts for." },
+        reason: { type: "string", minLength: 1 },
+      },
+    },
+    Health: {
+      type: "object",
+      required: ["status"],
+      properties: { status: { type: "string", examples: ["ok"] } },
+    },
+  };
+}
+
+const DISPATCH_REFUSALS = [
+  "approval_required",
+  "breaker_open",
+  "budget_spent",
+  "reconcile_required",
+  "already_finished",
+  "retry_not_due",
+  "lease_expired",
+  "stale_fence",
+];
+
+function paths(): JsonObject {
+  return {
+    "/api/health": {
+      get: {
+        operationId: "health",
+        tags: ["service"],
+        summary: "Liveness and database reachability",
+        security: [],
+        responses: {
+          "200": json("The service is up.", "Health"),
+          "503": problem("The service cannot reach its database."),
+        },
+      },
+    },
+    "/api/v1/openapi.json": {
+      get: {
+        operationId: "openApiDocument",
+        tags: ["service"],
+        summary: "This document",
+        security: [],
+        responses: { "200": { description: "The OpenAPI 3.1 document.", content: { "application/json": {} } } },
+      },
+    },
+    "/api/v1/contracts": {
+      get: {
+        operationId: "listContracts",
+        tags: ["contracts"],
+        summary: "List tool contracts (current versions)",
+        security: anyKey,
+        responses: { "200": json("The contracts.", "ContractList"), ...common(false) },
+      },
+    },
+    "/api/v1/contracts/{tool}": {
+      parameters: [toolParam],
+      get: {
+        operationId: "getContract",
+        tags: ["contracts"],
+        summary: "A tool's current contract",
+        security: anyKey,
+        responses: { "200": json("The contract.", "Contract"), ...common(false), "404": shared("NotFound") },
+      },
+      put: {
+        operationId: "putContract",
+        tags: ["contracts"],
+        summary: "Create or replace a tool contract (admin scope)",
+        description:
+          "Every change is a new version; operations keep the version they were planned under. An identical body " +
+          "keeps the current version and answers 200. 201 when the tool had no contract yet.",
+        security: scope("admin"),
+        requestBody: body("ContractInput"),
+        responses: {
+          "200": json("Replaced (new version), or unchanged for an identical body.", "Contract"),
+          "201": json("Created (version 1).", "Contract"),
+          ...common(true),
+        },
+      },
+    },
+    "/api/v1/operations": {
+      post: {
+        operationId: "planOperation",
+        tags: ["operations"],
+        summary: "Plan an operation before anything leaves (agent scope)",
+        description:
+          "Same (tool, idempotencyKey) and same args: 200 with the same operation and nothing written. Same key " +
+          "with different args: 422 idempotency_key_reused.",
+        security: scope("agent"),
+        requestBody: body("PlanInput"),
+        responses: {
+          "200": json("The existing operation for this tool, key and args.", "Operation"),
+          "201": json("Planned: phase PLANNED, attempt 0.", "Operation"),
+          "400": problem("Bad body, or the contract requires a key and none was given.", [
+            "invalid_body",
+            "idempotency_key_required",
+          ]),
+          "401": shared("Unauthorized"),
+          "403": shared("Forbidden"),
+          "413": shared("PayloadTooLarge"),
+          "422": problem("No contract for the tool, or the key was used with other args.", [
+            "no_contract",
+            "idempotency_key_reused",
+          ]),
+        },
+      },
+      get: {
+        operationId: "listOperations",
+        tags: ["operations"],
+        summary: "The ledger, newest first, with keyset pagination",
+        security: anyKey,
+        parameters: [
+          { name: "phase", in: "query", schema: ref("Phase") },
+          { name: "tool", in: "query", schema: { type: "string" } },
+          { name: "effect", in: "query", schema: ref("EffectClass") },
+          { name: "runId", in: "query", schema: { type: "string" } },
+          { name: "cursor", in: "query", schema: { type: "string" }, description: "nextCursor of the previous page." },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200 } },
+        ],
+        responses: {
+          "200": json("A page of operations.", "OperationList"),
+          "400": problem("A query parameter is invalid (for example limit above 200)."),
+          ...common(false),
+        },
+      },
+    },
+    "/api/v1/operations/{id}": {
+      get: {
+        operationId: "getOperation",
+        tags: ["operations"],
+        summary: "The operation with its attempts, audit trail and the gate's decision",
+        security: anyKey,
+        parameters: [operationIdParam],
+        responses: {
+          "200": json("The operation.", "OperationDetail"),
+          ...common(false),
+          "404": shared("NotFound"),
+        },
+      },
+    },
+    "/api/v1/operations/{id}/claim": operationAction(
+      "claimOperation",
+      "Take the run lease (agent scope)",
+      "An expired lease is taken over and the fence increases by one.",
+      scope("agent"),
+      "ClaimInput",
+      json("The lease.", "Lease"),
+      problem("Another worker holds a live lease.", ["lease_held"]),
+    ),
+    "/api/v1/operations/{id}/heartbeat": operationAction(
+      "heartbeatOperation",
+      "Extend the run lease (agent scope)",
+      "A stale fence means the lease was taken over: stop, and abort any call in flight.",
+      scope("agent"),
+      "HeartbeatInput",
+      json("The extended lease.", "Lease"),
+      problem("The fence is stale or the lease is gone.", ["stale_fence", "lease_expired"]),
+    ),
+    "/api/v1/operations/{id}/dispatch": operationAction(
+      "dispatchOperation",
+      "Ask the gate to dispatch the next attempt (agent scope)",
+      "On 200 the operation is DISPATCHED, attempt has increased by one, and idempotencyKey is the key to send. " +
+        "Otherwise 409: `code` names why and `decision` says what comes next. A stale fence changes nothing and " +
+        "is audited.",
+      scope("agent"),
+      "DispatchInput",
+      json("Dispatched: send the request now.", "Operation"),
+      problem("The operation may not be dispatched now.", DISPATCH_REFUSALS),
+    ),
+    "/api/v1/operations/{id}/outcome": operationAction(
+      "reportOutcome",
+      "Report what the provider answered (agent scope)",
+      "confirmed -> CONFIRMED; unknown -> UNKNOWN; failed -> the gate decides (retry later, a terminal phase for " +
+        "fatal errors, or approval). Every call records one attempt row.",
+      scope("agent"),
+      "OutcomeInput",
+      json("The operation with the gate's next decision.", "Operation"),
+      problem(
+        "The fence is stale (the lease was taken over: nothing changed), the lease is gone, or no attempt is in flight.",
+        ["stale_fence", "lease_expired"],
+      ),
+    ),
+    "/api/v1/operations/{id}/reconcile": operationAction(
+      "reconcileOperation",
+      "Record what a lookup or a person proved (operator scope, or the agent holding the lease)",
+      "UNKNOWN -> RECONCILED with the evidence kept. applied: the effect exists and is never repeated. " +
+        "not_applied: the gate may allow a retry with the same key.",
+      scope("operator", "agent"),
+      "ReconcileInput",
+      json("The reconciled operation.", "Operation"),
+      problem("The fence is stale, or the operation is not in a phase that can be reconciled.", ["stale_fence"]),
+    ),
+    "/api/v1/operations/{id}/approve": operationAction(
+      "approveOperation",
+      "Approve exactly one more attempt (operator scope)",
+      "The same action as the console's button, recorded with the named actor.",
+      scope("operator"),
+      "ApprovalInput",
+      json("The approved operation.", "Operation"),
+      problem("The operation is not waiting for approval (or was approved already).", ["not_awaiting_approval"]),
+    ),
+    "/api/v1/operations/{id}/reject": operationAction(
+      "rejectOperation",
+      "Reject: end the operation (operator scope)",
+      "The reason is returned to the agent in the decision.",
+      scope("operator"),
+      "ApprovalInput",
+      json("The rejected operation.", "Operation"),
+      problem("The operation is not waiting for approval.", ["not_awaiting_approval"]),
+    ),
+    "/api/v1/metrics": {
+      get: {
+        operationId: "metrics",
+        tags: ["service"],
+        summary: "Prometheus metrics",
+        description:
+          "At least opledger_unknown_outcomes, opledger_reconciliations_total, opledger_duplicate_rejections_total, " +
+          'opledger_approval_interruptions_total, opledger_retries_total{effect="..."}, ' +
+          "opledger_stale_fence_rejections_total, and operations by phase.",
+        security: anyKey,
+        responses: {
+          "200": {
+            description: "Prometheus text exposition format 0.0.4.",
+            content: { "text/plain": { schema: { type: "string" } } },
+          },
+          ...common(false),
+        },
+      },
+    },
+  };
+}
+
+export function openApiDocument(): object {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "opledger ledger API",
+      version: "1.0.0",
+      description:
+        "Agent runtimes plan every side-effecting tool call in a durable ledger before it leaves, take a fenced " +
+        "lease, ask the retry gate for each dispatch and report each outcome. Errors are RFC 9457 problem " +
+        "documents with a stable `code`. Times are ISO 8601 UTC; durations are milliseconds.",
+    },
+    servers: [{ url: "/" }],
+    security: anyKey,
+    tags: [
+      { name: "operations", description: "Plan, run and resolve side-effecting tool calls." },
+      { name: "contracts", description: "Per-tool side-effect contracts, versioned." },
+      { name: "service", description: "Health, metrics and this document." },
+    ],
+    paths: paths(),
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An API key as `Authorization: Bearer <key>`. Keys are created by an admin, shown once, stored as a " +
+            "hash, revocable and scoped: `agent` plans and runs operations; `operator` approves, rejects and " +
+            "reconciles on behalf of a named person; `admin` also writes contracts. No key or a bad key: 401. " +
+            "A key without the scope: 403. The scopes listed on each operation are alternatives.",
+        },
+      },
+      parameters: {
+        OperationId: { name: "id", in: "path", required: true, schema: { type: "string" } },
+        Tool: {
+          name: "tool",
+          in: "path",
+          required: true,
+          schema: { type: "string" },
+          description: "The tool's name, for example email.send.",
+        },
+      },
+      responses: {
+        InvalidBody: problem("Malformed JSON or a field of the wrong type; nothing was written.", ["invalid_body"]),
+        PayloadTooLarge: problem("The body is larger than 256 KiB; nothing was written.", ["payload_too_large"]),
+        Unauthorized: problem("No API key, or an unknown or revoked one.", ["unauthorized"]),
+        Forbidden: problem("The key lacks the scope this endpoint needs.", ["forbidden"]),
+        NotFound: problem("No such operation or contract.", ["not_found"]),
+      },
+      schemas: schemas(),
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// Reads a JSON request body with a hard size limit, and validates it with a zod schema.
+import type { z } from "zod";
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+export class BodyError extends Error {
+  override name = "BodyError";
+  constructor(
+    readonly status: 400 | 413,
+    readonly code: "malformed_json" | "payload_too_large" | "invalid_body",
+    message: string,
+    readonly errors?: Record<string, string[]>,
+  ) {
+    super(message);
+  }
+}
+
+async function readLimited(req: Request): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
+}
+
+function tooLarge(): BodyError {
+  return new BodyError(413, "payload_too_large", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+}
+
+/** Field path -> messages, "" for the body itself. */
+export function fieldErrors(error: z.ZodError): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.map(String).join(".");
+    (out[key] ??= []).push(issue.message);
+  }
+  return out;
+}
+
+export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
+  // The content type is not checked: `curl -d` sends form encoding by default, and the body is JSON either way.
+  const text = await readLimited(req);
+  let value: unknown;
+  try {
+    value = text.length === 0 ? {} : JSON.parse(text);
+  } catch {
+    throw new BodyError(400, "malformed_json", "The body is not valid JSON.");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const errors = fieldErrors(parsed.error);
+    const summary = Object.entries(errors)
+      .map(([field, messages]) => `${field || "body"}: ${messages.join(", ")}`)
+      .join("; ");
+    throw new BodyError(400, "invalid_body", `The body is invalid: ${summary}.`, errors);
+  }
+  return parsed.data as z.infer<S>;
+}

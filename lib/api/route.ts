@@ -1,0 +1,80 @@
+// The one wrapper every API v1 handler is built on: authenticates the key, checks its scope, and turns every error into a problem document.
+import { verifyApiKey, scopesOf, type ApiScope } from "@/lib/auth/api-keys";
+import { ForbiddenError, requireScope } from "@/lib/auth/roles";
+import { db, type Db } from "@/lib/db";
+import type { ApiKey } from "@/lib/generated/prisma/client";
+import type { Actor } from "@/lib/ledger/actor";
+import { LedgerError } from "@/lib/ledger/errors";
+import { IllegalTransitionError } from "@/lib/retry-gate/phases";
+import { problem, titleFor } from "./problem";
+import { BodyError } from "./request-body";
+import { ensureStarted } from "@/lib/server/startup";
+
+export interface ApiContext<P> {
+  req: Request;
+  params: P;
+  client: Db;
+  key: ApiKey;
+  actor: Actor;
+  now: Date;
+}
+
+type Handler<P> = (ctx: ApiContext<P>) => Promise<Response>;
+
+export function apiActor(key: ApiKey, onBehalfOf?: string): Actor {
+  return { type: "api_key", id: `${key.name} (${key.prefix}…)`, label: `${key.name} (${key.prefix}…)`, onBehalfOf };
+}
+
+function bearer(req: Request): string | null {
+  const header = req.headers.get("authorization") ?? "";
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export function errorResponse(error: unknown): Response {
+  if (error instanceof LedgerError) {
+    return problem({
+      status: error.status,
+      code: error.code,
+      title: titleFor(error.status),
+      detail: error.message,
+      ...(error.extra.errors ? { errors: error.extra.errors } : {}),
+      ...(error.extra.decision ? { decision: error.extra.decision } : {}),
+      ...(error.extra.operationId ? { operationId: error.extra.operationId } : {}),
+    });
+  }
+  if (error instanceof BodyError) {
+    return problem({ status: error.status, code: error.code, title: titleFor(error.status), detail: error.message, ...(error.errors ? { errors: error.errors } : {}) });
+  }
+  if (error instanceof ForbiddenError) {
+    return problem({ status: 403, code: "forbidden", title: titleFor(403), detail: error.message });
+  }
+  if (error instanceof IllegalTransitionError) {
+    return problem({ status: 409, code: "illegal_transition", title: titleFor(409), detail: error.message });
+  }
+  console.error("opledger: unhandled error in API handler:", error instanceof Error ? error.stack : error);
+  return problem({ status: 500, code: "internal_error", title: titleFor(500), detail: "The server failed to handle this request; it has been logged. Retrying the same request is safe." });
+}
+
+/** Builds a route handler that needs an API key with one of `scopes`. */
+export function apiRoute<P = Record<string, never>>(scopes: ApiScope[], handler: Handler<P>) {
+  return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
+    try {
+      await ensureStarted();
+      const presented = bearer(req);
+      const now = new Date();
+      const client = db();
+      const key = presented ? await verifyApiKey(client, presented, now) : null;
+      if (!key) {
+        return problem(
+          { status: 401, code: "unauthorized", title: titleFor(401), detail: presented ? "The API key is unknown or revoked." : "Send an API key as Authorization: Bearer <key>." },
+          { "www-authenticate": 'Bearer realm="opledger"' },
+        );
+      }
+      if (scopes.length > 0) requireScope(scopesOf(key), ...scopes);
+      return await handler({ req, params: await context.params, client, key, actor: apiActor(key), now });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}

@@ -1,0 +1,40 @@
+// Console users: created by an admin (or from env at start-up), passwords hashed with scrypt.
+import type { Db } from "@/lib/db";
+import type { User } from "@/lib/generated/prisma/client";
+import type { Actor } from "@/lib/ledger/actor";
+import { auditRecord } from "@/lib/ledger/audit";
+import { newId } from "@/lib/ledger/ids";
+import { hashPassword } from "./passwords";
+import type { Role } from "./roles";
+
+export async function createUser(
+  client: Db,
+  input: { email: string; name: string; role: Role; password: string },
+  actor: Actor,
+  now: Date,
+): Promise<User> {
+  const id = newId();
+  const email = input.email.trim().toLowerCase();
+  const [user] = await client.$transaction([
+    client.user.create({
+      data: { id, email, name: input.name, role: input.role, passwordHash: await hashPassword(input.password), createdAt: now },
+    }),
+    client.auditEvent.createMany({
+      data: [auditRecord({ subjectType: "user", subjectId: email, actor, action: "user.created", data: { role: input.role }, at: now })],
+    }),
+  ]);
+  return user;
+}
+
+/** Creates the admin from OPLEDGER_ADMIN_EMAIL/PASSWORD unless a user with that email exists. */
+export async function ensureAdminUser(client: Db, email: string, password: string, now: Date): Promise<boolean> {
+  const existing = await client.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  if (existing) return false;
+  try {
+    await createUser(client, { email, name: "Administrator", role: "admin", password }, { type: "system", id: "system", label: "bootstrap" }, now);
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "P2002") return false;
+    throw error;
+  }
+}

@@ -1,0 +1,25 @@
+// Where the embedded SQLite database lives when DATABASE_URL is not set: a data directory outside the source tree.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export function defaultDataDir(): string {
+  const xdg = process.env.XDG_DATA_HOME;
+  return path.join(xdg && xdg.length > 0 ? xdg : path.join(os.homedir(), ".local", "share"), "opledger");
+}
+
+export function defaultDatabaseUrl(): string {
+  return `file:${path.join(defaultDataDir(), "opledger.db")}`;
+}
+
+/** The file path of a `file:` URL, or null for any other engine. */
+export function sqliteFilePath(url: string): string | null {
+  if (!url.startsWith("file:")) return null;
+  return url.slice("file:".length).split("?")[0] ?? null;
+}
+
+/** SQLite creates the file but not its directory. */
+export function ensureSqliteDirectory(url: string): void {
+  const file = sqliteFilePath(url);
+  if (file && file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+}

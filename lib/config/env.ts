@@ -1,0 +1,53 @@
+// The validated environment: parsed once with zod; a missing or bad variable stops start-up with one clear sentence.
+import { z } from "zod";
+import { defaultDatabaseUrl } from "./database-url";
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((v) => (v.length === 0 ? undefined : v))
+  .optional();
+
+const envSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .default(() => defaultDatabaseUrl())
+    .refine((v) => v.startsWith("file:") || /^postgres(ql)?:\/\//.test(v), {
+      message: "must start with file: (SQLite) or postgresql:// (PostgreSQL)",
+    }),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOSTNAME: optionalText,
+  OPLEDGER_BOOTSTRAP_API_KEY: optionalText.pipe(
+    z.string().min(32, "must be at least 32 characters").optional(),
+  ),
+  OPLEDGER_ADMIN_EMAIL: optionalText.pipe(z.email("must be an email address").optional()),
+  OPLEDGER_ADMIN_PASSWORD: optionalText.pipe(z.string().min(12, "must be at least 12 characters").optional()),
+  OPLEDGER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5000),
+  OPLEDGER_DEMO: z.enum(["on", "off"]).default("off"),
+  NEXTAUTH_SECRET: optionalText,
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+/** Parses an environment; throws EnvError whose message names every bad variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+  throw new EnvError(`opledger cannot start: ${problems.join("; ")}.`);
+}
+
+let cached: Env | undefined;
+
+/** The process environment, parsed on first use. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

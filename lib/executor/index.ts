@@ -1,0 +1,31 @@
+// The executor's public surface: runTool for agent runtimes, and the typed client of the ledger API beneath it.
+export {
+  runTool,
+  type CallProvider,
+  type LeaseLossCode,
+  type OperationSummary,
+  type ProviderCallContext,
+  type ProviderError,
+  type ProviderResult,
+  type RunToolOptions,
+  type RunToolResult,
+} from "./run-tool";
+export {
+  ApiProblem,
+  OpledgerClient,
+  type Attempt,
+  type AuditEvent,
+  type Contract,
+  type ContractInput,
+  type ContractList,
+  type Decision,
+  type Lease,
+  type Operation,
+  type OperationDetail,
+  type OperationList,
+  type OperationQuery,
+  type OpledgerClientOptions,
+  type OutcomeInput,
+  type PlanInput,
+  type ReconcileInput,
+} from "./client";

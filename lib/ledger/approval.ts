@@ -1,0 +1,49 @@
+// Approve (grants exactly one attempt) and reject (ends the operation): the same code for the console and the API.
+import type { Db } from "@/lib/db";
+import type { Phase } from "@/lib/retry-gate/types";
+import type { Actor } from "./actor";
+import { actorName } from "./actor";
+import { auditRecord } from "./audit";
+import { LedgerError } from "./errors";
+import { operationCommand, writeOperation } from "./operation-store";
+import { operationView, type OperationView } from "./operation-view";
+
+export interface DecisionInput {
+  reason: string;
+}
+
+export async function approveOperation(client: Db, id: string, input: DecisionInput, actor: Actor, now: Date): Promise<OperationView> {
+  return operationCommand(client, id, actor, "approve", now, async (tx, { op, contract, dependency }) => {
+    if (op.phase !== "AWAITING_APPROVAL") {
+      throw new LedgerError("not_awaiting_approval", `Operation ${id} is ${op.phase}, not waiting for approval; someone may have decided already.`);
+    }
+    const grantedAttempt = op.attempt + 1;
+    const phase: Phase = op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED";
+    const updated = await writeOperation(tx, op, { phase, approvedAttempt: grantedAttempt, notBefore: null }, now);
+    await tx.auditEvent.createMany({
+      data: [
+        auditRecord({ subjectType: "operation", subjectId: id, actor, action: "operation.approved", fromPhase: op.phase, toPhase: phase, reason: input.reason, data: { grantedAttempt, approvedBy: actorName(actor) }, at: now }),
+      ],
+    });
+    return operationView(updated, contract, dependency, now);
+  });
+}
+
+const REJECTABLE: readonly Phase[] = ["PLANNED", "AWAITING_APPROVAL", "RETRY_SCHEDULED", "RECONCILED"];
+
+export async function rejectOperation(client: Db, id: string, input: DecisionInput, actor: Actor, now: Date): Promise<OperationView> {
+  return operationCommand(client, id, actor, "reject", now, async (tx, { op, contract, dependency }) => {
+    const phase = op.phase as Phase;
+    if (!REJECTABLE.includes(phase) || (phase === "RECONCILED" && op.evidence === "applied")) {
+      throw new LedgerError("not_rejectable", `Operation ${id} is ${op.phase}; it can no longer be rejected.`);
+    }
+    const rejectionReason = `rejected by ${actorName(actor)}: ${input.reason}`;
+    const updated = await writeOperation(tx, op, { phase: "REJECTED", rejectionReason, notBefore: null }, now);
+    await tx.auditEvent.createMany({
+      data: [
+        auditRecord({ subjectType: "operation", subjectId: id, actor, action: "operation.rejected", fromPhase: op.phase, toPhase: "REJECTED", reason: input.reason, at: now }),
+      ],
+    });
+    return operationView(updated, contract, dependency, now);
+  });
+}

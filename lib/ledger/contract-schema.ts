@@ -1,0 +1,68 @@
+// The tool contract as agents and operators write it: one zod schema shared by the API and the console form.
+import { z } from "zod";
+import { EFFECT_CLASSES } from "@/lib/retry-gate/types";
+
+export const TOOL_NAME = /^[a-z0-9][a-z0-9._:-]{0,127}$/i;
+const DEPENDENCY_NAME = /^[a-z0-9][a-z0-9._:-]{0,63}$/i;
+const DAY_MS = 86_400_000;
+
+export const reconcileSchema = z
+  .object({
+    method: z.enum(["lookup", "manual"]),
+    /** For "lookup": an HTTP GET template; {idempotencyKey} and {providerId} are filled in. */
+    urlTemplate: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+    timeoutMs: z.int().min(100).max(60_000).optional(),
+    /** Name of an environment variable holding the Authorization header value; the secret itself is never stored. */
+    authHeaderEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")
+      .optional(),
+    /** Response field that holds the provider's id, and the one that says the effect happened. */
+    providerIdField: z.string().max(200).optional(),
+    statusField: z.string().max(200).optional(),
+    appliedValues: z.array(z.string().max(200)).max(20).optional(),
+    /** Let the recovery sweep run the lookup by itself for REPLAYABLE operations. */
+    auto: z.boolean().optional(),
+  })
+  .strict()
+  .refine((r) => r.method !== "lookup" || r.urlTemplate !== undefined, {
+    message: "a lookup needs a urlTemplate",
+    path: ["urlTemplate"],
+  });
+
+export const contractBodySchema = z
+  .object({
+    effect: z.enum(EFFECT_CLASSES),
+    idempotencyKey: z.enum(["required", "optional", "unsupported"]),
+    reconcile: reconcileSchema.nullable(),
+    approval: z.enum(["required", "not_required"]),
+    maxAttempts: z.int().min(1).max(100),
+    backoff: z
+      .object({ baseMs: z.int().min(0).max(3_600_000), maxMs: z.int().min(0).max(DAY_MS) })
+      .strict()
+      .refine((b) => b.maxMs >= b.baseMs, { message: "maxMs must be at least baseMs", path: ["maxMs"] }),
+    keyRetentionMs: z.int().min(1000).max(365 * DAY_MS).nullable().optional(),
+    dependency: z.string().regex(DEPENDENCY_NAME, "letters, digits and . _ : - only").nullable().optional(),
+    description: z.string().max(2000).nullable().optional(),
+    /** The version the editor started from; a save against an older one is refused, not overwritten. */
+    expectedVersion: z.int().min(0).optional(),
+  })
+  .strict()
+  .refine((c) => c.effect !== "IDEMPOTENT" || c.idempotencyKey !== "unsupported", {
+    message: "an IDEMPOTENT tool converges by its key, so the key cannot be unsupported",
+    path: ["idempotencyKey"],
+  });
+
+export type ContractBody = z.infer<typeof contractBodySchema>;
+/** The stored rules: everything but the optimistic-concurrency field. */
+export type ContractRules = Omit<ContractBody, "expectedVersion">;
+
+export interface ContractView extends ContractRules {
+  tool: string;
+  version: number;
+  keyRetentionMs: number | null;
+  dependency: string | null;
+  description: string | null;
+  author: string;
+  createdAt: string;
+}

@@ -1,0 +1,115 @@
+// Dispatch: the gate decides; if the operation may run now it is DISPATCHED (through AUTHORIZED) and durable before the worker calls the provider.
+import type { Db } from "@/lib/db";
+import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
+import { decide } from "@/lib/retry-gate/decide";
+import type { Decision, Phase } from "@/lib/retry-gate/types";
+import type { Actor } from "./actor";
+import { auditRecord } from "./audit";
+import { recordOnBreaker } from "./breakers";
+import { LedgerError, type LedgerErrorCode } from "./errors";
+import { newId } from "./ids";
+import { checkFence, operationCommand, writeOperation, type OperationContext, type Tx } from "./operation-store";
+import { gateInput, operationView, type OperationView } from "./operation-view";
+
+/** Why a decision does not let the operation go now, as the API's machine code. */
+function refusalCode(decision: Decision, phase: Phase, attempt: number, maxAttempts: number): LedgerErrorCode | null {
+  switch (decision.action) {
+    case "DISPATCH":
+    case "RETRY":
+    case "RETRY_SAME_KEY":
+      return decision.retryAfterMs !== undefined && decision.retryAfterMs > 0 ? "retry_not_due" : null;
+    case "APPROVAL":
+      return attempt >= maxAttempts && phase !== "AWAITING_APPROVAL" ? "budget_spent" : "approval_required";
+    case "RECONCILE":
+      return "reconcile_required";
+    case "UNAVAILABLE":
+      return "breaker_open";
+    case "WAIT":
+      return "in_flight";
+    case "STOP":
+      return "already_finished";
+    default: {
+      const unreachable: never = decision.action;
+      return unreachable;
+    }
+  }
+}
+
+/** When the gate asks for a person, the operation moves to the approvals queue (once). */
+async function requestApproval(tx: Tx, ctx: OperationContext, decision: Decision, actor: Actor, now: Date): Promise<void> {
+  const { op } = ctx;
+  if (op.phase === "AWAITING_APPROVAL") return;
+  await writeOperation(tx, op, { phase: "AWAITING_APPROVAL", approvalRequestedBy: actor.label }, now);
+  await tx.auditEvent.createMany({
+    data: [
+      auditRecord({ subjectType: "operation", subjectId: op.id, actor, action: "operation.approval_requested", fromPhase: op.phase, toPhase: "AWAITING_APPROVAL", reason: decision.reason, at: now }),
+    ],
+  });
+}
+
+class DispatchRefused extends Error {
+  constructor(readonly refusal: LedgerError) {
+    super(refusal.message);
+  }
+}
+
+export async function dispatchOperation(
+  client: Db,
+  id: string,
+  input: { fence: number },
+  actor: Actor,
+  now: Date,
+): Promise<OperationView> {
+  // A refusal that moved the operation into the approvals queue must commit, so it is returned, not thrown, from the transaction.
+  const outcome = await operationCommand(client, id, actor, "dispatch", now, async (tx, ctx) => {
+    const { op, contract, dependency } = ctx;
+    checkFence(op, input.fence, now, true);
+    const input0 = gateInput(op, contract, dependency, now);
+    const decision = decide(input0);
+    const code = refusalCode(decision, input0.operation.phase, op.attempt, contract.maxAttempts);
+    if (code !== null) {
+      if (code === "approval_required" || code === "budget_spent") await requestApproval(tx, ctx, decision, actor, now);
+      return new DispatchRefused(
+        new LedgerError(code, decision.reason, { decision, operationId: id }),
+      );
+    }
+    const attempt = op.attempt + 1;
+    const previous = op.attempt > 0
+      ? await tx.attempt.findUnique({ where: { operationId_number: { operationId: id, number: op.attempt } } })
+      : null;
+    const backoffMs = previous?.finishedAt ? Math.max(0, now.getTime() - previous.finishedAt.getTime()) : 0;
+    const allowed = input0.breaker ? breakerAllowsDispatch(input0.breaker, input0.breakerConfig, now.getTime()) : null;
+    const breakerAfter = allowed?.allowed && allowed.probe
+      ? await recordOnBreaker(tx, dependency, { type: "probe" }, actor, now, `attempt ${op.attempt + 1} of ${id}`)
+      : dependency;
+    const dispatched = await writeOperation(
+      tx,
+      op,
+      { phase: "DISPATCHED", attempt, notBefore: null, firstDispatchedAt: op.firstDispatchedAt ?? now },
+      now,
+      "AUTHORIZED",
+    );
+    await tx.attempt.create({
+      data: {
+        id: newId(),
+        operationId: id,
+        number: attempt,
+        workerId: op.leaseOwner ?? actor.label,
+        fence: op.fence,
+        result: "in_flight",
+        backoffMs,
+        dispatchedAt: now,
+      },
+    });
+    const approved = op.approvedAttempt === attempt;
+    await tx.auditEvent.createMany({
+      data: [
+        auditRecord({ subjectType: "operation", subjectId: id, actor, action: "operation.authorized", fromPhase: op.phase, toPhase: "AUTHORIZED", reason: decision.reason, data: { attempt, approved }, at: now }),
+        auditRecord({ subjectType: "operation", subjectId: id, actor, action: "operation.dispatched", fromPhase: "AUTHORIZED", toPhase: "DISPATCHED", reason: `attempt ${attempt} of ${contract.maxAttempts} left with key ${op.idempotencyKey}`, data: { attempt, fence: op.fence, workerId: op.leaseOwner, backoffMs }, at: now }),
+      ],
+    });
+    return operationView(dispatched, contract, breakerAfter, now);
+  });
+  if (outcome instanceof DispatchRefused) throw outcome.refusal;
+  return outcome;
+}

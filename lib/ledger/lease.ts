@@ -1,0 +1,75 @@
+// The run lease: claim (or take over an expired one) with a monotonic fencing token, and heartbeat to extend it.
+import type { Db } from "@/lib/db";
+import { isTerminal } from "@/lib/retry-gate/phases";
+import type { Phase } from "@/lib/retry-gate/types";
+import type { Actor } from "./actor";
+import { auditRecord } from "./audit";
+import { LedgerError } from "./errors";
+import { checkFence, operationCommand, writeOperation } from "./operation-store";
+import { operationView, type OperationView } from "./operation-view";
+
+export const LEASE_MS_MIN = 100;
+export const LEASE_MS_MAX = 3_600_000;
+
+export interface LeaseView {
+  fence: number;
+  leaseExpiresAt: string;
+  operation: OperationView;
+}
+
+export async function claimLease(
+  client: Db,
+  id: string,
+  input: { workerId: string; leaseMs: number },
+  actor: Actor,
+  now: Date,
+): Promise<LeaseView> {
+  return operationCommand(client, id, actor, "claim", now, async (tx, { op, contract, dependency }) => {
+    if (isTerminal(op.phase as Phase)) {
+      throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is nothing left to run.`);
+    }
+    const live = op.leaseExpiresAt !== null && op.leaseExpiresAt.getTime() > now.getTime();
+    if (live && op.leaseOwner !== input.workerId) {
+      throw new LedgerError(
+        "lease_held",
+        `Operation ${id} is leased by ${op.leaseOwner} until ${op.leaseExpiresAt?.toISOString()}; try again after that.`,
+      );
+    }
+    const fence = op.fence + 1;
+    const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
+    const updated = await writeOperation(tx, op, { fence, leaseOwner: input.workerId, leaseExpiresAt }, now);
+    const takeover = op.leaseOwner !== null && op.leaseOwner !== input.workerId;
+    await tx.auditEvent.createMany({
+      data: [
+        auditRecord({
+          subjectType: "operation",
+          subjectId: id,
+          actor,
+          action: takeover ? "operation.lease_taken_over" : "operation.lease_claimed",
+          reason: takeover
+            ? `${input.workerId} took over the expired lease of ${op.leaseOwner} (fence ${op.fence} -> ${fence})`
+            : `${input.workerId} claimed the lease (fence ${fence})`,
+          data: { workerId: input.workerId, fence, previousOwner: op.leaseOwner, leaseMs: input.leaseMs },
+          at: now,
+        }),
+      ],
+    });
+    return { fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
+  });
+}
+
+export async function heartbeatLease(
+  client: Db,
+  id: string,
+  input: { fence: number; leaseMs: number },
+  actor: Actor,
+  now: Date,
+): Promise<LeaseView> {
+  return operationCommand(client, id, actor, "heartbeat", now, async (tx, { op, contract, dependency }) => {
+    // An expired lease that nobody took over may still be extended: the fence proves it is the same holder.
+    checkFence(op, input.fence, now, false);
+    const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
+    const updated = await writeOperation(tx, op, { leaseExpiresAt }, now);
+    return { fence: op.fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
+  });
+}

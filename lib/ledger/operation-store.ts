@@ -1,0 +1,104 @@
+// Loads an operation with its contract version and breaker, and writes it back only if nobody changed it meanwhile.
+import type { Db } from "@/lib/db";
+import type { ContractVersion, Dependency, Operation, Prisma } from "@/lib/generated/prisma/client";
+import { assertTransition } from "@/lib/retry-gate/phases";
+import type { Phase } from "@/lib/retry-gate/types";
+import type { Actor } from "./actor";
+import { auditRecord } from "./audit";
+import { LedgerError } from "./errors";
+import { WriteConflict, withWriteRetry } from "./transaction";
+
+export type Tx = Prisma.TransactionClient;
+
+export interface OperationContext {
+  op: Operation;
+  contract: ContractVersion;
+  dependency: Dependency | null;
+}
+
+export async function loadContext(tx: Tx | Db, id: string): Promise<OperationContext> {
+  const op = await tx.operation.findUnique({ where: { id } });
+  if (!op) throw new LedgerError("not_found", `There is no operation ${id}.`);
+  const contract = await tx.contractVersion.findUnique({
+    where: { tool_version: { tool: op.tool, version: op.contractVersion } },
+  });
+  if (!contract) throw new Error(`Operation ${id} refers to a missing contract version ${op.tool}@${op.contractVersion}.`);
+  const dependency = contract.dependency
+    ? await tx.dependency.findUnique({ where: { name: contract.dependency } })
+    : null;
+  return { op, contract, dependency };
+}
+
+/** Writes the operation if its row version is still the one we read; a phase change (optionally through an intermediate phase) must be legal. */
+export async function writeOperation(
+  tx: Tx,
+  op: Operation,
+  data: Omit<Prisma.OperationUpdateManyMutationInput, "version" | "updatedAt">,
+  now: Date,
+  through?: Phase,
+): Promise<Operation> {
+  if (typeof data.phase === "string" && data.phase !== op.phase) {
+    if (through) {
+      assertTransition(op.phase as Phase, through);
+      assertTransition(through, data.phase as Phase);
+    } else {
+      assertTransition(op.phase as Phase, data.phase as Phase);
+    }
+  }
+  const result = await tx.operation.updateMany({
+    where: { id: op.id, version: op.version },
+    data: { ...data, version: op.version + 1, updatedAt: now },
+  });
+  if (result.count !== 1) throw new WriteConflict(`operation ${op.id} changed meanwhile`);
+  const updated = await tx.operation.findUnique({ where: { id: op.id } });
+  if (!updated) throw new WriteConflict(`operation ${op.id} vanished`);
+  return updated;
+}
+
+/**
+ * Runs one command on one operation in one transaction, retried on write conflicts. A stale fence is
+ * refused with nothing changed, and the refusal itself is audited (in its own transaction, since the
+ * command's transaction rolls back).
+ */
+export async function operationCommand<T>(
+  client: Db,
+  id: string,
+  actor: Actor,
+  command: string,
+  now: Date,
+  work: (tx: Tx, ctx: OperationContext) => Promise<T>,
+): Promise<T> {
+  try {
+    return await withWriteRetry(() => client.$transaction(async (tx) => work(tx, await loadContext(tx, id))));
+  } catch (error) {
+    if (error instanceof LedgerError && error.code === "stale_fence") {
+      await client.auditEvent.createMany({
+        data: [
+          auditRecord({
+            subjectType: "operation",
+            subjectId: id,
+            actor,
+            action: "operation.stale_fence_rejected",
+            reason: error.message,
+            data: { command },
+            at: now,
+          }),
+        ],
+      });
+    }
+    throw error;
+  }
+}
+
+/** Refuses a write from a worker whose lease was taken over (older fence) or whose lease ran out. */
+export function checkFence(op: Operation, fence: number, now: Date, requireLiveLease: boolean): void {
+  if (fence !== op.fence) {
+    throw new LedgerError(
+      "stale_fence",
+      `Fence ${fence} is stale: the lease on ${op.id} is now held with fence ${op.fence}${op.leaseOwner ? ` by ${op.leaseOwner}` : ""}.`,
+    );
+  }
+  if (requireLiveLease && (!op.leaseExpiresAt || op.leaseExpiresAt.getTime() <= now.getTime())) {
+    throw new LedgerError("lease_expired", `The lease with fence ${fence} on ${op.id} has expired; claim it again.`);
+  }
+}

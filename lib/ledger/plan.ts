@@ -1,0 +1,139 @@
+// Plans an operation before anything leaves: idempotent on (tool, idempotency key), args compared by canonical hash.
+import type { Db } from "@/lib/db";
+import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
+import { decide } from "@/lib/retry-gate/decide";
+import type { Actor } from "./actor";
+import { auditRecord } from "./audit";
+import { canonicalJson, sha256 } from "./canonical-json";
+import { LedgerError } from "./errors";
+import { newId, newIdempotencyKey } from "./ids";
+import { loadContext } from "./operation-store";
+import { gateInput, operationView, type OperationView } from "./operation-view";
+
+export interface PlanInput {
+  tool: string;
+  args: unknown;
+  idempotencyKey?: string;
+  runId?: string;
+  agentId?: string;
+}
+
+export interface PlanResult {
+  operation: OperationView;
+  created: boolean;
+}
+
+async function currentContract(client: Db, tool: string): Promise<ContractVersion> {
+  const head = await client.toolContract.findUnique({ where: { tool } });
+  const contract = head
+    ? await client.contractVersion.findUnique({ where: { tool_version: { tool, version: head.currentVersion } } })
+    : null;
+  if (!contract) {
+    throw new LedgerError("no_contract", `There is no contract for the tool ${tool}; a tool without a contract is never dispatched.`);
+  }
+  return contract;
+}
+
+async function existingPlan(client: Db, existing: Operation, argsHash: string, actor: Actor, now: Date): Promise<PlanResult> {
+  if (existing.argsHash !== argsHash) {
+    await client.auditEvent.createMany({
+      data: [
+        auditRecord({
+          subjectType: "operation",
+          subjectId: existing.id,
+          actor,
+          action: "operation.duplicate_rejected",
+          reason: `idempotency key ${existing.idempotencyKey} was reused with different args`,
+          data: { argsHash },
+          at: now,
+        }),
+      ],
+    });
+    throw new LedgerError(
+      "idempotency_key_reused",
+      `The idempotency key ${existing.idempotencyKey} already belongs to operation ${existing.id} of ${existing.tool} with different args; a new call needs a new key.`,
+      { operationId: existing.id },
+    );
+  }
+  const ctx = await loadContext(client, existing.id);
+  return { operation: operationView(ctx.op, ctx.contract, ctx.dependency, now), created: false };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === "P2002";
+}
+
+export async function planOperation(client: Db, input: PlanInput, actor: Actor, now: Date): Promise<PlanResult> {
+  const contract = await currentContract(client, input.tool);
+  if (contract.idempotencyKey === "required" && !input.idempotencyKey) {
+    throw new LedgerError(
+      "idempotency_key_required",
+      `The contract of ${input.tool} requires an idempotency key; send one that stays the same for every attempt of this call.`,
+    );
+  }
+  const argsJson = canonicalJson(input.args);
+  const argsHash = sha256(argsJson);
+  if (input.idempotencyKey) {
+    const existing = await client.operation.findUnique({
+      where: { tool_idempotencyKey: { tool: input.tool, idempotencyKey: input.idempotencyKey } },
+    });
+    if (existing) return existingPlan(client, existing, argsHash, actor, now);
+  }
+  const dependency = contract.dependency
+    ? await client.dependency.findUnique({ where: { name: contract.dependency } })
+    : null;
+  const draft: Operation = {
+    id: newId(),
+    tool: input.tool,
+    contractVersion: contract.version,
+    effect: contract.effect,
+    idempotencyKey: input.idempotencyKey ?? newIdempotencyKey(),
+    argsJson,
+    argsHash,
+    runId: input.runId ?? null,
+    agentId: input.agentId ?? null,
+    phase: "PLANNED",
+    attempt: 0,
+    evidence: "none",
+    evidenceJson: null,
+    providerId: null,
+    approvedAttempt: null,
+    approvalRequestedBy: null,
+    rejectionReason: null,
+    lastError: null,
+    firstDispatchedAt: null,
+    notBefore: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    fence: 0,
+    version: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const first = decide(gateInput(draft, contract, dependency, now));
+  const audit = [
+    auditRecord({ subjectType: "operation", subjectId: draft.id, actor, action: "operation.planned", toPhase: "PLANNED", reason: first.reason, at: now }),
+  ];
+  if (first.action === "APPROVAL") {
+    draft.phase = "AWAITING_APPROVAL";
+    draft.approvalRequestedBy = actor.label;
+    audit.push(
+      auditRecord({ subjectType: "operation", subjectId: draft.id, actor, action: "operation.approval_requested", fromPhase: "PLANNED", toPhase: "AWAITING_APPROVAL", reason: first.reason, at: now }),
+    );
+  }
+  try {
+    const [op] = await client.$transaction([
+      client.operation.create({ data: draft }),
+      client.auditEvent.createMany({ data: audit }),
+    ]);
+    return { operation: operationView(op, contract, dependency, now), created: true };
+  } catch (error) {
+    if (!isUniqueViolation(error) || !input.idempotencyKey) throw error;
+    // A concurrent request planned the same (tool, key) first: answer as its replay.
+    const winner = await client.operation.findUnique({
+      where: { tool_idempotencyKey: { tool: input.tool, idempotencyKey: input.idempotencyKey } },
+    });
+    if (!winner) throw error;
+    return existingPlan(client, winner, argsHash, actor, now);
+  }
+}

@@ -1,0 +1,67 @@
+// The phase machine of an operation: which phase may follow which, as one explicit table.
+import { assertNever } from "./exhaustive";
+import { type Phase } from "./types";
+
+/**
+ * Every legal move. Kept as data rather than scattered `if`s so the ledger, the console and the
+ * tests all read the same table, and a new phase fails the build until its row is written.
+ */
+export const TRANSITIONS: Record<Phase, readonly Phase[]> = {
+  PLANNED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED"],
+  AUTHORIZED: ["DISPATCHED"],
+  DISPATCHED: ["CONFIRMED", "UNKNOWN", "RETRY_SCHEDULED", "AWAITING_APPROVAL", "FAILED"],
+  // AUTHORIZED is only for PURE retries; the gate enforces that, the table merely allows it.
+  UNKNOWN: ["RECONCILED", "AUTHORIZED"],
+  // RECONCILED is not terminal: "the effect did not happen" may lead to another attempt.
+  RECONCILED: ["AUTHORIZED", "AWAITING_APPROVAL"],
+  RETRY_SCHEDULED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED"],
+  // PLANNED after approving a first attempt, RETRY_SCHEDULED after approving a retry.
+  AWAITING_APPROVAL: ["PLANNED", "RETRY_SCHEDULED", "REJECTED"],
+  CONFIRMED: [],
+  FAILED: [],
+  REJECTED: [],
+};
+
+export class IllegalTransitionError extends Error {
+  readonly from: Phase;
+  readonly to: Phase;
+
+  constructor(from: Phase, to: Phase) {
+    const allowed = TRANSITIONS[from];
+    super(
+      `An operation in phase ${from} cannot move to ${to}; ` +
+        (allowed.length === 0 ? `${from} is terminal.` : `from ${from} it may only move to ${allowed.join(", ")}.`),
+    );
+    this.name = "IllegalTransitionError";
+    this.from = from;
+    this.to = to;
+  }
+}
+
+export function isLegalTransition(from: Phase, to: Phase): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** Throws rather than returning a boolean so a caller cannot forget to look at the answer. */
+export function assertTransition(from: Phase, to: Phase): void {
+  if (!isLegalTransition(from, to)) throw new IllegalTransitionError(from, to);
+}
+
+export function isTerminal(phase: Phase): boolean {
+  switch (phase) {
+    case "CONFIRMED":
+    case "FAILED":
+    case "REJECTED":
+      return true;
+    case "PLANNED":
+    case "AUTHORIZED":
+    case "DISPATCHED":
+    case "UNKNOWN":
+    case "RECONCILED":
+    case "RETRY_SCHEDULED":
+    case "AWAITING_APPROVAL":
+      return false;
+    default:
+      return assertNever(phase, "phase");
+  }
+}

@@ -1,0 +1,137 @@
+// The vocabulary of the retry gate: side-effect classes, phases, decisions and the inputs the gate decides on.
+
+export const EFFECT_CLASSES = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const;
+export type EffectClass = (typeof EFFECT_CLASSES)[number];
+
+/**
+ * PLANNED .. RECONCILED are the six phases of the product design; the others are the terminal and
+ * waiting phases the model needs (see docs/decisions/004-phase-set.md).
+ */
+export const PHASES = [
+  "PLANNED",
+  "AUTHORIZED",
+  "DISPATCHED",
+  "CONFIRMED",
+  "UNKNOWN",
+  "RECONCILED",
+  "RETRY_SCHEDULED",
+  "AWAITING_APPROVAL",
+  "FAILED",
+  "REJECTED",
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const DECISION_ACTIONS = [
+  "DISPATCH",
+  "RETRY",
+  "RETRY_SAME_KEY",
+  "WAIT",
+  "RECONCILE",
+  "APPROVAL",
+  "UNAVAILABLE",
+  "STOP",
+] as const;
+export type DecisionAction = (typeof DECISION_ACTIONS)[number];
+
+export interface Decision {
+  action: DecisionAction;
+  /** One sentence an operator can read at 3 a.m. */
+  reason: string;
+  /** Milliseconds until the action may be taken; present only when it is not "now". */
+  retryAfterMs?: number;
+}
+
+/** What a reconciliation (or the absence of one) proved about the world. */
+export const EFFECT_EVIDENCE = ["none", "applied", "not_applied"] as const;
+export type EffectEvidence = (typeof EFFECT_EVIDENCE)[number];
+
+export const ERROR_KINDS = [
+  "timeout",
+  "connection_reset",
+  "connection_refused",
+  "rate_limited",
+  "server_error",
+  "bad_request",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "unprocessable",
+  "validation",
+  "unclassified",
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** An error as a worker reports it: any field may be missing. */
+export interface ReportedError {
+  kind?: string;
+  httpStatus?: number;
+  message?: string;
+  /** Provider's Retry-After, already converted to milliseconds. */
+  retryAfterMs?: number;
+}
+
+export type ErrorClass = "transient" | "fatal" | "unclassified";
+
+export interface ClassifiedError {
+  kind: ErrorKind;
+  errorClass: ErrorClass;
+  httpStatus?: number;
+  retryAfterMs?: number;
+  message?: string;
+}
+
+export type KeyPolicy = "required" | "optional" | "unsupported";
+export type ApprovalPolicy = "required" | "not_required";
+
+/** The part of a tool contract version that the gate reads. */
+export interface GateContract {
+  effect: EffectClass;
+  approval: ApprovalPolicy;
+  maxAttempts: number;
+  backoff: { baseMs: number; maxMs: number };
+  keyRetentionMs?: number | null;
+}
+
+/** The part of an operation that the gate reads. Times are epoch milliseconds. */
+export interface GateOperation {
+  phase: Phase;
+  /** Attempts dispatched so far (the budget spent). */
+  attempt: number;
+  /** What a reconciliation proved; "none" until one did. */
+  evidence: EffectEvidence;
+  /** The attempt number a person approved, if any: it grants exactly that attempt. */
+  approvedAttempt: number | null;
+  firstDispatchedAt: number | null;
+  /** Earliest time the next attempt may be dispatched (backoff, Retry-After). */
+  notBefore: number | null;
+  lastError: ClassifiedError | null;
+  rejectionReason: string | null;
+}
+
+export type BreakerState = "closed" | "open" | "half_open";
+
+export interface Breaker {
+  state: BreakerState;
+  consecutiveFailures: number;
+  openedAt: number | null;
+  /** A manual override by an operator: while set, the state is pinned. */
+  forced: "open" | "closed" | null;
+  forcedReason: string | null;
+  /** In half-open, whether the single probe attempt is already out. */
+  probeInFlight: boolean;
+}
+
+export interface BreakerConfig {
+  failureThreshold: number;
+  cooldownMs: number;
+}
+
+export interface GateInput {
+  operation: GateOperation;
+  contract: GateContract;
+  /** The dependency's breaker, or null when the contract names no dependency. */
+  breaker: Breaker | null;
+  breakerConfig: BreakerConfig;
+  now: number;
+}

@@ -1,0 +1,95 @@
+// Playwright: e2e specs in e2e/ against a production build served by `npm run serve`, on Debian's Chromium.
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+import {
+  E2E_BASE_URL,
+  E2E_DATA_DIR,
+  E2E_DATABASE_URL,
+  E2E_PORT,
+  REPO_ROOT,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  TEST_BOOTSTRAP_API_KEY,
+  TEST_NEXTAUTH_SECRET,
+  TEST_SWEEP_INTERVAL_MS,
+} from "./e2e/fixtures/test-env";
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
+
+/**
+ * The e2e run migrates and writes to its database, so it refuses anything but a local SQLite file or a
+ * PostgreSQL server on this machine (the idea of Dub's assert-local-database.ts).
+ */
+export function assertLocalDatabase(url: string): void {
+  if (url.startsWith("file:")) return;
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    let host = "";
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      // Falls through to the error below.
+    }
+    if (LOCAL_HOSTS.has(host)) return;
+  }
+  const redacted = url.replace(/\/\/[^@/]*@/, "//***@");
+  throw new Error(
+    `Refusing to run e2e tests against ${redacted}: the e2e database must be a local file: URL or a PostgreSQL server on localhost.`,
+  );
+}
+
+// OPLEDGER_E2E_DATABASE_URL lets CI point the server at the throwaway PostgreSQL cluster; the default is a fresh SQLite file.
+const databaseUrl = process.env.OPLEDGER_E2E_DATABASE_URL ?? E2E_DATABASE_URL;
+assertLocalDatabase(databaseUrl);
+
+const isCI = Boolean(process.env.CI);
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results/artifacts",
+  fullyParallel: false,
+  forbidOnly: isCI,
+  retries: 0,
+  workers: isCI ? 1 : undefined,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL: E2E_BASE_URL,
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+    launchOptions: {
+      // Debian's Chromium; `npx playwright install` cannot download browsers here. --no-sandbox because CI runs as root.
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  webServer: {
+    command: `rm -rf ${JSON.stringify(path.relative(REPO_ROOT, E2E_DATA_DIR))} && npm run serve`,
+    cwd: REPO_ROOT,
+    url: `${E2E_BASE_URL}/`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PORT: String(E2E_PORT),
+      HOSTNAME: "127.0.0.1",
+      DATABASE_URL: databaseUrl,
+      OPLEDGER_BOOTSTRAP_API_KEY: TEST_BOOTSTRAP_API_KEY,
+      OPLEDGER_ADMIN_EMAIL: TEST_ADMIN_EMAIL,
+      OPLEDGER_ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+      OPLEDGER_SWEEP_INTERVAL_MS: String(TEST_SWEEP_INTERVAL_MS),
+      OPLEDGER_DEMO: "off",
+      NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET,
+      NEXTAUTH_URL: E2E_BASE_URL,
+    },
+  },
+});

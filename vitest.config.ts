@@ -1,0 +1,21 @@
+// Vitest: unit and integration tests in Node, `@/` resolving to the repo root, and console noise failing a test.
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Mirrors tsconfig's "@/*": ["./*"]; a regex so scoped packages such as @prisma/client are left alone.
+    alias: [{ find: /^@\//, replacement: root }],
+  },
+  test: {
+    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
+    environment: "node",
+    setupFiles: ["./tests/setup/fail-on-console.ts"],
+    globalSetup: ["./tests/setup/db-template.ts"],
+    // Forks isolate native modules (better-sqlite3) and per-worker SQLite files better than threads.
+    pool: "forks",
+    restoreMocks: false,
+  },
+});
