@@ -74,7 +74,7 @@ export default defineConfig({
   webServer: {
     command: `rm -rf ${JSON.stringify(path.relative(REPO_ROOT, E2E_DATA_DIR))} && npm run serve`,
     cwd: REPO_ROOT,
-    url: `${E2E_BASE_URL}/`,
+    url: `${E2E_BASE_URL}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,
     stdout: "pipe",

@@ -11,8 +11,8 @@ export default defineConfig({
   schema: path.join("prisma", "schema.prisma"),
   experimental: { adapter: true },
   engine: "js",
-  adapter: async () => {
+  adapter: () => {
     ensureSqliteDirectory(url);
-    return new PrismaBetterSQLite3({ url });
+    return Promise.resolve(new PrismaBetterSQLite3({ url }));
   },
 });

@@ -16,6 +16,5 @@ export default defineConfig({
     globalSetup: ["./tests/setup/db-template.ts"],
     // Forks isolate native modules (better-sqlite3) and per-worker SQLite files better than threads.
     pool: "forks",
-    restoreMocks: false,
   },
 });

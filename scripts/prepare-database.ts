@@ -14,7 +14,7 @@ function assertWritableDirectory(file: string): void {
   }
 }
 
-export async function prepareDatabase(databaseUrl: string): Promise<void> {
+export function prepareDatabase(databaseUrl: string): void {
   const file = sqliteFilePath(databaseUrl);
   if (file) assertWritableDirectory(file);
   const result = spawnSync("npx", ["prisma", "migrate", "deploy"], {

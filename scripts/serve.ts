@@ -3,9 +3,9 @@ import { spawn } from "node:child_process";
 import { prepareDatabase } from "./prepare-database";
 import { parseEnv, EnvError } from "../lib/config/env";
 
-async function main(): Promise<void> {
+function main(): void {
   const config = parseEnv(process.env);
-  await prepareDatabase(config.DATABASE_URL);
+  prepareDatabase(config.DATABASE_URL);
   const args = ["next", "start", "-p", String(config.PORT)];
   if (config.HOSTNAME) args.push("-H", config.HOSTNAME);
   const server = spawn("npx", args, { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
@@ -13,7 +13,9 @@ async function main(): Promise<void> {
   server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
-main().catch((error: unknown) => {
+try {
+  main();
+} catch (error) {
   console.error(error instanceof EnvError || error instanceof Error ? error.message : String(error));
   process.exit(1);
-});
+}

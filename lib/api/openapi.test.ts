@@ -62,7 +62,8 @@ function documentedCodes(document: unknown, path: string, method: string): Map<s
   for (const [status, raw] of Object.entries(responses)) {
     const response = isNode(raw) && typeof raw.$ref === "string" ? resolve(document, raw.$ref) : raw;
     const description = child(response, "description");
-    const codes = typeof description === "string" ? [...description.matchAll(/`([a-z_]+)`/g)].map((m) => m[1] ?? "") : [];
+    const codes =
+      typeof description === "string" ? [...description.matchAll(/`([a-z_]+)`/g)].map((m) => m[1] ?? "") : [];
     byStatus.set(status, codes);
   }
   return byStatus;
@@ -76,7 +77,10 @@ describe("openApiDocument", () => {
     expect(typeof child(document, "info", "title")).toBe("string");
     expect(typeof child(document, "info", "version")).toBe("string");
     expect(isNode(child(document, "paths"))).toBe(true);
-    expect(child(document, "components", "securitySchemes", "apiKey")).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(child(document, "components", "securitySchemes", "apiKey")).toMatchObject({
+      type: "http",
+      scheme: "bearer",
+    });
   });
 
   it.each(API_PATHS)("describes %s", (path, methods) => {
@@ -126,7 +130,9 @@ describe("openApiDocument", () => {
       ],
     ],
     ["/api/v1/operations/{id}/approve", "post", "409", ["not_awaiting_approval"]],
-    ["/api/v1/operations/{id}/reject", "post", "409", ["not_awaiting_approval"]],
+    ["/api/v1/operations/{id}/reject", "post", "409", ["not_rejectable"]],
+    ["/api/v1/operations/{id}/outcome", "post", "409", ["stale_fence", "not_dispatched"]],
+    ["/api/v1/operations/{id}/reconcile", "post", "409", ["not_unknown", "stale_fence"]],
     ["/api/v1/operations/{id}", "get", "404", ["not_found"]],
     ["/api/v1/contracts/{tool}", "put", "400", ["invalid_body"]],
   ] as const)("documents %s %s %s with its codes", (path, method, status, codes) => {

@@ -58,7 +58,11 @@ const common = (withBody: boolean): JsonObject => ({
   ...(withBody ? { "400": shared("InvalidBody"), "413": shared("PayloadTooLarge") } : {}),
   "401": shared("Unauthorized"),
   "403": shared("Forbidden"),
+  "500": shared("InternalError"),
 });
+
+/** Any write can lose a race with a concurrent one; repeating the request is safe. */
+const WRITE_CONFLICTS = ["write_conflict", "illegal_transition"];
 
 const body = (schema: string): JsonObject => ({
   required: true,
@@ -80,7 +84,7 @@ function operationAction(
   security: Json[],
   requestSchema: string,
   ok: JsonObject,
-  conflicts: JsonObject | null,
+  conflicts: JsonObject,
 ): JsonObject {
   return {
     post: {
@@ -95,7 +99,7 @@ function operationAction(
         "200": ok,
         ...common(true),
         "404": shared("NotFound"),
-        ...(conflicts ? { "409": conflicts } : {}),
+        "409": conflicts,
       },
     },
   };
@@ -119,6 +123,7 @@ function schemas(): JsonObject {
           additionalProperties: { type: "array", items: { type: "string" } },
         },
         decision: { ...ref("Decision"), description: "On a dispatch refusal: the gate's decision and why." },
+        operationId: { type: "string", description: "The operation a refusal is about." },
       },
     },
     Decision: {
@@ -170,9 +175,12 @@ function schemas(): JsonObject {
           type: "string",
           description: "Created once at planning; send it to the provider on every attempt.",
         },
+        args: { description: "The call's arguments as planned." },
         phase: ref("Phase"),
         attempt: { type: "integer", minimum: 0, description: "Attempts dispatched so far (the budget spent)." },
+        maxAttempts: { type: "integer", description: "The attempt budget of the contract version." },
         evidence: stringEnum(["none", "applied", "not_applied"], "What a reconciliation proved about the effect."),
+        evidenceDetail: { description: "The evidence kept from the reconciliation, or null." },
         providerId: nullable("string"),
         runId: nullable("string"),
         agentId: nullable("string"),
@@ -210,6 +218,8 @@ function schemas(): JsonObject {
       required: ["id", "actorType", "actorId", "action", "createdAt"],
       properties: {
         id: { type: "string" },
+        subjectType: { type: "string", description: "operation, contract, dependency, user or api_key." },
+        subjectId: { type: "string" },
         actorType: stringEnum(["user", "api_key", "system"]),
         actorId: { type: "string" },
         onBehalfOf: nullable("string", { description: "The person an operator-scope key acted for." }),
@@ -257,10 +267,7 @@ function schemas(): JsonObject {
       properties: {
         effect: ref("EffectClass"),
         idempotencyKey: stringEnum(["required", "optional", "unsupported"]),
-        reconcile: {
-          type: ["object", "null"],
-          description: "How to reconcile (for example a provider lookup by key); null when there is no method.",
-        },
+        reconcile: { oneOf: [ref("ReconcileMethod"), { type: "null" }] },
         approval: stringEnum(
           ["required", "not_required"],
           '"required": every attempt, the first included, waits for a person.',
@@ -271,9 +278,33 @@ function schemas(): JsonObject {
           required: ["baseMs", "maxMs"],
           properties: { baseMs: { type: "integer", minimum: 0 }, maxMs: { type: "integer", minimum: 0 } },
         },
-        keyRetentionMs: { type: "integer", minimum: 0, description: "How long the provider keeps idempotency keys." },
-        dependency: { type: "string", description: "The dependency whose circuit breaker guards this tool." },
-        description: { type: "string" },
+        keyRetentionMs: nullable("integer", { minimum: 1000, description: "How long the provider keeps keys." }),
+        dependency: nullable("string", { description: "The dependency whose circuit breaker guards this tool." }),
+        description: nullable("string"),
+        expectedVersion: {
+          type: "integer",
+          minimum: 0,
+          description: "The version the editor started from; a save against an older one is refused (409).",
+        },
+      },
+    },
+    ReconcileMethod: {
+      type: "object",
+      description: "How to reconcile an ambiguous outcome: a provider lookup by key, or a person.",
+      required: ["method"],
+      properties: {
+        method: stringEnum(["lookup", "manual"]),
+        urlTemplate: {
+          type: "string",
+          format: "uri",
+          description: "For lookup: an HTTP GET template; {idempotencyKey} and {providerId} are filled in.",
+        },
+        timeoutMs: { type: "integer", minimum: 100, maximum: 60_000 },
+        authHeaderEnv: { type: "string", description: "Environment variable holding the Authorization header." },
+        providerIdField: { type: "string" },
+        statusField: { type: "string" },
+        appliedValues: { type: "array", items: { type: "string" } },
+        auto: { type: "boolean", description: "Let the recovery sweep run the lookup by itself." },
       },
     },
     Contract: {
@@ -295,7 +326,7 @@ function schemas(): JsonObject {
         version: { type: "integer", minimum: 1 },
         effect: ref("EffectClass"),
         idempotencyKey: stringEnum(["required", "optional", "unsupported"]),
-        reconcile: { type: ["object", "null"] },
+        reconcile: { oneOf: [ref("ReconcileMethod"), { type: "null" }] },
         approval: stringEnum(["required", "not_required"]),
         maxAttempts: { type: "integer" },
         backoff: {
@@ -379,6 +410,11 @@ function schemas(): JsonObject {
         ),
         providerId: { type: "string" },
         evidence: { description: "What proves the outcome (lookup result, ticket, ...); kept with the operation." },
+        reason: { type: "string", minLength: 1 },
+        approveRetry: {
+          type: "boolean",
+          description: "With not_applied: the reconciling person also approves the retry, in one step.",
+        },
       },
     },
     ApprovalInput: {
@@ -399,6 +435,7 @@ function schemas(): JsonObject {
 
 const DISPATCH_REFUSALS = [
   "approval_required",
+  "in_flight",
   "breaker_open",
   "budget_spent",
   "reconcile_required",
@@ -418,7 +455,7 @@ function paths(): JsonObject {
         security: [],
         responses: {
           "200": json("The service is up.", "Health"),
-          "503": problem("The service cannot reach its database."),
+          "503": problem("The service cannot reach its database.", ["database_unavailable"]),
         },
       },
     },
@@ -462,6 +499,10 @@ function paths(): JsonObject {
           "200": json("Replaced (new version), or unchanged for an identical body.", "Contract"),
           "201": json("Created (version 1).", "Contract"),
           ...common(true),
+          "409": problem("The contract changed since expectedVersion, or a concurrent save won.", [
+            "contract_conflict",
+            "write_conflict",
+          ]),
         },
       },
     },
@@ -480,11 +521,13 @@ function paths(): JsonObject {
           "201": json("Planned: phase PLANNED, attempt 0.", "Operation"),
           "400": problem("Bad body, or the contract requires a key and none was given.", [
             "invalid_body",
+            "malformed_json",
             "idempotency_key_required",
           ]),
           "401": shared("Unauthorized"),
           "403": shared("Forbidden"),
           "413": shared("PayloadTooLarge"),
+          "500": shared("InternalError"),
           "422": problem("No contract for the tool, or the key was used with other args.", [
             "no_contract",
             "idempotency_key_reused",
@@ -501,6 +544,7 @@ function paths(): JsonObject {
           { name: "tool", in: "query", schema: { type: "string" } },
           { name: "effect", in: "query", schema: ref("EffectClass") },
           { name: "runId", in: "query", schema: { type: "string" } },
+          { name: "agentId", in: "query", schema: { type: "string" } },
           { name: "cursor", in: "query", schema: { type: "string" }, description: "nextCursor of the previous page." },
           { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200 } },
         ],
@@ -532,7 +576,11 @@ function paths(): JsonObject {
       scope("agent"),
       "ClaimInput",
       json("The lease.", "Lease"),
-      problem("Another worker holds a live lease.", ["lease_held"]),
+      problem("Another worker holds a live lease, or the operation has finished.", [
+        "lease_held",
+        "already_finished",
+        ...WRITE_CONFLICTS,
+      ]),
     ),
     "/api/v1/operations/{id}/heartbeat": operationAction(
       "heartbeatOperation",
@@ -541,7 +589,7 @@ function paths(): JsonObject {
       scope("agent"),
       "HeartbeatInput",
       json("The extended lease.", "Lease"),
-      problem("The fence is stale or the lease is gone.", ["stale_fence", "lease_expired"]),
+      problem("The fence is stale: another worker took the lease over.", ["stale_fence", ...WRITE_CONFLICTS]),
     ),
     "/api/v1/operations/{id}/dispatch": operationAction(
       "dispatchOperation",
@@ -552,7 +600,7 @@ function paths(): JsonObject {
       scope("agent"),
       "DispatchInput",
       json("Dispatched: send the request now.", "Operation"),
-      problem("The operation may not be dispatched now.", DISPATCH_REFUSALS),
+      problem("The operation may not be dispatched now.", [...DISPATCH_REFUSALS, ...WRITE_CONFLICTS]),
     ),
     "/api/v1/operations/{id}/outcome": operationAction(
       "reportOutcome",
@@ -563,8 +611,9 @@ function paths(): JsonObject {
       "OutcomeInput",
       json("The operation with the gate's next decision.", "Operation"),
       problem(
-        "The fence is stale (the lease was taken over: nothing changed), the lease is gone, or no attempt is in flight.",
-        ["stale_fence", "lease_expired"],
+        "The fence is stale (the lease was taken over: nothing changed), or no attempt is in flight. The same report " +
+          "sent twice answers 200 with the operation.",
+        ["stale_fence", "not_dispatched", ...WRITE_CONFLICTS],
       ),
     ),
     "/api/v1/operations/{id}/reconcile": operationAction(
@@ -575,7 +624,11 @@ function paths(): JsonObject {
       scope("operator", "agent"),
       "ReconcileInput",
       json("The reconciled operation.", "Operation"),
-      problem("The fence is stale, or the operation is not in a phase that can be reconciled.", ["stale_fence"]),
+      problem("The operation is not UNKNOWN, or the fence given is stale.", [
+        "not_unknown",
+        "stale_fence",
+        ...WRITE_CONFLICTS,
+      ]),
     ),
     "/api/v1/operations/{id}/approve": operationAction(
       "approveOperation",
@@ -584,7 +637,10 @@ function paths(): JsonObject {
       scope("operator"),
       "ApprovalInput",
       json("The approved operation.", "Operation"),
-      problem("The operation is not waiting for approval (or was approved already).", ["not_awaiting_approval"]),
+      problem("The operation is not waiting for approval (or was approved already).", [
+        "not_awaiting_approval",
+        ...WRITE_CONFLICTS,
+      ]),
     ),
     "/api/v1/operations/{id}/reject": operationAction(
       "rejectOperation",
@@ -593,7 +649,10 @@ function paths(): JsonObject {
       scope("operator"),
       "ApprovalInput",
       json("The rejected operation.", "Operation"),
-      problem("The operation is not waiting for approval.", ["not_awaiting_approval"]),
+      problem("The operation has ended (or its effect is proven) and can no longer be rejected.", [
+        "not_rejectable",
+        ...WRITE_CONFLICTS,
+      ]),
     ),
     "/api/v1/metrics": {
       get: {
@@ -659,11 +718,15 @@ export function openApiDocument(): object {
         },
       },
       responses: {
-        InvalidBody: problem("Malformed JSON or a field of the wrong type; nothing was written.", ["invalid_body"]),
+        InvalidBody: problem("Malformed JSON or an invalid field (listed in `errors`); nothing was written.", [
+          "invalid_body",
+          "malformed_json",
+        ]),
         PayloadTooLarge: problem("The body is larger than 256 KiB; nothing was written.", ["payload_too_large"]),
         Unauthorized: problem("No API key, or an unknown or revoked one.", ["unauthorized"]),
         Forbidden: problem("The key lacks the scope this endpoint needs.", ["forbidden"]),
         NotFound: problem("No such operation or contract.", ["not_found"]),
+        InternalError: problem("The server failed; it was logged. Repeating the request is safe.", ["internal_error"]),
       },
       schemas: schemas(),
     },

@@ -11,5 +11,5 @@ export function readQuery<S extends z.ZodType>(req: Request, schema: S): z.infer
     const errors = fieldErrors(parsed.error);
     throw new BodyError(400, "invalid_body", `Bad query parameters: ${Object.keys(errors).join(", ") || "query"}.`, errors);
   }
-  return parsed.data as z.infer<S>;
+  return parsed.data;
 }

@@ -66,5 +66,5 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S): Pr
       .join("; ");
     throw new BodyError(400, "invalid_body", `The body is invalid: ${summary}.`, errors);
   }
-  return parsed.data as z.infer<S>;
+  return parsed.data;
 }

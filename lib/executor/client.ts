@@ -36,8 +36,10 @@ export const operationSchema = z.looseObject({
   contractVersion: optionalInt,
   effect: z.enum(EFFECT_CLASSES).optional(),
   idempotencyKey: z.string(),
+  args: z.unknown().optional(),
   phase: z.enum(PHASES),
   attempt: z.number().int(),
+  maxAttempts: optionalInt,
   evidence: z.enum(EFFECT_EVIDENCE).optional(),
   providerId: optionalText,
   runId: optionalText,
@@ -116,7 +118,8 @@ export const contractSchema = z.looseObject({
 });
 export type Contract = z.output<typeof contractSchema>;
 
-const listOf = <T extends z.ZodType>(item: T) => z.looseObject({ items: z.array(item), nextCursor: z.string().nullable() });
+const listOf = <T extends z.ZodType>(item: T) =>
+  z.looseObject({ items: z.array(item), nextCursor: z.string().nullable() });
 const operationListSchema = listOf(operationSchema);
 export type OperationList = z.output<typeof operationListSchema>;
 const contractListSchema = listOf(contractSchema);
@@ -198,6 +201,9 @@ export interface ReconcileInput {
   outcome: "applied" | "not_applied";
   providerId?: string;
   evidence: unknown;
+  reason?: string;
+  /** With not_applied: the reconciling person also approves the retry. */
+  approveRetry?: boolean;
 }
 
 export interface ContractInput {
@@ -207,9 +213,11 @@ export interface ContractInput {
   approval: Contract["approval"];
   maxAttempts: number;
   backoff: { baseMs: number; maxMs: number };
-  keyRetentionMs?: number;
-  dependency?: string;
-  description?: string;
+  keyRetentionMs?: number | null;
+  dependency?: string | null;
+  description?: string | null;
+  /** The version this change started from; the server refuses (409 contract_conflict) if it moved on. */
+  expectedVersion?: number;
 }
 
 export interface OperationQuery {
@@ -217,6 +225,7 @@ export interface OperationQuery {
   tool?: string;
   effect?: string;
   runId?: string;
+  agentId?: string;
   cursor?: string;
   /** At most 200. */
   limit?: number;
@@ -253,8 +262,7 @@ export class OpledgerClient {
   }
 
   async listOperations(query: OperationQuery = {}, signal?: AbortSignal): Promise<OperationList> {
-    return (await this.request("GET", "/api/v1/operations", operationListSchema, { query: { ...query }, signal }))
-      .data;
+    return (await this.request("GET", "/api/v1/operations", operationListSchema, { query: { ...query }, signal })).data;
   }
 
   async claim(id: string, input: { workerId: string; leaseMs: number }, signal?: AbortSignal): Promise<Lease> {

@@ -132,7 +132,11 @@ class FakeLedger {
           op.decision = { action: "STOP", reason: "Confirmed by the provider." };
         } else if (body.result === "failed") {
           op.phase = "RETRY_SCHEDULED";
-          op.decision = { action: "RETRY_SAME_KEY", reason: "Transient 503; retry with the same key.", retryAfterMs: 1200 };
+          op.decision = {
+            action: "RETRY_SAME_KEY",
+            reason: "Transient 503; retry with the same key.",
+            retryAfterMs: 1200,
+          };
         } else {
           op.phase = "UNKNOWN";
           op.decision = { action: "RECONCILE", reason: "The outcome is unknown; reconcile before any retry." };
@@ -262,7 +266,9 @@ describe("runTool", () => {
       { fence: 1, result: "confirmed", providerId: "msg_2" },
     ]);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/attempt 1: failed \(server_error, HTTP 503\); backoff waited 0 ms; gate: RETRY_SAME_KEY in 1200 ms/);
+    expect(lines[0]).toMatch(
+      /attempt 1: failed \(server_error, HTTP 503\); backoff waited 0 ms; gate: RETRY_SAME_KEY in 1200 ms/,
+    );
     expect(lines[1]).toMatch(/attempt 2: confirmed; backoff waited 1200 ms/);
   });
 
@@ -285,7 +291,12 @@ describe("runTool", () => {
 
   it("reports a provider that ignores its signal as unknown once the timeout passes", async () => {
     await setup();
-    const result = await runTool("email.send", {}, () => new Promise(() => undefined), options({ providerTimeoutMs: 20 }));
+    const result = await runTool(
+      "email.send",
+      {},
+      () => new Promise(() => undefined),
+      options({ providerTimeoutMs: 20 }),
+    );
     expect(fake.calls("outcome")[0]?.body).toMatchObject({ result: "unknown", error: { kind: "timeout" } });
     expect(result.status).toBe("needs_reconcile");
   });
@@ -312,6 +323,27 @@ describe("runTool", () => {
     }
     await runTool("email.send", {}, () => Promise.reject(new ProviderSdkError("boom")), options());
     expect(fake.calls("outcome")[0]?.body).toMatchObject({ result: "unknown", error: { kind: "ProviderSdkError" } });
+  });
+
+  it("reports a call cut short by the caller's abort as unknown and does not retry", async () => {
+    await setup();
+    const controller = new AbortController();
+    const aborted = { value: false };
+    const provider = hangingProvider(aborted);
+    const result = await runTool(
+      "email.send",
+      {},
+      (ctx) => {
+        setTimeout(() => controller.abort(new Error("agent shutting down")), 5);
+        return provider(ctx);
+      },
+      options({ signal: controller.signal, providerTimeoutMs: 5000 }),
+    );
+    expect(aborted.value).toBe(true);
+    expect(fake.calls("outcome").map((c) => c.body)).toEqual([
+      { fence: 1, result: "unknown", error: { kind: "aborted", message: "the caller aborted the run mid-call" } },
+    ]);
+    expect(result.status).toBe("needs_reconcile");
   });
 
   it("hands over to a person when dispatch answers 409 approval_required, without calling the provider", async () => {
@@ -363,7 +395,11 @@ describe("runTool", () => {
   it("sleeps the decision's retryAfterMs after a 409 retry_not_due and then dispatches", async () => {
     await setup();
     fake.on("dispatch", () =>
-      problem(409, "retry_not_due", { action: "RETRY_SAME_KEY", reason: "Backoff: next attempt in 500 ms.", retryAfterMs: 500 }),
+      problem(409, "retry_not_due", {
+        action: "RETRY_SAME_KEY",
+        reason: "Backoff: next attempt in 500 ms.",
+        retryAfterMs: 500,
+      }),
     );
     const result = await runTool("email.send", {}, () => Promise.resolve({ ok: true, providerId: "msg_3" }), options());
 

@@ -11,9 +11,7 @@ import {
 } from "./client";
 
 /** What the provider answered. `ok: false` means a definite error answer from the provider (nothing applied). */
-export type ProviderResult =
-  | { ok: true; providerId?: string; value?: unknown }
-  | { ok: false; error: ProviderError };
+export type ProviderResult = { ok: true; providerId?: string; value?: unknown } | { ok: false; error: ProviderError };
 
 export interface ProviderError {
   kind?: string;
@@ -174,6 +172,11 @@ class ToolRun {
       if (error instanceof ApiProblem && error.code === "lease_held") {
         return leaseLost(await this.snapshot(planned), "lease_held", error.decision);
       }
+      if (error instanceof ApiProblem && error.code === "already_finished") {
+        // Finished between plan and claim (another worker, or a person rejected it).
+        const operation = await this.snapshot(planned);
+        return resultFor(operation, operation.decision);
+      }
       throw error;
     }
 
@@ -307,10 +310,7 @@ class ToolRun {
     };
     const timer = setTimeout(
       () =>
-        stop(
-          "timeout",
-          new DOMException(`provider call timed out after ${this.providerTimeoutMs} ms`, "TimeoutError"),
-        ),
+        stop("timeout", new DOMException(`provider call timed out after ${this.providerTimeoutMs} ms`, "TimeoutError")),
       this.providerTimeoutMs,
     );
     const onCallerAbort = () => stop("caller", this.signal?.reason);
@@ -351,7 +351,10 @@ class ToolRun {
         };
       }
       if (cause === "timeout") {
-        return { kind: "ambiguous", error: { kind: "timeout", message: `no answer within ${this.providerTimeoutMs} ms` } };
+        return {
+          kind: "ambiguous",
+          error: { kind: "timeout", message: `no answer within ${this.providerTimeoutMs} ms` },
+        };
       }
       if (cause === "caller") {
         return { kind: "ambiguous", error: { kind: "aborted", message: "the caller aborted the run mid-call" } };
@@ -509,10 +512,7 @@ function resultFor(operation: Operation, decision: Decision, answer?: ProviderRe
   const summary = summarize(operation);
   switch (decision.action) {
     case "STOP":
-      if (
-        operation.phase === "CONFIRMED" ||
-        (operation.phase === "RECONCILED" && operation.evidence === "applied")
-      ) {
+      if (operation.phase === "CONFIRMED" || (operation.phase === "RECONCILED" && operation.evidence === "applied")) {
         const providerId = (answer?.ok ? answer.providerId : undefined) ?? operation.providerId ?? null;
         return {
           status: "confirmed",

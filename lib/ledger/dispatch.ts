@@ -35,14 +35,32 @@ function refusalCode(decision: Decision, phase: Phase, attempt: number, maxAttem
   }
 }
 
-/** When the gate asks for a person, the operation moves to the approvals queue (once). */
-async function requestApproval(tx: Tx, ctx: OperationContext, decision: Decision, actor: Actor, now: Date): Promise<void> {
+/**
+ * A refusal that needs a person moves the operation to where people look: the approvals queue, or the
+ * unknowns queue when a waiting retry can no longer be trusted to converge (its key retention ran out).
+ */
+async function routeToPeople(tx: Tx, ctx: OperationContext, code: LedgerErrorCode, decision: Decision, actor: Actor, now: Date): Promise<void> {
   const { op } = ctx;
-  if (op.phase === "AWAITING_APPROVAL") return;
-  await writeOperation(tx, op, { phase: "AWAITING_APPROVAL", approvalRequestedBy: actor.label }, now);
+  const target: Phase | null =
+    code === "approval_required" || code === "budget_spent"
+      ? "AWAITING_APPROVAL"
+      : code === "reconcile_required" && op.phase === "RETRY_SCHEDULED"
+        ? "UNKNOWN"
+        : null;
+  if (target === null || op.phase === target) return;
+  await writeOperation(tx, op, { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actor.label } : {}) }, now);
   await tx.auditEvent.createMany({
     data: [
-      auditRecord({ subjectType: "operation", subjectId: op.id, actor, action: "operation.approval_requested", fromPhase: op.phase, toPhase: "AWAITING_APPROVAL", reason: decision.reason, at: now }),
+      auditRecord({
+        subjectType: "operation",
+        subjectId: op.id,
+        actor,
+        action: target === "AWAITING_APPROVAL" ? "operation.approval_requested" : "operation.outcome_unknown",
+        fromPhase: op.phase,
+        toPhase: target,
+        reason: decision.reason,
+        at: now,
+      }),
     ],
   });
 }
@@ -68,7 +86,7 @@ export async function dispatchOperation(
     const decision = decide(input0);
     const code = refusalCode(decision, input0.operation.phase, op.attempt, contract.maxAttempts);
     if (code !== null) {
-      if (code === "approval_required" || code === "budget_spent") await requestApproval(tx, ctx, decision, actor, now);
+      await routeToPeople(tx, ctx, code, decision, actor, now);
       return new DispatchRefused(
         new LedgerError(code, decision.reason, { decision, operationId: id }),
       );
@@ -85,7 +103,8 @@ export async function dispatchOperation(
     const dispatched = await writeOperation(
       tx,
       op,
-      { phase: "DISPATCHED", attempt, notBefore: null, firstDispatchedAt: op.firstDispatchedAt ?? now },
+      // Evidence was about the previous attempt; the new one starts unproven (the reconciliation stays in evidenceJson and the audit).
+      { phase: "DISPATCHED", attempt, evidence: "none", notBefore: null, firstDispatchedAt: op.firstDispatchedAt ?? now },
       now,
       "AUTHORIZED",
     );

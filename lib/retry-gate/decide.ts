@@ -133,9 +133,10 @@ function unavailable(input: GateInput, subject: string, floorMs = 0): ReadyDecis
   const verdict = breakerAllowsDispatch(input.breaker, input.breakerConfig, input.now);
   if (verdict.allowed) return null;
   const wait = Math.max(verdict.retryAfterMs, floorMs);
+  const also = floorMs > verdict.retryAfterMs ? ", when the backoff and the provider's Retry-After are over too" : "";
   return ready(
     "UNAVAILABLE",
-    `${subject} is held because ${verdict.reason}; ask again in ${wait} ms (no retry budget is spent meanwhile).`,
+    `${subject} is held because ${verdict.reason}; ask again in ${wait} ms${also} (no retry budget is spent meanwhile).`,
     wait,
   );
 }
@@ -147,9 +148,28 @@ function budgetSpent(subject: string, op: GateOperation, max: number): ReadyDeci
   );
 }
 
+/**
+ * The key-retention rule: once the provider may have forgotten the key, the same key no longer converges,
+ * so an IDEMPOTENT retry must be reconciled first — even one a person approved.
+ */
+function keyRetentionExpired(input: GateInput, subject: string): ReadyDecision | null {
+  const { operation: op, contract, now } = input;
+  const retention = contract.keyRetentionMs;
+  if (contract.effect !== "IDEMPOTENT" || retention === null || retention === undefined) return null;
+  if (op.firstDispatchedAt === null || freshEvidence(op) === "not_applied") return null;
+  // Judged at the time the retry would actually leave, so a long backoff cannot carry it past the window.
+  const leavesAt = Math.max(now, op.notBefore ?? now);
+  if (leavesAt <= op.firstDispatchedAt + retention) return null;
+  return ready(
+    "RECONCILE",
+    `${subject} must not reuse its key: the provider's key retention window (${formatDuration(retention)}) ` +
+      `has passed since the first dispatch, so a retry with the same key is no longer safe; look the effect up first.`,
+  );
+}
+
 /** Rule 8e: what the side-effect class allows when nothing else decided first. */
 function byClass(input: GateInput, subject: string): ReadyDecision {
-  const { operation: op, contract, now } = input;
+  const { operation: op, contract } = input;
   const max = contract.maxAttempts;
   const cause = causeOf(op);
   const evidence = freshEvidence(op);
@@ -165,23 +185,8 @@ function byClass(input: GateInput, subject: string): ReadyDecision {
       }
       return budgetSpent(subject, op, max);
     case "IDEMPOTENT": {
-      const retention = contract.keyRetentionMs;
-      if (
-        retention !== null &&
-        retention !== undefined &&
-        op.firstDispatchedAt !== null &&
-        evidence !== "not_applied"
-      ) {
-        // Judged at the time the retry would actually leave, so a long backoff cannot carry it past the window.
-        const leavesAt = Math.max(now, op.notBefore ?? now);
-        if (leavesAt > op.firstDispatchedAt + retention) {
-          return ready(
-            "RECONCILE",
-            `${subject} must not reuse its key: the provider's key retention window (${formatDuration(retention)}) ` +
-              `has passed since the first dispatch, so a retry with the same key is no longer safe; look the effect up first.`,
-          );
-        }
-      }
+      const expired = keyRetentionExpired(input, subject);
+      if (expired) return expired;
       if (op.attempt < max) {
         return go(
           input,
@@ -253,6 +258,8 @@ function decideReady(input: GateInput): ReadyDecision {
     );
   }
   if (held !== null) return held;
+  const expired = keyRetentionExpired(input, subject);
+  if (expired) return expired;
   if (approved) {
     const why = "it was approved by a person, and exactly one attempt is granted";
     return contract.effect === "PURE"

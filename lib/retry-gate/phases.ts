@@ -10,11 +10,12 @@ export const TRANSITIONS: Record<Phase, readonly Phase[]> = {
   PLANNED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED"],
   AUTHORIZED: ["DISPATCHED"],
   DISPATCHED: ["CONFIRMED", "UNKNOWN", "RETRY_SCHEDULED", "AWAITING_APPROVAL", "FAILED"],
-  // AUTHORIZED is only for PURE retries; the gate enforces that, the table merely allows it.
-  UNKNOWN: ["RECONCILED", "AUTHORIZED"],
-  // RECONCILED is not terminal: "the effect did not happen" may lead to another attempt.
-  RECONCILED: ["AUTHORIZED", "AWAITING_APPROVAL"],
-  RETRY_SCHEDULED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED"],
+  // AUTHORIZED and AWAITING_APPROVAL are only for PURE (no effect to reconcile); the gate enforces that.
+  UNKNOWN: ["RECONCILED", "AUTHORIZED", "AWAITING_APPROVAL"],
+  // RECONCILED is not terminal: "the effect did not happen" may lead to another attempt, or a person ends it.
+  RECONCILED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED"],
+  // UNKNOWN when the provider's key retention ran out while the retry waited: the earlier attempt must be looked up.
+  RETRY_SCHEDULED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED", "UNKNOWN"],
   // PLANNED after approving a first attempt, RETRY_SCHEDULED after approving a retry.
   AWAITING_APPROVAL: ["PLANNED", "RETRY_SCHEDULED", "REJECTED"],
   CONFIRMED: [],

@@ -1,0 +1,185 @@
+// Tests for the circuit breaker: closed -> open -> half-open -> closed, the single probe, and operator overrides.
+import { describe, expect, test } from "vitest";
+import {
+  CLOSED_BREAKER,
+  breakerAllowsDispatch,
+  effectiveBreakerState,
+  nextBreaker,
+  type BreakerEvent,
+} from "./breaker";
+import { type Breaker, type BreakerConfig } from "./types";
+
+const config: BreakerConfig = { failureThreshold: 3, cooldownMs: 30_000 };
+const T = 1_800_000_000_000;
+
+function run(b: Breaker, events: ReadonlyArray<BreakerEvent>, now = T): Breaker {
+  return events.reduce((state, event) => nextBreaker(state, event, config, now), b);
+}
+
+const failure: BreakerEvent = { type: "failure" };
+const success: BreakerEvent = { type: "success" };
+const probe: BreakerEvent = { type: "probe" };
+const openAt = (openedAt: number): Breaker => ({ ...CLOSED_BREAKER, state: "open", consecutiveFailures: 3, openedAt });
+
+describe("CLOSED_BREAKER", () => {
+  test("is closed, with no failures and no override", () => {
+    expect(CLOSED_BREAKER).toEqual({
+      state: "closed",
+      consecutiveFailures: 0,
+      openedAt: null,
+      forced: null,
+      forcedReason: null,
+      probeInFlight: false,
+    });
+  });
+
+  test("is frozen, so no caller can change it for everyone", () => {
+    expect(Object.isFrozen(CLOSED_BREAKER)).toBe(true);
+  });
+});
+
+describe("closed", () => {
+  test("failures below the threshold are counted", () => {
+    expect(run(CLOSED_BREAKER, [failure, failure])).toEqual({ ...CLOSED_BREAKER, consecutiveFailures: 2 });
+  });
+
+  test("the threshold-th consecutive failure opens it, now", () => {
+    expect(run(CLOSED_BREAKER, [failure, failure, failure])).toEqual(openAt(T));
+  });
+
+  test("a success resets the count", () => {
+    expect(run(CLOSED_BREAKER, [failure, failure, success, failure, failure])).toEqual({
+      ...CLOSED_BREAKER,
+      consecutiveFailures: 2,
+    });
+  });
+
+  test("a probe changes nothing", () => {
+    expect(run(CLOSED_BREAKER, [probe])).toEqual(CLOSED_BREAKER);
+  });
+
+  test("does not mutate its input", () => {
+    const before = { ...CLOSED_BREAKER };
+    nextBreaker(before, failure, config, T);
+    expect(before).toEqual(CLOSED_BREAKER);
+  });
+});
+
+describe("open, cooldown running", () => {
+  const open = openAt(T);
+  const during = T + 10_000;
+
+  test("reads as open", () => {
+    expect(effectiveBreakerState(open, config, during)).toBe("open");
+  });
+
+  test("refuses dispatch with the remaining cooldown", () => {
+    const verdict = breakerAllowsDispatch(open, config, during);
+    expect(verdict).toMatchObject({ allowed: false, retryAfterMs: 20_000 });
+    expect(verdict.allowed === false && verdict.reason).toMatch(/open after 3 consecutive failures/);
+  });
+
+  test("a late failure is counted but does not restart the cooldown", () => {
+    expect(nextBreaker(open, failure, config, during)).toEqual({ ...open, consecutiveFailures: 4 });
+  });
+
+  test("a probe is ignored: there is no probe while the cooldown runs", () => {
+    expect(nextBreaker(open, probe, config, during)).toEqual(open);
+  });
+
+  test("a late success closes it, because the dependency demonstrably works", () => {
+    expect(nextBreaker(open, success, config, during)).toEqual(CLOSED_BREAKER);
+  });
+});
+
+describe("half-open", () => {
+  const open = openAt(T);
+  const after = T + 30_000;
+
+  test("an open breaker whose cooldown has elapsed reads as half-open", () => {
+    expect(effectiveBreakerState(open, config, after - 1)).toBe("open");
+    expect(effectiveBreakerState(open, config, after)).toBe("half_open");
+  });
+
+  test("an open breaker without an opening time reads as half-open, so it cannot stay shut for ever", () => {
+    expect(effectiveBreakerState({ ...open, openedAt: null }, config, T)).toBe("half_open");
+  });
+
+  test("allows exactly one probe", () => {
+    expect(breakerAllowsDispatch(open, config, after)).toEqual({ allowed: true, probe: true });
+    const probing = nextBreaker(open, probe, config, after);
+    expect(probing).toEqual({ ...open, state: "half_open", probeInFlight: true });
+    const second = breakerAllowsDispatch(probing, config, after);
+    expect(second).toMatchObject({ allowed: false, retryAfterMs: config.cooldownMs });
+    expect(second.allowed === false && second.reason).toMatch(/probe attempt is already in flight/);
+    expect(nextBreaker(probing, probe, config, after)).toEqual(probing);
+  });
+
+  test("the probe's success closes it", () => {
+    expect(run(open, [probe, success], after)).toEqual(CLOSED_BREAKER);
+  });
+
+  test("the probe's failure opens it again, from now", () => {
+    const later = after + 5_000;
+    expect(run(open, [probe, failure], later)).toEqual({ ...openAt(later), consecutiveFailures: 4 });
+  });
+});
+
+describe("operator overrides", () => {
+  test("force_open pins it open with the operator's reason", () => {
+    const forced = nextBreaker(CLOSED_BREAKER, { type: "force_open", reason: "provider maintenance" }, config, T);
+    expect(forced).toEqual({
+      ...CLOSED_BREAKER,
+      state: "open",
+      openedAt: T,
+      forced: "open",
+      forcedReason: "provider maintenance",
+    });
+    expect(effectiveBreakerState(forced, config, T + 10 * config.cooldownMs)).toBe("open");
+    const verdict = breakerAllowsDispatch(forced, config, T + 10 * config.cooldownMs);
+    expect(verdict).toMatchObject({ allowed: false, retryAfterMs: config.cooldownMs });
+    expect(verdict.allowed === false && verdict.reason).toMatch(
+      /forced open by an operator \("provider maintenance"\)/,
+    );
+  });
+
+  test("outcomes while forced open are counted but never change the state", () => {
+    const forced = nextBreaker(CLOSED_BREAKER, { type: "force_open", reason: "r" }, config, T);
+    const afterOutcomes = run(forced, [failure, failure, failure, failure, success, failure, probe]);
+    expect(afterOutcomes).toEqual({ ...forced, consecutiveFailures: 1 });
+  });
+
+  test("force_close pins it closed with no failures, even past the threshold", () => {
+    const forced = nextBreaker(openAt(T), { type: "force_close", reason: "known good" }, config, T);
+    expect(forced).toEqual({ ...CLOSED_BREAKER, forced: "closed", forcedReason: "known good" });
+    const afterFailures = run(forced, [failure, failure, failure, failure]);
+    expect(afterFailures).toEqual({ ...forced, consecutiveFailures: 4 });
+    expect(effectiveBreakerState(afterFailures, config, T)).toBe("closed");
+    expect(breakerAllowsDispatch(afterFailures, config, T)).toEqual({ allowed: true, probe: false });
+  });
+
+  test("release clears the override and returns to closed with no failures", () => {
+    const forced = run(CLOSED_BREAKER, [{ type: "force_open", reason: "r" }, failure, failure]);
+    expect(nextBreaker(forced, { type: "release" }, config, T)).toEqual(CLOSED_BREAKER);
+    const forcedClosed = run(CLOSED_BREAKER, [{ type: "force_close", reason: "r" }, failure]);
+    expect(nextBreaker(forcedClosed, { type: "release" }, config, T)).toEqual(CLOSED_BREAKER);
+  });
+
+  test("force_close then force_open switches the pin", () => {
+    const b = run(CLOSED_BREAKER, [
+      { type: "force_close", reason: "a" },
+      { type: "force_open", reason: "b" },
+    ]);
+    expect(b).toMatchObject({ state: "open", forced: "open", forcedReason: "b" });
+  });
+});
+
+describe("breakerAllowsDispatch when closed", () => {
+  test("allows without a probe", () => {
+    expect(breakerAllowsDispatch(CLOSED_BREAKER, config, T)).toEqual({ allowed: true, probe: false });
+    expect(breakerAllowsDispatch({ ...CLOSED_BREAKER, consecutiveFailures: 2 }, config, T)).toEqual({
+      allowed: true,
+      probe: false,
+    });
+  });
+});

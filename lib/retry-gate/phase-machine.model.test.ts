@@ -1,0 +1,273 @@
+// Model-based test of the phase machine driven by the gate: random plans, dispatches, outcomes, crashes, reconciliations and approvals never apply a non-PURE effect twice.
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { CLOSED_BREAKER, breakerAllowsDispatch, nextBreaker, type BreakerEvent } from "./breaker";
+import { classifyError } from "./classify-error";
+import { decide, decideAfterFailure } from "./decide";
+import { NOW, operation, seededRandom } from "./gate-arbitraries.test-helper";
+import { assertTransition } from "./phases";
+import {
+  EFFECT_CLASSES,
+  type Breaker,
+  type BreakerConfig,
+  type EffectClass,
+  type GateContract,
+  type GateInput,
+  type GateOperation,
+  type Phase,
+  type ReportedError,
+} from "./types";
+
+/** The ledger's row and the world outside it, in one object: the test is the only writer. */
+interface Sim {
+  now: number;
+  contract: GateContract;
+  config: BreakerConfig;
+  op: GateOperation;
+  breaker: Breaker;
+  random: () => number;
+  /** Truth at the provider: how many times the effect was applied under this operation's key. */
+  effects: number;
+  /** IDEMPOTENT providers remember a key from the first request that took effect, for keyRetentionMs. */
+  keyStoredAt: number | null;
+  dispatchesWithoutApproval: number;
+}
+
+type SimCommand = fc.Command<Sim, Sim>;
+
+const inputOf = (s: Sim): GateInput => ({
+  operation: s.op,
+  contract: s.contract,
+  breaker: s.breaker,
+  breakerConfig: s.config,
+  now: s.now,
+});
+
+function move(s: Sim, to: Phase, changes: Partial<GateOperation> = {}): void {
+  assertTransition(s.op.phase, to);
+  s.op = { ...s.op, ...changes, phase: to };
+}
+
+function onBreaker(s: Sim, event: BreakerEvent): void {
+  s.breaker = nextBreaker(s.breaker, event, s.config, s.now);
+}
+
+/** The provider receives the request; `applies` is whether the world changed if nothing stops it. */
+function deliver(s: Sim, applies: boolean): void {
+  if (!applies) return;
+  if (s.contract.effect === "IDEMPOTENT") {
+    const retention = s.contract.keyRetentionMs ?? Number.POSITIVE_INFINITY;
+    if (s.keyStoredAt !== null && s.now <= s.keyStoredAt + retention) return;
+    s.keyStoredAt = s.now;
+  }
+  s.effects += 1;
+}
+
+class Tick implements SimCommand {
+  constructor(readonly ms: number) {}
+  // Requests are instantaneous next to backoffs and retention windows, so time stands still while one is out.
+  check = (s: Readonly<Sim>) => s.op.phase !== "DISPATCHED";
+  run(s: Sim): void {
+    s.now += this.ms;
+  }
+  toString = () => `tick(${this.ms})`;
+}
+
+/** What a worker and the ledger do together: ask the gate, and either send the attempt or park the operation. */
+class Dispatch implements SimCommand {
+  check = () => true;
+  run(s: Sim): void {
+    const decision = decide(inputOf(s));
+    switch (decision.action) {
+      case "DISPATCH":
+      case "RETRY":
+      case "RETRY_SAME_KEY": {
+        if ((decision.retryAfterMs ?? 0) > 0) return;
+        const verdict = breakerAllowsDispatch(s.breaker, s.config, s.now);
+        expect(verdict.allowed).toBe(true);
+        if (verdict.allowed && verdict.probe) onBreaker(s, { type: "probe" });
+        const attempt = s.op.attempt + 1;
+        if (s.op.approvedAttempt !== attempt) s.dispatchesWithoutApproval += 1;
+        move(s, "AUTHORIZED");
+        // Evidence and the approval are left as they were: the gate must not depend on the store clearing them.
+        move(s, "DISPATCHED", { attempt, notBefore: null, firstDispatchedAt: s.op.firstDispatchedAt ?? s.now });
+        return;
+      }
+      case "APPROVAL":
+        if (s.op.phase === "PLANNED" || s.op.phase === "RETRY_SCHEDULED" || s.op.phase === "RECONCILED") {
+          move(s, "AWAITING_APPROVAL");
+        }
+        return;
+      case "WAIT":
+      case "RECONCILE":
+      case "UNAVAILABLE":
+      case "STOP":
+        return;
+      default: {
+        const unhandled: never = decision.action;
+        throw new Error(String(unhandled));
+      }
+    }
+  }
+  toString = () => "dispatch";
+}
+
+type Report = { result: "confirmed" } | { result: "unknown" } | { result: "failed"; error: ReportedError };
+
+/** The attempt's outcome reaches the ledger; `applies` is whether the provider acted on it, where that is in doubt. */
+class Outcome implements SimCommand {
+  constructor(
+    readonly report: Report,
+    readonly applies: boolean,
+  ) {}
+  check = (s: Readonly<Sim>) => s.op.phase === "DISPATCHED";
+  run(s: Sim): void {
+    switch (this.report.result) {
+      case "confirmed":
+        deliver(s, true);
+        onBreaker(s, { type: "success" });
+        move(s, "CONFIRMED");
+        return;
+      case "unknown":
+        deliver(s, this.applies);
+        onBreaker(s, { type: "failure" });
+        move(s, "UNKNOWN");
+        return;
+      case "failed": {
+        const error = classifyError(this.report.error);
+        // A refusal, a refused connection and a rate limit are answers given before anything was done.
+        const refused =
+          error.errorClass === "fatal" || error.kind === "connection_refused" || error.kind === "rate_limited";
+        deliver(s, this.applies && !refused);
+        if (error.errorClass !== "fatal") onBreaker(s, { type: "failure" });
+        const step = decideAfterFailure(inputOf({ ...s, op: { ...s.op, lastError: error } }), error, s.random);
+        move(s, step.phase, { lastError: error, notBefore: step.notBefore });
+        return;
+      }
+      default: {
+        const unhandled: never = this.report;
+        throw new Error(String(unhandled));
+      }
+    }
+  }
+  toString = () => `outcome(${JSON.stringify(this.report)}, applies=${this.applies})`;
+}
+
+/** The worker died mid-call; its lease runs out and the operation is known only to be in doubt. */
+class Crash implements SimCommand {
+  constructor(readonly applies: boolean) {}
+  check = (s: Readonly<Sim>) => s.op.phase === "DISPATCHED";
+  run(s: Sim): void {
+    deliver(s, this.applies);
+    move(s, "UNKNOWN");
+  }
+  toString = () => `crash(applies=${this.applies})`;
+}
+
+/** A provider lookup by key: it tells the truth. */
+class Reconcile implements SimCommand {
+  check = (s: Readonly<Sim>) => s.op.phase === "UNKNOWN";
+  run(s: Sim): void {
+    move(s, "RECONCILED", { evidence: s.effects > 0 ? "applied" : "not_applied" });
+  }
+  toString = () => "reconcile";
+}
+
+/** A careful person: approves only what the evidence shows has not happened, and rejects the rest (a reject from other phases adds nothing). */
+class Approve implements SimCommand {
+  check = (s: Readonly<Sim>) => s.op.phase === "AWAITING_APPROVAL";
+  run(s: Sim): void {
+    if (s.contract.effect !== "PURE" && s.effects > 0) {
+      move(s, "REJECTED", { rejectionReason: "the effect already happened" });
+      return;
+    }
+    move(s, s.op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED", { approvedAttempt: s.op.attempt + 1 });
+  }
+  toString = () => "approve";
+}
+
+class Operator implements SimCommand {
+  constructor(readonly event: BreakerEvent) {}
+  check = () => true;
+  run(s: Sim): void {
+    onBreaker(s, this.event);
+  }
+  toString = () => `breaker(${this.event.type})`;
+}
+
+const arbReportedError: fc.Arbitrary<ReportedError> = fc.oneof(
+  fc.constantFrom("timeout", "ECONNRESET", "ECONNREFUSED", "validation", "weird").map((kind) => ({ kind })),
+  fc.constantFrom(408, 409, 422, 429, 500, 503).map((httpStatus) => ({ httpStatus })),
+  fc.constant({ httpStatus: 429, retryAfterMs: 5_000 }),
+);
+
+const arbReport: fc.Arbitrary<Report> = fc.oneof(
+  fc.constant({ result: "confirmed" as const }),
+  fc.constant({ result: "unknown" as const }),
+  arbReportedError.map((error) => ({ result: "failed" as const, error })),
+  arbReportedError.map((error) => ({ result: "failed" as const, error })),
+);
+
+const arbOutcome = fc.tuple(arbReport, fc.boolean()).map(([report, applies]) => new Outcome(report, applies));
+const arbTick = fc.integer({ min: 0, max: 40_000 }).map((ms) => new Tick(ms));
+
+// Repeated entries weight the draw towards the moves that make progress.
+const arbCommands = fc.commands(
+  [
+    arbTick,
+    arbTick,
+    fc.constant(new Dispatch()),
+    fc.constant(new Dispatch()),
+    fc.constant(new Dispatch()),
+    arbOutcome,
+    arbOutcome,
+    fc.boolean().map((applies) => new Crash(applies)),
+    fc.constant(new Reconcile()),
+    fc.constant(new Approve()),
+    fc
+      .constantFrom<BreakerEvent>(
+        { type: "force_open", reason: "maintenance" },
+        { type: "force_close", reason: "known good" },
+        { type: "release" },
+      )
+      .map((event) => new Operator(event)),
+  ],
+  { maxCommands: 80, size: "large" },
+);
+
+const arbContract = (effect: EffectClass): fc.Arbitrary<GateContract> =>
+  fc.record({
+    effect: fc.constant(effect),
+    approval: fc.constantFrom("required", "not_required", "not_required", "not_required"),
+    maxAttempts: fc.integer({ min: 1, max: 4 }),
+    backoff: fc.constant({ baseMs: 1_000, maxMs: 20_000 }),
+    keyRetentionMs: fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: null, freq: 4 }),
+  });
+
+describe("the phase machine driven by the gate", () => {
+  test.each(EFFECT_CLASSES)(
+    "%s: never applies a non-PURE effect twice, nor spends more than the budget without a person",
+    (effect) => {
+      fc.assert(
+        fc.property(arbContract(effect), fc.integer(), arbCommands, (contract, seed, commands) => {
+          const sim: Sim = {
+            now: NOW,
+            contract,
+            config: { failureThreshold: 2, cooldownMs: 30_000 },
+            op: operation(),
+            breaker: CLOSED_BREAKER,
+            random: seededRandom(seed),
+            effects: 0,
+            keyStoredAt: null,
+            dispatchesWithoutApproval: 0,
+          };
+          fc.modelRun(() => ({ model: sim, real: sim }), commands);
+          if (contract.effect !== "PURE") expect(sim.effects).toBeLessThanOrEqual(1);
+          expect(sim.dispatchesWithoutApproval).toBeLessThanOrEqual(contract.maxAttempts);
+          if (sim.op.phase === "CONFIRMED") expect(sim.effects).toBeGreaterThanOrEqual(1);
+        }),
+        { numRuns: 1000 },
+      );
+    },
+  );
+});
