@@ -8,7 +8,7 @@ export default defineConfig([
   ...nextVitals,
   ...nextTs,
   globalIgnores([
-    ".next/**",
+    ".next*/**",
     "node_modules/**",
     "lib/generated/**",
     "next-env.d.ts",

@@ -1,6 +1,7 @@
 // Root document: html and body, the console's styles and the default page title.
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { Providers } from "@/components/providers";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -11,7 +12,9 @@ export const metadata: Metadata = {
 export default function RootLayout({ children }: Readonly<{ children: ReactNode }>) {
   return (
     <html lang="en">
-      <body className="min-h-dvh text-sm">{children}</body>
+      <body className="min-h-dvh text-sm">
+        <Providers>{children}</Providers>
+      </body>
     </html>
   );
 }

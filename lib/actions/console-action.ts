@@ -1,0 +1,52 @@
+// The one wrapper every console server action is built on: session, role, validated input, and errors as a result the form can show.
+import type { z } from "zod";
+import { fieldErrors } from "@/lib/api/request-body";
+import { ForbiddenError, type Role } from "@/lib/auth/roles";
+import { requireUser, UnauthenticatedError, userActor, type SessionUser } from "@/lib/auth/session";
+import { db, type Db } from "@/lib/db";
+import type { Actor } from "@/lib/ledger/actor";
+import { LedgerError } from "@/lib/ledger/errors";
+import { IllegalTransitionError } from "@/lib/retry-gate/phases";
+
+export type ActionResult<T> =
+  | { ok: true; data: T }
+  | { ok: false; code: string; message: string; errors?: Record<string, string[]> };
+
+export interface ActionContext {
+  user: SessionUser;
+  actor: Actor;
+  client: Db;
+  now: Date;
+}
+
+function failure(error: unknown): ActionResult<never> {
+  if (error instanceof UnauthenticatedError) return { ok: false, code: "unauthenticated", message: error.message };
+  if (error instanceof ForbiddenError) return { ok: false, code: "forbidden", message: error.message };
+  if (error instanceof LedgerError) {
+    return { ok: false, code: error.code, message: error.message, ...(error.extra.errors ? { errors: error.extra.errors } : {}) };
+  }
+  if (error instanceof IllegalTransitionError) return { ok: false, code: "illegal_transition", message: error.message };
+  console.error("opledger: unhandled error in console action:", error instanceof Error ? error.stack : error);
+  return { ok: false, code: "internal_error", message: "The server failed to do this; nothing was confirmed. Reload the page to see the current state." };
+}
+
+/** Builds a server action that needs `role`; the role is checked inside the action, whatever the UI showed. */
+export function consoleAction<S extends z.ZodType, T>(
+  role: Role,
+  schema: S,
+  handler: (input: z.infer<S>, ctx: ActionContext) => Promise<T>,
+): (input: z.input<S>) => Promise<ActionResult<T>> {
+  return async (input) => {
+    try {
+      const user = await requireUser(role);
+      const parsed = schema.safeParse(input);
+      if (!parsed.success) {
+        return { ok: false, code: "invalid_input", message: "Some fields need attention.", errors: fieldErrors(parsed.error) };
+      }
+      const data = await handler(parsed.data as z.infer<S>, { user, actor: userActor(user), client: db(), now: new Date() });
+      return { ok: true, data };
+    } catch (error) {
+      return failure(error);
+    }
+  };
+}

@@ -1,0 +1,29 @@
+// Route handlers the console's client components poll (cookie session, not API keys): role checked inside, problems as JSON.
+import { ForbiddenError, type Role } from "@/lib/auth/roles";
+import { requireUser, UnauthenticatedError, type SessionUser } from "@/lib/auth/session";
+import { db, type Db } from "@/lib/db";
+import { problem } from "./problem";
+import { errorResponse } from "./route";
+
+export interface ConsoleContext<P> {
+  req: Request;
+  params: P;
+  user: SessionUser;
+  client: Db;
+  now: Date;
+}
+
+export function consoleRoute<P = Record<string, never>>(role: Role, handler: (ctx: ConsoleContext<P>) => Promise<Response>) {
+  return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
+    try {
+      const user = await requireUser(role);
+      return await handler({ req, params: await context.params, user, client: db(), now: new Date() });
+    } catch (error) {
+      if (error instanceof UnauthenticatedError) {
+        return problem({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: error.message });
+      }
+      if (error instanceof ForbiddenError) return problem({ status: 403, code: "forbidden", title: "Forbidden", detail: error.message });
+      return errorResponse(error);
+    }
+  };
+}
