@@ -1,0 +1,59 @@
+// Seeds a believable ledger through the real ledger service (so every row has its audit trail): what a newcomer sees first.
+import type { Db } from "@/lib/db";
+import type { Actor } from "@/lib/ledger/actor";
+import { putContract } from "@/lib/ledger/contracts";
+import { dispatchOperation } from "@/lib/ledger/dispatch";
+import { claimLease } from "@/lib/ledger/lease";
+import { reportOutcome, type OutcomeInput } from "@/lib/ledger/outcome";
+import { planOperation } from "@/lib/ledger/plan";
+import { DEMO_CONTRACTS } from "./contracts";
+
+const DEMO_AGENT: Actor = { type: "api_key", id: "demo-agent (seed)", label: "demo-agent (seed)" };
+
+type Script = { tool: string; args: Record<string, unknown>; outcomes: Omit<OutcomeInput, "fence">[] };
+
+const CUSTOMERS = ["cus_ada", "cus_grace", "cus_linus", "cus_barbara", "cus_ken", "cus_margaret"];
+
+function scripts(): Script[] {
+  const list: Script[] = [];
+  CUSTOMERS.forEach((customer, i) => {
+    list.push({ tool: "payments.charge", args: { customer, amountCents: 1200 + i * 350, currency: "EUR" }, outcomes: [{ result: "confirmed", providerId: `ch_${1000 + i}` }] });
+    list.push({ tool: "docs.search", args: { query: `refund policy ${i}` }, outcomes: [{ result: "confirmed" }] });
+  });
+  list.push(
+    { tool: "payments.charge", args: { customer: "cus_dennis", amountCents: 4999, currency: "EUR" }, outcomes: [{ result: "unknown", error: { kind: "timeout", message: "no response after 30 s" } }] },
+    { tool: "payments.charge", args: { customer: "cus_frances", amountCents: 2500, currency: "EUR" }, outcomes: [{ result: "failed", error: { httpStatus: 503, message: "upstream unavailable" } }, { result: "confirmed", providerId: "ch_2001" }] },
+    { tool: "payments.charge", args: { customer: "cus_john", amountCents: 100, currency: "EUR" }, outcomes: [{ result: "failed", error: { httpStatus: 402, message: "card declined" } }] },
+    { tool: "email.send", args: { to: "grace@example.com", template: "receipt" }, outcomes: [{ result: "confirmed", providerId: "msg_1" }] },
+    { tool: "email.send", args: { to: "ada@example.com", template: "refund-confirmation" }, outcomes: [{ result: "failed", error: { httpStatus: 503, message: "mail relay unavailable" } }] },
+    { tool: "email.send", args: { to: "linus@example.com", template: "password-reset" }, outcomes: [{ result: "failed", error: { kind: "connection_reset" } }] },
+    { tool: "deploy.release", args: { service: "checkout", version: "2026.11.30-1" }, outcomes: [{ result: "confirmed", providerId: "dep_77" }] },
+    { tool: "deploy.release", args: { service: "search", version: "2026.11.30-2" }, outcomes: [{ result: "failed", error: { httpStatus: 504, message: "gateway timeout" } }] },
+    { tool: "crm.update", args: { contact: "ct_42", stage: "customer" }, outcomes: [{ result: "unknown", error: { kind: "ECONNRESET" } }] },
+    { tool: "refunds.issue", args: { charge: "ch_1003", amountCents: 1500 }, outcomes: [] },
+  );
+  return list;
+}
+
+/** Loads the demo contracts and, on an empty ledger, a few dozen operations in every interesting phase. */
+export async function seedDemo(client: Db, now: Date): Promise<{ contracts: number; operations: number }> {
+  const admin: Actor = { type: "system", id: "system", label: "demo seed" };
+  for (const [tool, body] of Object.entries(DEMO_CONTRACTS)) await putContract(client, tool, body, admin, now);
+  if ((await client.operation.count()) > 0) return { contracts: Object.keys(DEMO_CONTRACTS).length, operations: 0 };
+  let operations = 0;
+  let clock = now.getTime() - 60 * 60 * 1000;
+  const tick = (ms: number): Date => new Date((clock += ms));
+  for (const [i, script] of scripts().entries()) {
+    const { operation } = await planOperation(client, { ...script, idempotencyKey: `demo-${i}`, runId: `run_${Math.floor(i / 4)}`, agentId: "demo-agent" }, DEMO_AGENT, tick(40_000));
+    operations++;
+    if (operation.phase !== "PLANNED") continue;
+    const { fence } = await claimLease(client, operation.id, { workerId: `worker-${i % 3}`, leaseMs: 30_000 }, DEMO_AGENT, tick(5));
+    for (const outcome of script.outcomes) {
+      const dispatched = await dispatchOperation(client, operation.id, { fence }, DEMO_AGENT, tick(10)).catch(() => null);
+      if (!dispatched) break;
+      const after = await reportOutcome(client, operation.id, { ...outcome, fence }, DEMO_AGENT, tick(300), () => 0.5);
+      if (after.decision.retryAfterMs) tick(after.decision.retryAfterMs);
+    }
+  }
+  return { contracts: Object.keys(DEMO_CONTRACTS).length, operations };
+}

@@ -1,0 +1,68 @@
+// `npm start`: the one command for a laptop — builds if needed, migrates SQLite, seeds the demo world, creates an admin, serves the console.
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { createUser } from "../lib/auth/users";
+import { parseEnv } from "../lib/config/env";
+import { createDb } from "../lib/db";
+import { seedDemo } from "../lib/demo/seed";
+import { applySqliteSettings } from "../lib/sqlite-settings";
+import { launchServer, publicUrl } from "./launch";
+import { prepareDatabase } from "./prepare-database";
+
+const SOURCE_DIRS = ["app", "components", "lib", "public"];
+const SOURCE_FILES = ["next.config.js", "package-lock.json", "prisma/schema.prisma", "postcss.config.mjs"];
+
+function newestSourceMtime(): number {
+  let newest = 0;
+  const visit = (p: string): void => {
+    if (!fs.existsSync(p)) return;
+    const stat = fs.statSync(p);
+    if (stat.isDirectory()) {
+      if (path.basename(p) === "generated") return;
+      for (const entry of fs.readdirSync(p)) visit(path.join(p, entry));
+    } else {
+      newest = Math.max(newest, stat.mtimeMs);
+    }
+  };
+  [...SOURCE_DIRS, ...SOURCE_FILES].forEach(visit);
+  return newest;
+}
+
+function buildIfStale(): void {
+  const buildId = path.join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID");
+  if (fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs >= newestSourceMtime()) return;
+  console.log("opledger: building the console (first start or changed sources; about a minute)…");
+  const result = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
+  if (result.status !== 0) throw new Error("opledger cannot start: the build failed (see above).");
+}
+
+async function main(): Promise<void> {
+  process.env.OPLEDGER_DEMO ??= "on";
+  const config = parseEnv(process.env);
+  buildIfStale();
+  prepareDatabase(config.DATABASE_URL);
+  const client = createDb(config.DATABASE_URL);
+  if (config.DATABASE_URL.startsWith("file:")) await applySqliteSettings(client);
+  let credentials: string | null = null;
+  if (!config.OPLEDGER_ADMIN_EMAIL && (await client.user.count()) === 0) {
+    const password = randomBytes(12).toString("base64url");
+    await createUser(client, { email: "admin@opledger.local", name: "Administrator", role: "admin", password }, { type: "system", id: "system", label: "first start" }, new Date());
+    credentials = `admin@opledger.local / ${password}`;
+  }
+  if (config.OPLEDGER_DEMO === "on") {
+    const seeded = await seedDemo(client, new Date());
+    if (seeded.operations > 0) console.log(`opledger: demo world seeded: ${seeded.contracts} contracts, ${seeded.operations} operations`);
+  }
+  await client.$disconnect();
+  console.log(`\n  opledger console: ${publicUrl(config)}`);
+  if (credentials) console.log(`  first admin (shown once, change it in Admin): ${credentials}`);
+  console.log("");
+  launchServer(config);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
