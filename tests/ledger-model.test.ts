@@ -44,7 +44,7 @@ interface World {
 }
 
 type Model = { planned: number };
-type Cmd = fc.AsyncCommand<Model, World, true>;
+type Cmd = fc.AsyncCommand<Model, World>;
 
 const at = (w: World): Date => new Date(w.now);
 const fenceKey = (worker: string, id: string): string => `${worker}:${id}`;
@@ -254,7 +254,7 @@ const attempt = fc
   .tuple(index, worker, fc.constantFrom<Behaviour>("confirm", "transient", "transient_applied", "fatal", "unknown_applied", "unknown_not", "crash_applied", "crash_not"))
   .map(([o, wk, b]) => new Attempt(o, wk, b));
 // Repeating an arbitrary weights it: most steps are claims and attempts, as in a real run.
-const commands = fc.commands<Model, World, true>(
+const commands = fc.commands<Model, World, false>(
   [
     plan,
     plan,
