@@ -26,6 +26,8 @@ const envSchema = z.object({
   OPLEDGER_ADMIN_PASSWORD: optionalText.pipe(z.string().min(12, "must be at least 12 characters").optional()),
   OPLEDGER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5000),
   OPLEDGER_DEMO: z.enum(["on", "off"]).default("off"),
+  /** Four-eyes rule: whoever asked for an approval may not give it. */
+  OPLEDGER_FOUR_EYES: z.enum(["on", "off"]).default("on"),
   NEXTAUTH_SECRET: optionalText,
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });

@@ -1,4 +1,5 @@
 // Approve (grants exactly one attempt) and reject (ends the operation): the same code for the console and the API.
+import { env } from "@/lib/config/env";
 import type { Db } from "@/lib/db";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
@@ -12,10 +13,20 @@ export interface DecisionInput {
   reason: string;
 }
 
-export async function approveOperation(client: Db, id: string, input: DecisionInput, actor: Actor, now: Date): Promise<OperationView> {
+export async function approveOperation(
+  client: Db,
+  id: string,
+  input: DecisionInput,
+  actor: Actor,
+  now: Date,
+  options: { fourEyes: boolean } = { fourEyes: env().OPLEDGER_FOUR_EYES === "on" },
+): Promise<OperationView> {
   return operationCommand(client, id, actor, "approve", now, async (tx, { op, contract, dependency }) => {
     if (op.phase !== "AWAITING_APPROVAL") {
       throw new LedgerError("not_awaiting_approval", `Operation ${id} is ${op.phase}, not waiting for approval; someone may have decided already.`);
+    }
+    if (options.fourEyes && op.approvalRequestedBy !== null && op.approvalRequestedBy === actorName(actor)) {
+      throw new LedgerError("four_eyes", `${actorName(actor)} asked for this approval and cannot give it too; another person must approve.`);
     }
     const grantedAttempt = op.attempt + 1;
     const phase: Phase = op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED";

@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db";
 import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
 import { decide } from "@/lib/retry-gate/decide";
 import type { Decision, Phase } from "@/lib/retry-gate/types";
-import type { Actor } from "./actor";
+import { actorName, type Actor } from "./actor";
 import { auditRecord } from "./audit";
 import { recordOnBreaker } from "./breakers";
 import { LedgerError, type LedgerErrorCode } from "./errors";
@@ -48,7 +48,7 @@ async function routeToPeople(tx: Tx, ctx: OperationContext, code: LedgerErrorCod
         ? "UNKNOWN"
         : null;
   if (target === null || op.phase === target) return;
-  await writeOperation(tx, op, { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actor.label } : {}) }, now);
+  await writeOperation(tx, op, { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}) }, now);
   await tx.auditEvent.createMany({
     data: [
       auditRecord({

@@ -12,6 +12,7 @@ export type LedgerErrorCode =
   | "not_dispatched"
   | "not_unknown"
   | "not_awaiting_approval"
+  | "four_eyes"
   | "not_rejectable"
   | "approval_required"
   | "breaker_open"
@@ -35,6 +36,7 @@ const STATUS: Record<LedgerErrorCode, number> = {
   not_dispatched: 409,
   not_unknown: 409,
   not_awaiting_approval: 409,
+  four_eyes: 403,
   not_rejectable: 409,
   approval_required: 409,
   breaker_open: 409,

@@ -132,6 +132,13 @@ describe("approval", () => {
     expect(await codeOf(approveOperation(t.client, id, { reason: "x" }, alice, at(9)))).toBe("not_awaiting_approval");
   });
 
+  it("refuses an approval from whoever asked for it (four-eyes), unless the rule is off", async () => {
+    const { id } = await failedEmail();
+    expect(await codeOf(approveOperation(t.client, id, { reason: "me again" }, agent, at(3)))).toBe("four_eyes");
+    expect((await getOperation(t.client, id, at(4))).phase).toBe("AWAITING_APPROVAL");
+    expect(await codeOf(approveOperation(t.client, id, { reason: "solo" }, agent, at(5), { fourEyes: false }))).toBe("resolved");
+  });
+
   it("gives one grant when two people approve at once", async () => {
     const { id } = await failedEmail();
     const results = await Promise.all([

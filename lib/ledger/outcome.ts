@@ -5,7 +5,7 @@ import type { BreakerEvent } from "@/lib/retry-gate/breaker";
 import { classifyError } from "@/lib/retry-gate/classify-error";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
 import type { ClassifiedError, Phase, ReportedError } from "@/lib/retry-gate/types";
-import type { Actor } from "./actor";
+import { actorName, type Actor } from "./actor";
 import { auditRecord } from "./audit";
 import { recordOnBreaker } from "./breakers";
 import { LedgerError } from "./errors";
@@ -80,7 +80,7 @@ export async function reportOutcome(
           phase: next.phase,
           lastError: JSON.stringify(failed),
           notBefore: next.notBefore === null ? null : new Date(next.notBefore),
-          ...(next.phase === "AWAITING_APPROVAL" ? { approvalRequestedBy: actor.label } : {}),
+          ...(next.phase === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}),
         };
         reason = next.decision.reason;
         break;

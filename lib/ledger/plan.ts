@@ -2,7 +2,7 @@
 import type { Db } from "@/lib/db";
 import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
-import type { Actor } from "./actor";
+import { actorName, type Actor } from "./actor";
 import { auditRecord } from "./audit";
 import { canonicalJson, sha256 } from "./canonical-json";
 import { LedgerError } from "./errors";
@@ -116,7 +116,7 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
   ];
   if (first.action === "APPROVAL") {
     draft.phase = "AWAITING_APPROVAL";
-    draft.approvalRequestedBy = actor.label;
+    draft.approvalRequestedBy = actorName(actor);
     audit.push(
       auditRecord({ subjectType: "operation", subjectId: draft.id, actor, action: "operation.approval_requested", fromPhase: "PLANNED", toPhase: "AWAITING_APPROVAL", reason: first.reason, at: now }),
     );
