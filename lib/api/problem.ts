@@ -43,3 +43,16 @@ export function json(body: unknown, status = 200, headers: Record<string, string
     headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
   });
 }
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof METHODS)[number];
+
+/** Handlers for the methods a route does not serve: a 405 problem with Allow, instead of Next's empty 405. */
+export function otherMethods(...allowed: Method[]): Record<Method, () => Response> {
+  const refuse = (): Response =>
+    problem(
+      { status: 405, code: "method_not_allowed", title: titleFor(405), detail: `This endpoint answers ${allowed.join(", ")} only.` },
+      { allow: allowed.join(", ") },
+    );
+  return Object.fromEntries(METHODS.map((m) => [m, refuse])) as Record<Method, () => Response>;
+}

@@ -1,5 +1,6 @@
 // GET /api/v1/metrics: Prometheus text format (any valid API key; scrapers send it as a bearer token).
 import { apiRoute } from "@/lib/api/route";
+import { otherMethods } from "@/lib/api/problem";
 import { metricsSnapshot, prometheusText } from "@/lib/ledger/metrics";
 
 export const GET = apiRoute(
@@ -9,3 +10,9 @@ export const GET = apiRoute(
       headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" },
     }),
 );
+
+const refused = otherMethods("GET");
+export const POST = refused.POST;
+export const PUT = refused.PUT;
+export const PATCH = refused.PATCH;
+export const DELETE = refused.DELETE;

@@ -1,5 +1,5 @@
 // POST /api/v1/operations plans an operation (before anything leaves); GET lists them newest first with a keyset cursor.
-import { json } from "@/lib/api/problem";
+import { json, otherMethods } from "@/lib/api/problem";
 import { readQuery } from "@/lib/api/query";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
@@ -17,3 +17,8 @@ export const GET = apiRoute([], async ({ req, client, now }) => {
   const { cursor, limit, ...filter } = readQuery(req, listQuery);
   return json(await listOperations(client, filter, { cursor, limit }, now));
 });
+
+const refused = otherMethods("GET", "POST");
+export const PUT = refused.PUT;
+export const PATCH = refused.PATCH;
+export const DELETE = refused.DELETE;

@@ -1,5 +1,5 @@
 // GET and PUT /api/v1/contracts/{tool}: read a contract; create or replace it (admin scope), each change a new version.
-import { json } from "@/lib/api/problem";
+import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { contractBodySchema, TOOL_NAME } from "@/lib/ledger/contract-schema";
@@ -8,8 +8,8 @@ import { LedgerError } from "@/lib/ledger/errors";
 
 type Params = { tool: string };
 
-function toolName(raw: string): string {
-  const tool = decodeURIComponent(raw);
+/** Next has already decoded the path segment; decoding again would turn "a%2541" into "aA". */
+function toolName(tool: string): string {
   if (!TOOL_NAME.test(tool))
     throw new LedgerError("invalid_body", "A tool name is letters, digits and . _ : - only, at most 128.");
   return tool;
@@ -25,3 +25,8 @@ export const PUT = apiRoute<Params>(["admin"], async ({ req, client, params, act
   const result = await putContract(client, tool, body, actor, now);
   return json(result.contract, result.created ? 201 : 200);
 });
+
+const refused = otherMethods("GET", "PUT");
+export const POST = refused.POST;
+export const PATCH = refused.PATCH;
+export const DELETE = refused.DELETE;

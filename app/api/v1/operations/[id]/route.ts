@@ -1,8 +1,14 @@
 // GET /api/v1/operations/{id}: the operation, its attempts, its audit trail and the gate's current decision.
-import { json } from "@/lib/api/problem";
+import { json, otherMethods } from "@/lib/api/problem";
 import { apiRoute } from "@/lib/api/route";
 import { getOperation } from "@/lib/ledger/queries";
 
 export const GET = apiRoute<{ id: string }>([], async ({ client, params, now }) =>
   json(await getOperation(client, params.id, now)),
 );
+
+const refused = otherMethods("GET");
+export const POST = refused.POST;
+export const PUT = refused.PUT;
+export const PATCH = refused.PATCH;
+export const DELETE = refused.DELETE;

@@ -1,5 +1,5 @@
 // POST /api/v1/operations/{id}/dispatch: the gate decides; DISPATCHED is durable before the answer lets the worker call the provider.
-import { json } from "@/lib/api/problem";
+import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { dispatchBody } from "@/lib/api/schemas";
@@ -8,3 +8,9 @@ import { dispatchOperation } from "@/lib/ledger/dispatch";
 export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
   json(await dispatchOperation(client, params.id, await readJson(req, dispatchBody), actor, now)),
 );
+
+const refused = otherMethods("POST");
+export const GET = refused.GET;
+export const PUT = refused.PUT;
+export const PATCH = refused.PATCH;
+export const DELETE = refused.DELETE;

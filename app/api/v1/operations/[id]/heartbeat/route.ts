@@ -1,5 +1,5 @@
 // POST /api/v1/operations/{id}/heartbeat: extend the run lease; a stale fence is refused.
-import { json } from "@/lib/api/problem";
+import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { heartbeatBody } from "@/lib/api/schemas";
@@ -8,3 +8,9 @@ import { heartbeatLease } from "@/lib/ledger/lease";
 export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
   json(await heartbeatLease(client, params.id, await readJson(req, heartbeatBody), actor, now)),
 );
+
+const refused = otherMethods("POST");
+export const GET = refused.GET;
+export const PUT = refused.PUT;
+export const PATCH = refused.PATCH;
+export const DELETE = refused.DELETE;

@@ -1,5 +1,5 @@
 // POST /api/v1/operations/{id}/outcome: confirmed, failed (classified; the gate picks the next step) or unknown.
-import { json } from "@/lib/api/problem";
+import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { outcomeBody } from "@/lib/api/schemas";
@@ -8,3 +8,9 @@ import { reportOutcome } from "@/lib/ledger/outcome";
 export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
   json(await reportOutcome(client, params.id, await readJson(req, outcomeBody), actor, now)),
 );
+
+const refused = otherMethods("POST");
+export const GET = refused.GET;
+export const PUT = refused.PUT;
+export const PATCH = refused.PATCH;
+export const DELETE = refused.DELETE;

@@ -1,5 +1,5 @@
 // POST /api/v1/operations/{id}/reject (operator scope): a named person ends the operation; the reason reaches the agent.
-import { json } from "@/lib/api/problem";
+import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiActor, apiRoute } from "@/lib/api/route";
 import { decisionBody } from "@/lib/api/schemas";
@@ -9,3 +9,9 @@ export const POST = apiRoute<{ id: string }>(["operator"], async ({ req, client,
   const body = await readJson(req, decisionBody);
   return json(await rejectOperation(client, params.id, { reason: body.reason }, apiActor(key, body.actor), now));
 });
+
+const refused = otherMethods("POST");
+export const GET = refused.GET;
+export const PUT = refused.PUT;
+export const PATCH = refused.PATCH;
+export const DELETE = refused.DELETE;

@@ -1,0 +1,13 @@
+// GET /api/console/audit: one keyset page of the audit log, newest first, with the audit page's filters (subjectType, subjectId, actorId, action, since, cursor, limit).
+import { consoleRoute } from "@/lib/api/console-route";
+import { json, problem } from "@/lib/api/problem";
+import { AUDIT_PAGE_SIZE, parseAuditSearch } from "@/components/audit/audit-search";
+import { listAuditEvents } from "@/lib/ledger/audit-log";
+
+export const GET = consoleRoute("viewer", async ({ req, client, now }) => {
+  const params = Object.fromEntries(new URL(req.url).searchParams.entries());
+  const { search, filter, problems } = parseAuditSearch(params, now);
+  // The page shows a bad filter and ignores it; a program asking the route gets told instead.
+  if (problems.length > 0) return problem({ status: 400, code: "invalid_query", title: "Bad request", detail: problems.join(" ") });
+  return json(await listAuditEvents(client, filter, { cursor: search.cursor, limit: search.limit ?? AUDIT_PAGE_SIZE }));
+});

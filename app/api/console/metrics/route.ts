@@ -1,0 +1,15 @@
+// GET /api/console/metrics?window=1h|24h: the chart series for the window and the all-time counters, for the console's metrics page.
+import { z } from "zod";
+import { consoleRoute } from "@/lib/api/console-route";
+import { json } from "@/lib/api/problem";
+import { readQuery } from "@/lib/api/query";
+import { metricsSnapshot } from "@/lib/ledger/metrics";
+import { METRIC_WINDOWS, metricSeries } from "@/lib/ledger/metrics-series";
+
+const querySchema = z.object({ window: z.enum(METRIC_WINDOWS).default("1h") }).strict();
+
+export const GET = consoleRoute("viewer", async ({ req, client, now }) => {
+  const { window } = readQuery(req, querySchema);
+  const [series, snapshot] = await Promise.all([metricSeries(client, window, now), metricsSnapshot(client)]);
+  return json({ series, snapshot, at: now.toISOString() });
+});

@@ -1,0 +1,29 @@
+// GET /api/console/operations: one page of the ledger for the console (cookie session, viewer), filtered, newest or oldest first.
+import { z } from "zod";
+import { consoleRoute } from "@/lib/api/console-route";
+import { json } from "@/lib/api/problem";
+import { readQuery } from "@/lib/api/query";
+import { listOperations } from "@/lib/ledger/queries";
+import { ageToMs, DEFAULT_PAGE_SIZE, ledgerFilterSchema, MAX_PAGE_SIZE } from "@/components/operations/ledger-search";
+import { operationRow, type OperationPage } from "@/components/operations/operation-row";
+
+const operationsQuery = ledgerFilterSchema
+  .extend({
+    cursor: z.string().regex(/^[0-9A-Za-z]{1,64}$/, "an operation id from nextCursor").optional(),
+    limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+    order: z.enum(["newest", "oldest"]).default("newest"),
+  })
+  .strict();
+
+export const GET = consoleRoute("viewer", async ({ req, client, now }) => {
+  const { cursor, limit, order, age, ...filter } = readQuery(req, operationsQuery);
+  const ageMs = age === undefined ? null : ageToMs(age);
+  const page = await listOperations(
+    client,
+    { ...filter, ...(ageMs === null ? {} : { createdBefore: new Date(now.getTime() - ageMs) }) },
+    { cursor, limit, order },
+    now,
+  );
+  const body: OperationPage = { items: page.items.map(operationRow), nextCursor: page.nextCursor };
+  return json(body);
+});

@@ -1,0 +1,390 @@
+// Agent API v1 hardening (API.md "Conventions"): malformed, oversize and mistyped bodies, unknown paths, scopes and
+// revoked keys. Every error is an RFC 9457 problem document, never HTML, and a refused request writes nothing.
+import http from "node:http";
+import { E2E_BASE_URL, expect, test } from "../fixtures";
+import {
+  api,
+  contractBody,
+  createFreshKey,
+  createKey,
+  errorFields,
+  expectJson,
+  expectProblem,
+  opledgerCli,
+  parseCreatedKey,
+  plannedOperation,
+  putContract,
+  revokeKey,
+  uniqueId,
+  uniqueTool,
+  type Api,
+  type ApiResult,
+} from "../fixtures/api";
+
+const KIB = 1024;
+
+/** How many operations a tool has, read through the API. */
+async function countOps(client: Api, tool: string): Promise<number> {
+  const list = expectJson(await client.list({ tool, limit: 200 }), 200);
+  return list.items.length;
+}
+
+/** What must not change when a command on an operation is refused: its row and its trail. */
+async function snapshot(client: Api, id: string): Promise<Record<string, unknown>> {
+  const d = expectJson(await client.getOp(id), 200);
+  return {
+    phase: d.phase,
+    attempt: d.attempt,
+    fence: d.fence,
+    leaseOwner: d.leaseOwner,
+    leaseExpiresAt: d.leaseExpiresAt,
+    approvedAttempt: d.approvedAttempt,
+    updatedAt: d.updatedAt,
+    attempts: d.attempts.length,
+    audit: d.audit.length,
+  };
+}
+
+function expectNotHtml(result: ApiResult): void {
+  expect(result.contentType).not.toMatch(/html/i);
+  expect(result.text.trimStart().startsWith("<")).toBe(false);
+}
+
+/** A POST whose body is sent in chunks without a Content-Length, so only the streaming limit can catch it. */
+function postChunked(
+  path: string,
+  key: string,
+  chunks: string[],
+): Promise<{ status: number; contentType: string; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      new URL(path, E2E_BASE_URL),
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "transfer-encoding": "chunked" },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => {
+          let body: unknown;
+          try {
+            body = JSON.parse(text) as unknown;
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"] ?? ""), body });
+        });
+      },
+    );
+    // The server may answer 413 and close before the whole body is written.
+    req.on("error", reject);
+    (async () => {
+      for (const chunk of chunks) {
+        if (!req.write(chunk)) await new Promise((r) => req.once("drain", r));
+      }
+      req.end();
+    })().catch(reject);
+  });
+}
+
+test.describe("bodies", () => {
+  test("malformed JSON is a 400 malformed_json problem, and nothing is written", async ({ request }) => {
+    const client = api(request);
+    const { tool, op } = await plannedOperation(request);
+    const before = await snapshot(client, op.id);
+
+    const bodies = [
+      `{"tool": "${tool}", "args": {`,
+      `{tool: "${tool}"}`,
+      "not json at all",
+      `{"tool":"${tool}","args":{}}}`,
+    ];
+    for (const data of bodies) {
+      expectProblem(await client.send("POST", "/api/v1/operations", { data }), 400, "malformed_json");
+    }
+    const opPath = `/api/v1/operations/${op.id}`;
+    for (const action of ["claim", "heartbeat", "dispatch", "outcome", "reconcile", "approve", "reject"]) {
+      expectProblem(await client.send("POST", `${opPath}/${action}`, { data: '{"fence": 1,' }), 400, "malformed_json");
+    }
+    const newTool = uniqueTool("malformed");
+    expectProblem(
+      await client.send("PUT", `/api/v1/contracts/${newTool}`, { data: '{"effect": "PURE"' }),
+      400,
+      "malformed_json",
+    );
+
+    expect(await countOps(client, tool)).toBe(1);
+    expect(await snapshot(client, op.id)).toEqual(before);
+    expectProblem(await client.getContract(newTool), 404, "not_found");
+  });
+
+  test("a body over 256 KiB is a 413 problem, with or without a Content-Length, and nothing is written", async ({
+    request,
+  }) => {
+    const client = api(request);
+    const tool = uniqueTool("big");
+    await putContract(request, tool);
+
+    const big = { tool, idempotencyKey: uniqueId("key"), args: { blob: "x".repeat(300 * KIB) } };
+    expectProblem(await client.plan(big), 413, "payload_too_large");
+
+    const json = JSON.stringify({ tool, idempotencyKey: uniqueId("key"), args: { blob: "y".repeat(400 * KIB) } });
+    const chunks: string[] = [];
+    for (let i = 0; i < json.length; i += 16 * KIB) chunks.push(json.slice(i, i + 16 * KIB));
+    const chunked = await postChunked("/api/v1/operations", client.key!, chunks);
+    expect(chunked.status).toBe(413);
+    expect(chunked.contentType).toMatch(/^application\/problem\+json/);
+    expect(chunked.body).toEqual(expect.objectContaining({ status: 413, code: "payload_too_large" }));
+
+    const bigContract = { ...contractBody(), description: "d".repeat(300 * KIB) };
+    expectProblem(await client.putContract(tool, bigContract), 413, "payload_too_large");
+
+    expect(await countOps(client, tool)).toBe(0);
+    expect(expectJson(await client.getContract(tool), 200).version).toBe(1);
+
+    // Just under the limit is a normal request.
+    const fits = expectJson(
+      await client.plan({ tool, idempotencyKey: uniqueId("key"), args: { blob: "z".repeat(250 * KIB) } }),
+      201,
+    );
+    expect((fits.args as { blob: string }).blob).toHaveLength(250 * KIB);
+    expect(await countOps(client, tool)).toBe(1);
+  });
+
+  test("fields of the wrong type are a 400 invalid_body naming each field, and nothing is written", async ({
+    request,
+  }) => {
+    const client = api(request);
+    const { tool, op } = await plannedOperation(request);
+    const before = await snapshot(client, op.id);
+    const fields = (result: ApiResult) => errorFields(expectProblem(result, 400, "invalid_body"));
+
+    expect(
+      fields(
+        await client.send("POST", "/api/v1/operations", {
+          data: { tool: 42, args: {}, idempotencyKey: 7, runId: ["r"] },
+        }),
+      ),
+    ).toEqual(["idempotencyKey", "runId", "tool"]);
+    expect(
+      fields(await client.send("POST", "/api/v1/operations", { data: { tool, args: {}, idempotencyKey: "" } })),
+    ).toEqual(["idempotencyKey"]);
+    expect(fields(await client.send("POST", "/api/v1/operations", { data: [tool] }))).toEqual([""]);
+
+    const opPath = `/api/v1/operations/${op.id}`;
+    expect(fields(await client.send("POST", `${opPath}/claim`, { data: { workerId: 5, leaseMs: "long" } }))).toEqual([
+      "leaseMs",
+      "workerId",
+    ]);
+    expect(fields(await client.send("POST", `${opPath}/claim`, { data: { workerId: "w", leaseMs: 99 } }))).toEqual([
+      "leaseMs",
+    ]);
+    expect(
+      fields(await client.send("POST", `${opPath}/claim`, { data: { workerId: "w", leaseMs: 3_600_001 } })),
+    ).toEqual(["leaseMs"]);
+    expect(fields(await client.send("POST", `${opPath}/claim`, { data: { workerId: "w", leaseMs: 1000.5 } }))).toEqual([
+      "leaseMs",
+    ]);
+    expect(fields(await client.send("POST", `${opPath}/heartbeat`, { data: { fence: -1, leaseMs: 1000 } }))).toEqual([
+      "fence",
+    ]);
+    expect(fields(await client.send("POST", `${opPath}/dispatch`, { data: { fence: "1" } }))).toEqual(["fence"]);
+    expect(
+      fields(
+        await client.send("POST", `${opPath}/outcome`, {
+          data: { fence: 1, result: "maybe", error: { httpStatus: "503" } },
+        }),
+      ),
+    ).toEqual(["error.httpStatus", "result"]);
+    expect(
+      fields(await client.send("POST", `${opPath}/reconcile`, { data: { outcome: "perhaps", evidence: {} } })),
+    ).toEqual(["outcome"]);
+    expect(fields(await client.send("POST", `${opPath}/approve`, { data: { actor: "", reason: 5 } }))).toEqual([
+      "actor",
+      "reason",
+    ]);
+    expect(fields(await client.send("POST", `${opPath}/reject`, { data: { actor: "someone" } }))).toEqual(["reason"]);
+
+    expect(await countOps(client, tool)).toBe(1);
+    expect(await snapshot(client, op.id)).toEqual(before);
+  });
+});
+
+test.describe("paths", () => {
+  test("an unknown /api/v1 path is a 404 problem, never an HTML page, for every method, with or without a key", async ({
+    request,
+  }) => {
+    for (const client of [api(request), api(request, null)]) {
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+        for (const path of ["/api/v1/nope", "/api/v1/operations/x/nope", "/api/v1/contracts/x/y/z"]) {
+          const result = await client.send(method, path, method === "GET" || method === "DELETE" ? {} : { data: {} });
+          expectNotHtml(result);
+          const problem = expectProblem(result, 404, "not_found");
+          expect(problem.detail).toContain(path);
+        }
+      }
+    }
+  });
+
+  test("GET /api/v1 itself is a 404 problem, not an HTML page", async ({ request }) => {
+    const result = await api(request).get("/api/v1");
+    expectNotHtml(result);
+    expectProblem(result, 404, "not_found");
+  });
+
+  test("a method an endpoint does not have is a 405 problem document", async ({ request }) => {
+    const client = api(request);
+    for (const [method, path] of [
+      ["DELETE", "/api/v1/operations"],
+      ["GET", "/api/v1/operations/01ZZZZZZZZZZZZZZZZZZZZZZZZ/claim"],
+      ["PUT", "/api/v1/contracts"],
+      ["POST", "/api/v1/metrics"],
+    ] as const) {
+      const result = await client.send(method, path);
+      expectProblem(result, 405);
+    }
+  });
+
+  // BUG (server): a malformed percent-escape in a path segment (GET /api/v1/operations/%ZZ,
+  // GET /api/v1/contracts/%E0%A4%A, GET /api/v1/nope/%ZZ) is answered 500 text/plain "Internal Server Error" by Next.js
+  // before any handler runs. API.md: a bad request is a 4xx problem document, never a bare 500.
+  test("a malformed percent-escape in the path is a 4xx problem, not a 500", async ({ request }) => {
+    test.fail();
+    const client = api(request);
+    for (const path of ["/api/v1/operations/%ZZ", "/api/v1/contracts/%E0%A4%A", "/api/v1/nope/%ZZ"]) {
+      const result = await client.get(path);
+      expect([400, 404], `${path}: ${result.status} ${result.contentType} ${result.text.slice(0, 100)}`).toContain(
+        result.status,
+      );
+      expectProblem(result, result.status);
+    }
+  });
+
+  test("a percent sign in a tool name is a 400 invalid_body, not a 500", async ({ request }) => {
+    const client = api(request);
+    expectProblem(await client.get("/api/v1/contracts/%25"), 400, "invalid_body");
+    expectProblem(await client.send("PUT", "/api/v1/contracts/%25", { data: contractBody() }), 400, "invalid_body");
+  });
+
+  test("every error answer is a problem document whose status matches the HTTP status", async ({ request }) => {
+    const client = api(request);
+    const { key: agentKey } = await createKey(["agent"]);
+    const { tool, op } = await plannedOperation(request);
+    expectJson(await client.claim(op.id, { workerId: "holder", leaseMs: 60_000 }), 200);
+    const keyTool = uniqueTool("keyreq");
+    await putContract(request, keyTool, { idempotencyKey: "required" });
+    const cases: [string, () => Promise<ApiResult>, number, string][] = [
+      ["401 no key", () => api(request, null).list(), 401, "unauthorized"],
+      [
+        "401 bad key",
+        () => api(request, "opl_nope_nope_nope_nope_nope_nope_nope").plan({ tool, args: {} }),
+        401,
+        "unauthorized",
+      ],
+      ["403 scope", () => api(request, agentKey).putContract(tool, contractBody()), 403, "forbidden"],
+      ["404 op", () => client.getOp("01ZZZZZZZZZZZZZZZZZZZZZZZZ"), 404, "not_found"],
+      ["404 contract", () => client.getContract(uniqueTool("none")), 404, "not_found"],
+      ["404 path", () => client.get("/api/v1/nowhere"), 404, "not_found"],
+      ["400 json", () => client.send("POST", "/api/v1/operations", { data: "{" }), 400, "malformed_json"],
+      ["400 body", () => client.claim(op.id, { workerId: "", leaseMs: 1 }), 400, "invalid_body"],
+      ["400 query", () => client.list({ limit: 500 }), 400, "invalid_body"],
+      ["400 key required", () => client.plan({ tool: keyTool, args: {} }), 400, "idempotency_key_required"],
+      ["409 fence", () => client.dispatch(op.id, { fence: 99 }), 409, "stale_fence"],
+      ["409 lease", () => client.claim(op.id, { workerId: "other", leaseMs: 1000 }), 409, "lease_held"],
+      [
+        "413 size",
+        () => client.send("POST", "/api/v1/operations", { data: "[" + "1,".repeat(140 * KIB) + "1]" }),
+        413,
+        "payload_too_large",
+      ],
+      ["422 contract", () => client.plan({ tool: uniqueTool("none"), args: {} }), 422, "no_contract"],
+    ];
+    for (const [name, call, status, code] of cases) {
+      await test.step(name, async () => {
+        const result = await call();
+        expectNotHtml(result);
+        const problem = expectProblem(result, status, code);
+        expect(result.headers["cache-control"]).toContain("no-store");
+        expect(Object.keys(problem)).toEqual(expect.arrayContaining(["type", "title", "status", "detail", "code"]));
+      });
+    }
+  });
+});
+
+test.describe("keys and scopes", () => {
+  test("a revoked key is 401 at once, and its requests write nothing", async ({ request }) => {
+    const tool = uniqueTool("revoked");
+    await putContract(request, tool);
+    const created = await createFreshKey(["agent"]);
+    const client = api(request, created.key);
+    expectJson(await client.plan({ tool, args: { n: 1 } }), 201);
+
+    await revokeKey(created.id);
+
+    const refused = await client.plan({ tool, args: { n: 2 } });
+    expectProblem(refused, 401, "unauthorized");
+    expect(refused.headers["www-authenticate"]).toMatch(/^Bearer/);
+    expectProblem(await client.list({ tool }), 401, "unauthorized");
+    expect(await countOps(api(request), tool)).toBe(1);
+  });
+
+  test("an agent-scoped key cannot approve, reject or write contracts: 403, nothing written", async ({ request }) => {
+    const admin = api(request);
+    const { key } = await createKey(["agent"]);
+    const agent = api(request, key);
+    const { tool, op } = await plannedOperation(request, { approval: "required" });
+    expect(op.phase).toBe("AWAITING_APPROVAL");
+    const before = await snapshot(admin, op.id);
+
+    const approve = expectProblem(
+      await agent.approve(op.id, { actor: "mallory", reason: "let me through" }),
+      403,
+      "forbidden",
+    );
+    expect(approve.detail).toContain("operator");
+    expectProblem(await agent.reject(op.id, { actor: "mallory", reason: "no" }), 403, "forbidden");
+    expectProblem(await agent.putContract(tool, contractBody({ approval: "not_required" })), 403, "forbidden");
+
+    expect(await snapshot(admin, op.id)).toEqual(before);
+    expect(expectJson(await admin.getContract(tool), 200)).toEqual(
+      expect.objectContaining({ version: 1, approval: "required" }),
+    );
+    // What the agent scope is for still works.
+    expectJson(await agent.claim(op.id, { workerId: "agent-worker", leaseMs: 1000 }), 200);
+  });
+
+  test("an operator-only key cannot plan or run operations: 403, nothing written", async ({ request }) => {
+    const admin = api(request);
+    const { key } = await createKey(["operator"]);
+    const operator = api(request, key);
+    const { tool, op } = await plannedOperation(request);
+    const before = await snapshot(admin, op.id);
+
+    expectProblem(await operator.plan({ tool, args: { n: 99 }, idempotencyKey: uniqueId("key") }), 403, "forbidden");
+    expectProblem(await operator.claim(op.id, { workerId: "op", leaseMs: 60_000 }), 403, "forbidden");
+    expectProblem(await operator.heartbeat(op.id, { fence: 0, leaseMs: 60_000 }), 403, "forbidden");
+    expectProblem(await operator.dispatch(op.id, { fence: 0 }), 403, "forbidden");
+    expectProblem(await operator.outcome(op.id, { fence: 0, result: "confirmed" }), 403, "forbidden");
+
+    expect(await countOps(admin, tool)).toBe(1);
+    expect(await snapshot(admin, op.id)).toEqual(before);
+    // Reading is allowed to any key.
+    expect(expectJson(await operator.getOp(op.id), 200).id).toBe(op.id);
+  });
+
+  // BUG (scripts/opledger.ts + scripts/prepare-database.ts, not the HTTP server): `npm run -s opledger -- create-api-key`
+  // runs `prisma migrate deploy` first, and on SQLite that fails while the server has the database open:
+  //   opledger cannot start: migrating the database at file:.../.data/e2e-3210/opledger.db failed
+  //   (... sql_migration_persistence.rs:17 ... ApplyMigrations ...), exit 1
+  // (the schema engine reports `unknown variant SocketTimeout`, i.e. SQLITE_BUSY). So the documented way to make the
+  // first keys cannot be used on a running SQLite deployment. The fixture falls back to the same library calls.
+  test("the opledger CLI creates a key while the server runs on the same SQLite database", async ({ request }) => {
+    test.fail();
+    test.setTimeout(60_000);
+    const { stdout } = await opledgerCli(["create-api-key", "--name", uniqueId("cli"), "--scopes", "agent"]);
+    const { key } = parseCreatedKey(stdout);
+    expect(expectJson(await api(request, key).list({ limit: 1 }), 200).items.length).toBeLessThanOrEqual(1);
+  });
+});
