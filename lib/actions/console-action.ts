@@ -43,7 +43,7 @@ export function consoleAction<S extends z.ZodType, T>(
       if (!parsed.success) {
         return { ok: false, code: "invalid_input", message: "Some fields need attention.", errors: fieldErrors(parsed.error) };
       }
-      const data = await handler(parsed.data as z.infer<S>, { user, actor: userActor(user), client: db(), now: new Date() });
+      const data = await handler(parsed.data, { user, actor: userActor(user), client: db(), now: new Date() });
       return { ok: true, data };
     } catch (error) {
       return failure(error);
