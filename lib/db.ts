@@ -2,20 +2,37 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { PrismaClient as PostgresPrismaClient } from "@/lib/generated/prisma-pg/client";
 import { ensureSqliteDirectory } from "@/lib/config/database-url";
 import { env } from "@/lib/config/env";
 
 export type Db = PrismaClient;
 
+export type Engine = "sqlite" | "postgresql";
+
 /** How long a SQLite writer waits for a lock before failing with SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
+const engines = new WeakMap<Db, Engine>();
+
 export function createDb(url: string, poolSize = 10): Db {
-  if (url.startsWith("file:")) {
+  if (isSqlite(url)) {
     ensureSqliteDirectory(url);
-    return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url, timeout: SQLITE_BUSY_TIMEOUT_MS }) });
+    const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url, timeout: SQLITE_BUSY_TIMEOUT_MS }) });
+    engines.set(client, "sqlite");
+    return client;
   }
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });
+  // The one place the engines meet: both clients are generated from the same models (prisma/postgresql/schema.prisma is
+  // derived from prisma/schema.prisma, and scripts/pg-schema.test.ts fails on drift), so they share one model API and
+  // differ only in provider-specific extras the code does not use. Everything else is typed against the SQLite client.
+  const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) }) as unknown as Db;
+  engines.set(client, "postgresql");
+  return client;
+}
+
+/** Which engine a client from createDb talks to (the few engine-specific statements branch on it); any other client gets the portable path. */
+export function engineOf(client: Db): Engine {
+  return engines.get(client) ?? "sqlite";
 }
 
 const globalForDb = globalThis as unknown as { opledgerDb?: Db };

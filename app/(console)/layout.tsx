@@ -1,20 +1,25 @@
 // Frame of every console page: top bar, left navigation with queue counts, and a scrolling main area.
 import type { ReactNode } from "react";
-import { Nav } from "@/components/shell/nav";
+import { queueCounts } from "@/components/operations/queue-counts";
+import { LiveNav } from "@/components/shell/live-nav";
 import { SkipLink } from "@/components/shell/skip-link";
 import { TopBar } from "@/components/shell/top-bar";
+import { currentUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { countByPhase } from "@/lib/ledger/queries";
 
 const MAIN_ID = "content";
 
-export default function ConsoleLayout({ children }: Readonly<{ children: ReactNode }>) {
+export default async function ConsoleLayout({ children }: Readonly<{ children: ReactNode }>) {
+  // Counts only for a signed-in person: the page itself redirects everyone else to sign-in.
+  const initialCounts = (await currentUser()) ? queueCounts(await countByPhase(db())) : undefined;
   return (
     <div className="flex h-dvh flex-col">
       <SkipLink targetId={MAIN_ID} />
       <TopBar />
       <div className="flex min-h-0 flex-1 flex-col md:flex-row">
         <aside className="shrink-0 overflow-x-auto border-b border-line bg-surface-sunken md:w-52 md:overflow-y-auto md:border-r md:border-b-0">
-          {/* Counts are wired to the ledger later; until then no badge is shown. */}
-          <Nav unknownCount={undefined} approvalCount={undefined} />
+          <LiveNav initialCounts={initialCounts} />
         </aside>
         <main id={MAIN_ID} tabIndex={-1} className="min-w-0 flex-1 overflow-y-auto focus:outline-none">
           <div className="mx-auto max-w-screen-2xl px-6 py-5">{children}</div>

@@ -1,19 +1,22 @@
-// Ledger page: every operation the agents have planned, newest first.
+// Ledger page: every operation the agents have planned, newest first, filterable and live.
 import type { Metadata } from "next";
-import { EmptyState } from "@/components/ui/empty-state";
+import { Suspense } from "react";
+import { LedgerTable } from "@/components/operations/ledger-table";
+import { TableSkeleton } from "@/components/operations/list-states";
 import { PageHeader } from "@/components/ui/page-header";
+import { requirePageUser } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Ledger" };
 
-export default function LedgerPage() {
+export default async function LedgerPage() {
+  await requirePageUser("viewer");
   return (
     <>
       <PageHeader title="Ledger" description="Every side-effecting tool call your agents have made, newest first." />
-      <EmptyState title="The ledger has no operations yet.">
-        Every tool call an agent makes through opledger is written here before its request leaves, with its phase, tool,
-        effect class, run and age. Once an agent runtime plans its first operation through the ledger API or the
-        executor, it appears at the top of this list.
-      </EmptyState>
+      {/* The table reads its filters from the URL. */}
+      <Suspense fallback={<TableSkeleton columns={8} label="Loading operations…" />}>
+        <LedgerTable />
+      </Suspense>
     </>
   );
 }

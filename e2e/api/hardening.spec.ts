@@ -374,14 +374,7 @@ test.describe("keys and scopes", () => {
     expect(expectJson(await operator.getOp(op.id), 200).id).toBe(op.id);
   });
 
-  // BUG (scripts/opledger.ts + scripts/prepare-database.ts, not the HTTP server): `npm run -s opledger -- create-api-key`
-  // runs `prisma migrate deploy` first, and on SQLite that fails while the server has the database open:
-  //   opledger cannot start: migrating the database at file:.../.data/e2e-3210/opledger.db failed
-  //   (... sql_migration_persistence.rs:17 ... ApplyMigrations ...), exit 1
-  // (the schema engine reports `unknown variant SocketTimeout`, i.e. SQLITE_BUSY). So the documented way to make the
-  // first keys cannot be used on a running SQLite deployment. The fixture falls back to the same library calls.
   test("the opledger CLI creates a key while the server runs on the same SQLite database", async ({ request }) => {
-    test.fail();
     test.setTimeout(60_000);
     const { stdout } = await opledgerCli(["create-api-key", "--name", uniqueId("cli"), "--scopes", "agent"]);
     const { key } = parseCreatedKey(stdout);

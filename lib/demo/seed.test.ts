@@ -2,7 +2,9 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { countByPhase } from "@/lib/ledger/queries";
-import { seedDemo } from "./seed";
+import { getContract, putContract } from "@/lib/ledger/contracts";
+import { DEMO_CONTRACTS } from "./contracts";
+import { ensureDemoContracts, seedDemo } from "./seed";
 
 let t: TestDb;
 beforeEach(async () => {
@@ -19,4 +21,34 @@ it("seeds confirmed, unknown, awaiting-approval and failed operations through th
   expect(await t.client.auditEvent.count({ where: { action: "operation.planned" } })).toBe(first.operations);
   expect((await seedDemo(t.client, now)).operations).toBe(0);
   expect(await t.client.operation.count()).toBe(first.operations);
+});
+
+it("points the demo contracts at the providers, follows a new provider address, and keeps a contract a person edited", async () => {
+  const now = new Date("2026-11-30T12:00:00Z");
+  await ensureDemoContracts(t.client, "http://127.0.0.1:3999", now);
+  const deploy = await getContract(t.client, "deploy.release");
+  expect(deploy.reconcile).toMatchObject({
+    method: "lookup",
+    urlTemplate: "http://127.0.0.1:3999/deploy/v1/deployments?clientToken={idempotencyKey}",
+    auto: true,
+  });
+  expect((await ensureDemoContracts(t.client, "http://127.0.0.1:3999", now)).written).toEqual([]);
+
+  const email = DEMO_CONTRACTS["email.send"];
+  if (!email) throw new Error("no email contract");
+  const edited = { ...email, maxAttempts: 2 };
+  await putContract(
+    t.client,
+    "email.send",
+    edited,
+    { type: "user", id: "ops@example.test", label: "ops@example.test", role: "admin" },
+    now,
+  );
+  const moved = await ensureDemoContracts(t.client, "http://127.0.0.1:4555", now);
+  expect(moved.keptEdited).toEqual(["email.send"]);
+  expect(moved.written).toEqual(expect.arrayContaining(["payments.charge", "deploy.release", "refunds.issue"]));
+  expect((await getContract(t.client, "payments.charge")).reconcile?.urlTemplate).toBe(
+    "http://127.0.0.1:4555/payments/v1/charges/by-key/{idempotencyKey}",
+  );
+  expect((await getContract(t.client, "email.send")).maxAttempts).toBe(2);
 });

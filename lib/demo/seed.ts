@@ -2,11 +2,12 @@
 import type { Db } from "@/lib/db";
 import type { Actor } from "@/lib/ledger/actor";
 import { putContract } from "@/lib/ledger/contracts";
+import { demoProviderUrl } from "./config";
 import { dispatchOperation } from "@/lib/ledger/dispatch";
 import { claimLease } from "@/lib/ledger/lease";
 import { reportOutcome, type OutcomeInput } from "@/lib/ledger/outcome";
 import { planOperation } from "@/lib/ledger/plan";
-import { DEMO_CONTRACTS } from "./contracts";
+import { demoContracts } from "./contracts";
 
 const DEMO_AGENT: Actor = { type: "api_key", id: "demo-agent (seed)", label: "demo-agent (seed)" };
 
@@ -35,11 +36,40 @@ function scripts(): Script[] {
   return list;
 }
 
+const DEMO_AUTHOR: Actor = { type: "system", id: "system", label: "demo seed" };
+
+/**
+ * Writes the demo contracts for the providers at `providerUrl`: a missing one is created, one the demo wrote itself
+ * is brought up to date (a new version only if it changed, e.g. another provider port), and one a person edited
+ * since is left as they made it.
+ */
+export async function ensureDemoContracts(client: Db, providerUrl: string, now: Date): Promise<{ written: string[]; keptEdited: string[] }> {
+  const written: string[] = [];
+  const keptEdited: string[] = [];
+  for (const [tool, body] of Object.entries(demoContracts(providerUrl))) {
+    const head = await client.toolContract.findUnique({ where: { tool } });
+    const current = head
+      ? await client.contractVersion.findUnique({ where: { tool_version: { tool, version: head.currentVersion } }, select: { author: true } })
+      : null;
+    if (current && current.author !== DEMO_AUTHOR.label) {
+      keptEdited.push(tool);
+      continue;
+    }
+    const result = await putContract(client, tool, body, DEMO_AUTHOR, now);
+    if (result.changed) written.push(tool);
+  }
+  return { written, keptEdited };
+}
+
 /** Loads the demo contracts and, on an empty ledger, a few dozen operations in every interesting phase. */
-export async function seedDemo(client: Db, now: Date): Promise<{ contracts: number; operations: number }> {
-  const admin: Actor = { type: "system", id: "system", label: "demo seed" };
-  for (const [tool, body] of Object.entries(DEMO_CONTRACTS)) await putContract(client, tool, body, admin, now);
-  if ((await client.operation.count()) > 0) return { contracts: Object.keys(DEMO_CONTRACTS).length, operations: 0 };
+export async function seedDemo(
+  client: Db,
+  now: Date,
+  providerUrl: string = demoProviderUrl(),
+): Promise<{ contracts: number; operations: number }> {
+  const contracts = Object.keys(demoContracts(providerUrl)).length;
+  await ensureDemoContracts(client, providerUrl, now);
+  if ((await client.operation.count()) > 0) return { contracts, operations: 0 };
   let operations = 0;
   let clock = now.getTime() - 60 * 60 * 1000;
   const tick = (ms: number): Date => new Date((clock += ms));
@@ -55,5 +85,5 @@ export async function seedDemo(client: Db, now: Date): Promise<{ contracts: numb
       if (after.decision.retryAfterMs) tick(after.decision.retryAfterMs);
     }
   }
-  return { contracts: Object.keys(DEMO_CONTRACTS).length, operations };
+  return { contracts, operations };
 }

@@ -1,13 +1,42 @@
-// Start-up of a server process, once: validated config, SQLite durability settings, bootstrap credentials, the recovery sweep.
+// Start-up of a server process, once: validated config, SQLite durability settings, bootstrap credentials, the recovery sweep, the demo world.
+import path from "node:path";
 import { ensureBootstrapApiKey } from "@/lib/auth/api-keys";
 import { ensureAdminUser } from "@/lib/auth/users";
-import { sqliteFilePath } from "@/lib/config/database-url";
-import { env } from "@/lib/config/env";
-import { db } from "@/lib/db";
+import { defaultDataDir, sqliteFilePath } from "@/lib/config/database-url";
+import { env, type Env } from "@/lib/config/env";
+import { db, type Db } from "@/lib/db";
 import { applySqliteSettings } from "@/lib/sqlite-settings";
 import { startSweepLoop } from "./sweep-loop";
 
 const globalForStartup = globalThis as unknown as { opledgerStarted?: Promise<void> };
+
+/** Where the demo agent reaches this server: the bound host, or loopback when it listens on every interface. */
+function localUrl(config: Env): string {
+  const host = config.HOSTNAME && !["0.0.0.0", "::", "[::]"].includes(config.HOSTNAME) ? config.HOSTNAME : "127.0.0.1";
+  return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${config.PORT}`;
+}
+
+/** OPLEDGER_DEMO=on: providers and the demo agent with the console. A demo that cannot start never stops the product. */
+async function startDemo(config: Env, client: Db): Promise<void> {
+  try {
+    const { demoEnv } = await import("@/lib/demo/config");
+    const { startDemoWorld } = await import("@/lib/demo/supervisor");
+    const file = sqliteFilePath(config.DATABASE_URL);
+    const dataDir = file ? path.dirname(path.resolve(file)) : defaultDataDir();
+    const world = await startDemoWorld({
+      client,
+      ledgerUrl: localUrl(config),
+      env: demoEnv(),
+      stateFile: path.join(dataDir, "demo-providers.jsonl"),
+      rootDir: process.cwd(),
+    });
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void world.stop());
+  } catch (error) {
+    console.error(
+      `opledger: the demo world did not start (the console and API run without it): ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
 
 async function start(): Promise<void> {
   const config = env();
@@ -15,14 +44,21 @@ async function start(): Promise<void> {
   const file = sqliteFilePath(config.DATABASE_URL);
   if (file) {
     const s = await applySqliteSettings(client);
-    console.log(`opledger: SQLite ${file}: journal_mode=${s.journalMode} synchronous=${s.synchronous} busy_timeout=${s.busyTimeoutMs}ms`);
+    console.log(
+      `opledger: SQLite ${file}: journal_mode=${s.journalMode} synchronous=${s.synchronous} busy_timeout=${s.busyTimeoutMs}ms`,
+    );
   } else {
     await client.$queryRawUnsafe("SELECT 1");
     console.log("opledger: PostgreSQL connected");
   }
   const now = new Date();
-  if (config.OPLEDGER_BOOTSTRAP_API_KEY && (await ensureBootstrapApiKey(client, config.OPLEDGER_BOOTSTRAP_API_KEY, now))) {
-    console.log("opledger: registered the bootstrap API key from OPLEDGER_BOOTSTRAP_API_KEY (scopes agent, operator, admin)");
+  if (
+    config.OPLEDGER_BOOTSTRAP_API_KEY &&
+    (await ensureBootstrapApiKey(client, config.OPLEDGER_BOOTSTRAP_API_KEY, now))
+  ) {
+    console.log(
+      "opledger: registered the bootstrap API key from OPLEDGER_BOOTSTRAP_API_KEY (scopes agent, operator, admin)",
+    );
   }
   if (config.OPLEDGER_ADMIN_EMAIL && config.OPLEDGER_ADMIN_PASSWORD) {
     if (await ensureAdminUser(client, config.OPLEDGER_ADMIN_EMAIL, config.OPLEDGER_ADMIN_PASSWORD, now)) {
@@ -30,7 +66,10 @@ async function start(): Promise<void> {
     }
   }
   startSweepLoop(client, config.OPLEDGER_SWEEP_INTERVAL_MS);
-  console.log(`opledger: recovery sweep every ${config.OPLEDGER_SWEEP_INTERVAL_MS} ms`);
+  console.log(`opledger: recovery sweep and auto-reconcile every ${config.OPLEDGER_SWEEP_INTERVAL_MS} ms`);
+  // Never during `next build`, which may load the server code to prerender pages.
+  if (config.OPLEDGER_DEMO === "on" && process.env.NEXT_PHASE !== "phase-production-build")
+    await startDemo(config, client);
 }
 
 /** Idempotent: the first caller starts, everyone else awaits the same start. */

@@ -1,20 +1,44 @@
-// Runs the recovery sweep on an interval for the life of the server process.
+// Runs the recovery sweep, then the auto-reconcile by provider lookup, on an interval for the life of the server process.
 import type { Db } from "@/lib/db";
+import { autoReconcile, LookupBackoff } from "@/lib/ledger/auto-reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/sweep";
+
+/** Lookups per tick: bounded so a long queue of unknowns cannot make one tick run for minutes. */
+const AUTO_RECONCILE_PER_TICK = 20;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** One tick: expired leases to UNKNOWN, then lookups for the UNKNOWN operations whose contract allows them. */
+export async function sweepOnce(client: Db, backoff: LookupBackoff, now: () => Date = () => new Date()): Promise<void> {
+  try {
+    const moved = await recoverExpiredLeases(client, now());
+    if (moved > 0) console.log(`opledger: recovery sweep moved ${moved} operation(s) with expired leases to UNKNOWN`);
+  } catch (error) {
+    console.error("opledger: recovery sweep failed:", message(error));
+  }
+  try {
+    const report = await autoReconcile(client, now(), { limit: AUTO_RECONCILE_PER_TICK, backoff });
+    if (report.applied + report.notApplied > 0) {
+      console.log(
+        `opledger: auto-reconcile settled ${report.applied + report.notApplied} UNKNOWN operation(s) by provider lookup (${report.applied} applied, ${report.notApplied} not applied)`,
+      );
+    }
+  } catch (error) {
+    console.error("opledger: auto-reconcile failed:", message(error));
+  }
+}
 
 export function startSweepLoop(client: Db, intervalMs: number): () => void {
   let running = false;
+  const backoff = new LookupBackoff();
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    recoverExpiredLeases(client, new Date())
-      .then((moved) => {
-        if (moved > 0) console.log(`opledger: recovery sweep moved ${moved} operation(s) with expired leases to UNKNOWN`);
-      })
-      .catch((error: unknown) => console.error("opledger: recovery sweep failed:", error instanceof Error ? error.message : error))
-      .finally(() => {
-        running = false;
-      });
+    void sweepOnce(client, backoff).finally(() => {
+      running = false;
+    });
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

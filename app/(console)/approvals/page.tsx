@@ -1,22 +1,20 @@
-// Approvals page: operations that wait for a person to approve or reject the next attempt.
+// Approvals page: operations that wait for a person to approve or reject the next attempt, longest waiting first.
 import type { Metadata } from "next";
-import { EmptyState } from "@/components/ui/empty-state";
+import { OperationQueue } from "@/components/operations/operation-queue";
 import { PageHeader } from "@/components/ui/page-header";
+import { requirePageUser } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Approvals" };
 
-export default function ApprovalsPage() {
+export default async function ApprovalsPage() {
+  await requirePageUser("viewer");
   return (
     <>
       <PageHeader
         title="Approvals"
-        description="Operations that may only be retried once a person approves; approve or reject each one with a reason."
+        description="Operations that may only be retried once a person approves, longest waiting first. Open one to approve or reject it with a reason."
       />
-      <EmptyState title="No operations are waiting for approval.">
-        An operation lands here when repeating it could create a new effect — a non-retryable tool that failed, an
-        operation whose contract requires approval, or an unknown outcome reconciled as “did not happen”. Approving
-        grants exactly one more attempt, and every decision is recorded with your name and reason.
-      </EmptyState>
+      <OperationQueue kind="approvals" />
     </>
   );
 }

@@ -1,22 +1,51 @@
-// Contracts page: the tool contracts that say what kind of side effect each tool has.
+// Contracts page: the tool contracts that say what kind of side effect each tool has; admins create and edit them.
 import type { Metadata } from "next";
+import Link from "next/link";
+import { buttonClass } from "@/components/contracts/controls";
+import { ContractsTable } from "@/components/contracts/contracts-table";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
+import { hasRole } from "@/lib/auth/roles";
+import { requirePageUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { listContracts } from "@/lib/ledger/contracts";
 
 export const metadata: Metadata = { title: "Contracts" };
 
-export default function ContractsPage() {
+export default async function ContractsPage() {
+  const user = await requirePageUser("viewer");
+  const canEdit = hasRole(user.role, "admin");
+  const contracts = await listContracts(db());
+  const newButton = canEdit ? (
+    <Link href="/contracts/new" className={buttonClass("primary")}>
+      New contract
+    </Link>
+  ) : null;
+
   return (
     <>
       <PageHeader
         title="Contracts"
         description="What kind of side effect each tool has, and how its calls may be retried and reconciled."
+        actions={newButton}
       />
-      <EmptyState title="No tool contracts yet.">
-        A contract says whether a tool is pure, idempotent, replayable, unknown or non-retryable, whether it needs an
-        idempotency key, how to reconcile it, whether it needs approval, and its retry budget. Until a tool has a
-        contract, every dispatch for it is refused; each edit becomes a new version with its author and a diff.
-      </EmptyState>
+      {contracts.length === 0 ? (
+        <EmptyState title="No tool contracts yet." action={newButton}>
+          A contract says whether a tool is pure, idempotent, replayable, unknown or non-retryable, whether it needs an
+          idempotency key, how to reconcile it, whether it needs approval, and its retry budget. Until a tool has a
+          contract, every dispatch for it is refused; each edit becomes a new version with its author and a diff.
+          {canEdit ? null : " An admin creates contracts here or through the API."}
+        </EmptyState>
+      ) : (
+        <>
+          <ContractsTable contracts={contracts} />
+          <p className="mt-3 text-xs text-ink-subtle">
+            {contracts.length} {contracts.length === 1 ? "contract" : "contracts"}. Operations keep the version they
+            were planned under; an edit applies to operations planned after it.
+            {canEdit ? null : " Editing needs the admin role."}
+          </p>
+        </>
+      )}
     </>
   );
 }

@@ -1,22 +1,46 @@
-// Dependencies page: the circuit breaker of every provider the tools call.
+// Dependencies page: the circuit breaker of every provider the tools call, and the operator's manual override of it.
 import type { Metadata } from "next";
+import { DependenciesBoard } from "@/components/dependencies/dependencies-board";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
+import { hasRole } from "@/lib/auth/roles";
+import { requirePageUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { listDependencies } from "@/lib/ledger/dependencies";
 
 export const metadata: Metadata = { title: "Dependencies" };
 
-export default function DependenciesPage() {
+export default async function DependenciesPage() {
+  const user = await requirePageUser("viewer");
+  const now = new Date();
+  const items = await listDependencies(db(), now);
+  const canAct = hasRole(user.role, "operator");
+
   return (
     <>
       <PageHeader
         title="Dependencies"
         description="The providers your tools call, and whether their circuit breakers let calls through."
       />
-      <EmptyState title="No dependencies are being tracked.">
-        A dependency appears here once a tool contract names it. While its breaker is open, calls fail fast with an
-        “unavailable” decision instead of spending their retry budget; you can open or close a breaker by hand, with a
-        reason.
-      </EmptyState>
+      {items.length === 0 ? (
+        <EmptyState title="No dependencies are being tracked.">
+          A dependency appears here once a tool contract names it. While its breaker is open, calls fail fast with an
+          “unavailable” decision instead of spending their retry budget; you can open or close a breaker by hand, with a
+          reason.
+        </EmptyState>
+      ) : (
+        <>
+          <DependenciesBoard initial={{ items, at: now.toISOString() }} canAct={canAct} />
+          <p className="mt-3 max-w-prose text-xs leading-relaxed text-ink-subtle">
+            A breaker opens by itself after its threshold of consecutive failed or lost calls and lets a single probe
+            through once its cooldown is over. Failures in the last hour count failed and unknown attempts of every
+            operation planned under a contract version naming the dependency.
+            {canAct
+              ? " A forced state stays until someone returns the breaker to automatic."
+              : " Forcing a breaker open or closed needs the operator role."}
+          </p>
+        </>
+      )}
     </>
   );
 }

@@ -1,21 +1,55 @@
-// Metrics page: how often outcomes are lost, reconciled, rejected as duplicates or sent for approval.
+// Metrics page: how often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over the last hour or day.
 import type { Metadata } from "next";
+import { MetricsBoard } from "@/components/metrics/metrics-board";
+import { PrometheusNote } from "@/components/metrics/prometheus-note";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
+import { requirePageUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { metricsSnapshot } from "@/lib/ledger/metrics";
+import { METRIC_WINDOWS, metricSeries, type MetricWindow } from "@/lib/ledger/metrics-series";
 
 export const metadata: Metadata = { title: "Metrics" };
 
-export default function MetricsPage() {
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+function windowOf(value: string | string[] | undefined): MetricWindow {
+  const raw = Array.isArray(value) ? value[0] : value;
+  return (METRIC_WINDOWS as readonly string[]).includes(raw ?? "") ? (raw as MetricWindow) : "1h";
+}
+
+export default async function MetricsPage({ searchParams }: Props) {
+  await requirePageUser("viewer");
+  const window = windowOf((await searchParams).window);
+  const client = db();
+  const now = new Date();
+  const [series, snapshot] = await Promise.all([metricSeries(client, window, now), metricsSnapshot(client)]);
+  const nothingYet =
+    Object.values(snapshot.operationsByPhase).every((n) => n === 0) &&
+    snapshot.duplicateRejectionsTotal === 0 &&
+    snapshot.staleFenceRejectionsTotal === 0;
+
   return (
     <>
       <PageHeader
         title="Metrics"
         description="How often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over time."
       />
-      <EmptyState title="No measurements yet.">
-        Charts of unknown outcomes, reconciliations, duplicate rejections, approval interruptions and retries by effect
-        class appear here once operations have been recorded. The same counters are exported for scraping.
-      </EmptyState>
+      {nothingYet ? (
+        <div className="flex flex-col gap-5">
+          <EmptyState title="No measurements yet.">
+            Charts of unknown outcomes, reconciliations, duplicate rejections, approval interruptions and retries by
+            effect class appear here once agents have planned operations through the ledger. Every count comes from the
+            audit trail and the attempts table, so there is nothing to switch on.
+          </EmptyState>
+          <PrometheusNote />
+        </div>
+      ) : (
+        <div className="flex flex-col gap-6">
+          <MetricsBoard window={window} initial={{ series, snapshot, at: now.toISOString() }} />
+          <PrometheusNote />
+        </div>
+      )}
     </>
   );
 }

@@ -1,21 +1,20 @@
-// Unknowns page: operations whose outcome was lost after dispatch, oldest first.
+// Unknowns page: operations whose outcome was lost after dispatch, longest waiting first.
 import type { Metadata } from "next";
-import { EmptyState } from "@/components/ui/empty-state";
+import { OperationQueue } from "@/components/operations/operation-queue";
 import { PageHeader } from "@/components/ui/page-header";
+import { requirePageUser } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Unknowns" };
 
-export default function UnknownsPage() {
+export default async function UnknownsPage() {
+  await requirePageUser("viewer");
   return (
     <>
       <PageHeader
         title="Unknowns"
-        description="Operations whose outcome was lost after they were dispatched, oldest first. Look each one up before anything is retried."
+        description="Operations whose outcome was lost after they were dispatched, longest waiting first. Look each one up before anything is retried."
       />
-      <EmptyState title="No operations are waiting for reconciliation.">
-        An operation lands here when its outcome was lost after it was dispatched — a timeout, a crash — and someone
-        must look the effect up before anything is retried.
-      </EmptyState>
+      <OperationQueue kind="unknowns" />
     </>
   );
 }

@@ -8,6 +8,7 @@ export const GET = consoleRoute("viewer", async ({ req, client, now }) => {
   const params = Object.fromEntries(new URL(req.url).searchParams.entries());
   const { search, filter, problems } = parseAuditSearch(params, now);
   // The page shows a bad filter and ignores it; a program asking the route gets told instead.
-  if (problems.length > 0) return problem({ status: 400, code: "invalid_query", title: "Bad request", detail: problems.join(" ") });
+  if (problems.length > 0)
+    return problem({ status: 400, code: "invalid_query", title: "Bad request", detail: problems.join(" ") });
   return json(await listAuditEvents(client, filter, { cursor: search.cursor, limit: search.limit ?? AUDIT_PAGE_SIZE }));
 });

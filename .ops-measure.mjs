@@ -1,0 +1,10 @@
+import { chromium } from "playwright-core";
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+const ctx = await browser.newContext({ baseURL: "http://127.0.0.1:3231", viewport: { width: 1280, height: 720 } });
+const page = await ctx.newPage();
+const csrf = await (await ctx.request.get("/api/auth/csrf")).json();
+await ctx.request.post("/api/auth/callback/credentials", { form: { csrfToken: csrf.csrfToken, email: "operator@opledger.test", password: "e2e passphrase for role users", callbackUrl: "/", json: "true" } });
+await page.goto("/");
+await page.waitForSelector("table[aria-label='Operations']");
+console.log(await page.evaluate(() => ({ container: document.querySelector("table").parentElement.clientWidth, table: document.querySelector("table").scrollWidth, ths: [...document.querySelectorAll("thead th")].map((th) => th.textContent + ":" + th.getBoundingClientRect().width) })));
+await browser.close();

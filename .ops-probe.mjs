@@ -1,0 +1,14 @@
+import { chromium } from "playwright-core";
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+const ctx = await browser.newContext({ baseURL: "http://127.0.0.1:3231" });
+const page = await ctx.newPage();
+page.on("console", (m) => console.log("console", m.type(), m.text().slice(0, 500)));
+page.on("pageerror", (e) => console.log("pageerror", e.message.slice(0, 800)));
+page.on("requestfailed", (r) => console.log("failed", r.url(), r.failure()?.errorText));
+const csrf = await (await ctx.request.get("/api/auth/csrf")).json();
+await ctx.request.post("/api/auth/callback/credentials", { form: { csrfToken: csrf.csrfToken, email: process.env.U ?? "operator@opledger.test", password: "e2e passphrase for role users", callbackUrl: "/", json: "true" } });
+await page.goto(process.env.P ?? "/");
+await page.waitForTimeout(Number(process.env.W ?? 8000));
+await page.screenshot({ path: process.env.S ?? "/tmp/opsdev/probe.png", fullPage: true });
+console.log((await page.locator("main").innerText()).slice(0, 1500));
+await browser.close();

@@ -1,0 +1,46 @@
+// Admin page: console users and API keys, for the admin role only; every change goes through an audited server action.
+import type { Metadata } from "next";
+import { ApiKeysSection } from "@/components/admin/api-keys-section";
+import { UsersSection } from "@/components/admin/users-section";
+import { Forbidden } from "@/components/auth/forbidden";
+import { PageHeader } from "@/components/ui/page-header";
+import { ADMIN_LIST_LIMIT, listApiKeys, listUsers, MIN_PASSWORD_LENGTH } from "@/lib/auth/admin";
+import { ForbiddenError } from "@/lib/auth/roles";
+import { currentUser, requirePageUser, type SessionUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+
+export const metadata: Metadata = { title: "Admin" };
+
+export default async function AdminPage() {
+  let admin: SessionUser;
+  try {
+    admin = await requirePageUser("admin");
+  } catch (error) {
+    // A signed-in viewer or operator gets an explanation; anything else (the sign-in redirect included) goes on up.
+    if (!(error instanceof ForbiddenError)) throw error;
+    return <Forbidden needed="admin" what="Managing users and API keys" user={await currentUser()} />;
+  }
+
+  const client = db();
+  const now = new Date();
+  const [users, apiKeys] = await Promise.all([listUsers(client, now), listApiKeys(client)]);
+
+  return (
+    <>
+      <PageHeader
+        title="Admin"
+        description="Who can sign in to the console, with which role, and the API keys agents use. Every change is recorded in the audit trail."
+      />
+      <div className="flex flex-col gap-10">
+        <UsersSection
+          users={users}
+          currentEmail={admin.email}
+          minPasswordLength={MIN_PASSWORD_LENGTH}
+          truncated={users.length >= ADMIN_LIST_LIMIT}
+          now={now}
+        />
+        <ApiKeysSection apiKeys={apiKeys} truncated={apiKeys.length >= ADMIN_LIST_LIMIT} now={now} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+// Edit contract page: an admin changes a tool's contract; the save becomes a new version, refused if someone else saved first.
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { Forbidden } from "@/components/auth/forbidden";
+import { ContractForm } from "@/components/contracts/contract-form";
+import { linkClass } from "@/components/contracts/controls";
+import { contractPath, toolFromParam } from "@/components/contracts/contract-route";
+import { PageHeader } from "@/components/ui/page-header";
+import { hasRole } from "@/lib/auth/roles";
+import { requirePageUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { getContract } from "@/lib/ledger/contracts";
+import { LedgerError } from "@/lib/ledger/errors";
+
+export async function generateMetadata({ params }: { params: Promise<{ tool: string }> }): Promise<Metadata> {
+  const tool = toolFromParam((await params).tool);
+  return { title: tool ? `Edit ${tool}` : "Edit contract" };
+}
+
+export default async function EditContractPage({ params }: { params: Promise<{ tool: string }> }) {
+  const user = await requirePageUser("viewer");
+  const tool = toolFromParam((await params).tool);
+  if (!tool) notFound();
+  if (!hasRole(user.role, "admin")) return <Forbidden needed="admin" what="Editing tool contracts" user={user} />;
+  const client = db();
+  const contract = await getContract(client, tool).catch((error: unknown) => {
+    if (error instanceof LedgerError && error.code === "not_found") return null;
+    throw error;
+  });
+  if (!contract) notFound();
+  const dependencies = await client.dependency.findMany({ select: { name: true }, orderBy: { name: "asc" } });
+  return (
+    <>
+      <PageHeader
+        title={`Edit ${tool}`}
+        description="Change the rules for operations planned from now on; operations already planned keep the version they were planned under."
+        actions={
+          <Link href={contractPath(tool)} className={linkClass}>
+            Versions and history
+          </Link>
+        }
+      />
+      <ContractForm mode="edit" initial={contract} knownDependencies={dependencies.map((d) => d.name)} />
+    </>
+  );
+}

@@ -1,0 +1,30 @@
+// Operation page: one operation's decision, actions, timeline, arguments and evidence.
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { OperationDetail } from "@/components/operations/operation-detail";
+import { hasRole } from "@/lib/auth/roles";
+import { requirePageUser } from "@/lib/auth/session";
+import { db } from "@/lib/db";
+import { LedgerError } from "@/lib/ledger/errors";
+import { getOperation } from "@/lib/ledger/queries";
+
+type Props = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { id } = await params;
+  return { title: `Operation ${id}` };
+}
+
+export default async function OperationPage({ params }: Props) {
+  const user = await requirePageUser("viewer");
+  const { id } = await params;
+  let operation;
+  try {
+    operation = await getOperation(db(), id, new Date());
+  } catch (error) {
+    if (error instanceof LedgerError && error.code === "not_found") notFound();
+    throw error;
+  }
+  // The buttons are only hidden from a viewer; every action checks the role again on the server.
+  return <OperationDetail initial={operation} canAct={hasRole(user.role, "operator")} />;
+}

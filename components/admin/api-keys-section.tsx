@@ -1,0 +1,88 @@
+"use client";
+// The API keys section of the admin page: keys agents and scripts use, newest first, with create and revoke.
+import { useState } from "react";
+import { EmptyState } from "@/components/ui/empty-state";
+import { RelativeTime } from "@/components/ui/relative-time";
+import type { ApiKeyListItem } from "@/lib/auth/admin";
+import { CreateApiKeyDialog } from "./create-api-key-dialog";
+import { RevokeApiKeyDialog } from "./revoke-api-key-dialog";
+import { ApiKeyStatePill, NameChip } from "./status-pills";
+import { AdminTable, Cell, Notice, SectionHeader } from "./table";
+
+const HEADINGS = ["Name", "Prefix", "Scopes", "Created by", "Created", "Last used", "Status", ""] as const;
+
+export interface ApiKeysSectionProps {
+  apiKeys: ApiKeyListItem[];
+  /** True when the list was cut at the page's limit. */
+  truncated: boolean;
+  /** When the server read the list; relative times count from it. */
+  now: Date;
+}
+
+export function ApiKeysSection({ apiKeys, truncated, now }: ApiKeysSectionProps) {
+  const [notice, setNotice] = useState<string | null>(null);
+  return (
+    <section aria-labelledby="api-keys-heading">
+      <SectionHeader
+        id="api-keys-heading"
+        title="API keys"
+        description="Keys that agent runtimes and scripts send as a Bearer token. Only a prefix is kept for display; the key itself is shown once."
+        action={<CreateApiKeyDialog onDone={setNotice} />}
+      />
+      <Notice message={notice} onDismiss={() => setNotice(null)} />
+      {apiKeys.length === 0 ? (
+        <EmptyState title="No API keys yet.">
+          An agent runtime needs a key with the agent scope before it can plan operations through the ledger API. Keys
+          you create here, or with <code className="font-mono">npm run opledger -- create-api-key</code>, appear in
+          this list with when they were last used.
+        </EmptyState>
+      ) : (
+        <AdminTable caption="API keys" headings={HEADINGS}>
+          {apiKeys.map((apiKey) => {
+            const revoked = apiKey.revokedAt !== null;
+            return (
+              <tr key={apiKey.id} data-testid="api-key-row" data-prefix={apiKey.prefix} className={revoked ? "text-ink-muted" : ""}>
+                <Cell>
+                  <span className="font-medium">{apiKey.name}</span>
+                </Cell>
+                <Cell>
+                  <span translate="no" className="font-mono text-[12.5px] whitespace-nowrap">
+                    {apiKey.prefix}…
+                  </span>
+                </Cell>
+                <Cell>
+                  <span className="flex flex-wrap gap-1">
+                    {apiKey.scopes.map((scope) => (
+                      <NameChip key={scope} value={scope} />
+                    ))}
+                  </span>
+                </Cell>
+                <Cell className="text-ink-muted">{apiKey.createdBy}</Cell>
+                <Cell className="whitespace-nowrap text-ink-muted">
+                  <RelativeTime value={apiKey.createdAt} now={now} />
+                </Cell>
+                <Cell className="whitespace-nowrap text-ink-muted">
+                  {apiKey.lastUsedAt ? <RelativeTime value={apiKey.lastUsedAt} now={now} /> : <span className="text-ink-subtle">never</span>}
+                </Cell>
+                <Cell className="whitespace-nowrap">
+                  <span className="flex flex-col items-start gap-0.5">
+                    <ApiKeyStatePill revoked={revoked} />
+                    {apiKey.revokedAt ? (
+                      <span className="text-xs text-ink-subtle">
+                        <RelativeTime value={apiKey.revokedAt} now={now} />
+                      </span>
+                    ) : null}
+                  </span>
+                </Cell>
+                <Cell>
+                  <div className="flex justify-end">{revoked ? null : <RevokeApiKeyDialog apiKey={apiKey} onDone={setNotice} />}</div>
+                </Cell>
+              </tr>
+            );
+          })}
+        </AdminTable>
+      )}
+      {truncated ? <p className="mt-2 text-xs text-ink-subtle">Showing the newest {apiKeys.length} keys.</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+"use client";
+// "Change role" for one user; takes effect on their next request, since sessions read the role from the database.
+import { useState, type FormEvent } from "react";
+import { changeRoleAction } from "@/lib/actions/admin-actions";
+import type { UserListItem } from "@/lib/auth/admin";
+import type { Role } from "@/lib/auth/roles";
+import { buttonClass } from "./button-styles";
+import { RoleChoice } from "./choices";
+import { Dialog, DialogContent, DialogTrigger } from "./dialog";
+import { DialogFooter } from "./dialog-footer";
+import { ReasonField } from "./field";
+import { FormAlert } from "./form-alert";
+import { formText, useAdminAction } from "./use-admin-action";
+
+export function ChangeRoleDialog({ user, onDone }: { user: UserListItem; onDone: (message: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const { run, pending, failure, fieldErrors, reset } = useAdminAction(changeRoleAction);
+
+  function onOpenChange(next: boolean) {
+    setOpen(next);
+    if (!next) reset();
+  }
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    run({ userId: user.id, role: formText(form, "role") as Role, reason: formText(form, "reason") }, (data) => {
+      setOpen(false);
+      onDone(data.changed ? `${data.email} is now ${data.role}.` : `${data.email} already had the ${data.role} role; nothing changed.`);
+    });
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogTrigger className={buttonClass("row")} aria-label={`Change role of ${user.email}`}>
+        Change role
+      </DialogTrigger>
+      <DialogContent
+        title={`Change role of ${user.email}`}
+        description={
+          <>
+            Currently <span className="font-mono text-ink">{user.role}</span>. The new role applies to their next page
+            or action; they do not need to sign in again.
+          </>
+        }
+      >
+        <form onSubmit={submit} noValidate className="flex flex-col gap-3.5">
+          <FormAlert failure={failure} />
+          <RoleChoice defaultValue={user.role} errors={fieldErrors.role} />
+          <ReasonField required={false} errors={fieldErrors.reason} />
+          <DialogFooter pending={pending} submitLabel="Change role" pendingLabel="Changing…" />
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}

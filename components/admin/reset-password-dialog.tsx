@@ -1,0 +1,65 @@
+"use client";
+// "Reset password" for one user: sets a new password and lifts a lockout.
+import { useState, type FormEvent } from "react";
+import { resetPasswordAction } from "@/lib/actions/admin-actions";
+import type { UserListItem } from "@/lib/auth/admin";
+import { buttonClass } from "./button-styles";
+import { Dialog, DialogContent, DialogTrigger } from "./dialog";
+import { DialogFooter } from "./dialog-footer";
+import { Field } from "./field";
+import { FormAlert } from "./form-alert";
+import { formText, useAdminAction } from "./use-admin-action";
+
+export function ResetPasswordDialog({
+  user,
+  minPasswordLength,
+  onDone,
+}: {
+  user: UserListItem;
+  minPasswordLength: number;
+  onDone: (message: string) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const { run, pending, failure, fieldErrors, reset } = useAdminAction(resetPasswordAction);
+
+  function onOpenChange(next: boolean) {
+    setOpen(next);
+    if (!next) reset();
+  }
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    run({ userId: user.id, password: formText(form, "password") }, (data) => {
+      setOpen(false);
+      onDone(`Set a new password for ${data.email}. Give it to them through a private channel.`);
+    });
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogTrigger className={buttonClass("row")} aria-label={`Reset password of ${user.email}`}>
+        Reset password
+      </DialogTrigger>
+      <DialogContent
+        title={`Reset password of ${user.email}`}
+        description="Their old password stops working at once and a lockout from failed sign-ins is lifted. Sessions they already have stay signed in."
+      >
+        <form onSubmit={submit} noValidate className="flex flex-col gap-3.5">
+          <FormAlert failure={failure} />
+          <Field
+            name="password"
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={minPasswordLength}
+            hint={`At least ${minPasswordLength} characters.`}
+            errors={fieldErrors.password}
+          />
+          <DialogFooter pending={pending} submitLabel="Set new password" pendingLabel="Saving…" />
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,155 @@
+// The contract form's state as typed text, and the body it sends: no rules here, the server's contractBodySchema judges it.
+import { assertNever } from "@/lib/retry-gate/exhaustive";
+import type { ContractBody, ContractView } from "@/lib/ledger/contract-schema";
+import type { ApprovalPolicy, EffectClass, KeyPolicy } from "@/lib/retry-gate/types";
+import type { ReconcileMethod } from "./contract-words";
+
+export interface ContractDraft {
+  tool: string;
+  effect: EffectClass;
+  idempotencyKey: KeyPolicy;
+  reconcileMethod: ReconcileMethod;
+  urlTemplate: string;
+  timeoutMs: string;
+  authHeaderEnv: string;
+  providerIdField: string;
+  statusField: string;
+  /** Comma-separated. */
+  appliedValues: string;
+  auto: boolean;
+  approval: ApprovalPolicy;
+  maxAttempts: string;
+  backoffBaseMs: string;
+  backoffMaxMs: string;
+  keyRetentionMs: string;
+  dependency: string;
+  description: string;
+}
+
+/** A new contract starts from the cautious choice: a person approves retries until someone says otherwise. */
+export const NEW_CONTRACT_DRAFT: ContractDraft = {
+  tool: "",
+  effect: "NON_RETRYABLE",
+  idempotencyKey: "optional",
+  reconcileMethod: "manual",
+  urlTemplate: "",
+  timeoutMs: "",
+  authHeaderEnv: "",
+  providerIdField: "",
+  statusField: "",
+  appliedValues: "",
+  auto: false,
+  approval: "not_required",
+  maxAttempts: "3",
+  backoffBaseMs: "500",
+  backoffMaxMs: "30000",
+  keyRetentionMs: "",
+  dependency: "",
+  description: "",
+};
+
+const text = (value: string | number | null | undefined): string =>
+  value === null || value === undefined ? "" : String(value);
+
+export function draftOf(c: ContractView): ContractDraft {
+  const r = c.reconcile;
+  return {
+    tool: c.tool,
+    effect: c.effect,
+    idempotencyKey: c.idempotencyKey,
+    reconcileMethod: r ? r.method : "none",
+    urlTemplate: text(r?.urlTemplate),
+    timeoutMs: text(r?.timeoutMs),
+    authHeaderEnv: text(r?.authHeaderEnv),
+    providerIdField: text(r?.providerIdField),
+    statusField: text(r?.statusField),
+    appliedValues: (r?.appliedValues ?? []).join(", "),
+    auto: r?.auto ?? false,
+    approval: c.approval,
+    maxAttempts: String(c.maxAttempts),
+    backoffBaseMs: String(c.backoff.baseMs),
+    backoffMaxMs: String(c.backoff.maxMs),
+    keyRetentionMs: text(c.keyRetentionMs),
+    dependency: text(c.dependency),
+    description: text(c.description),
+  };
+}
+
+/** Typed text as a number for the schema to judge: empty is "not given", anything else is passed on (NaN included). */
+function numberField(value: string): number | undefined {
+  const trimmed = value.trim();
+  return trimmed === "" ? undefined : Number(trimmed);
+}
+
+const optionalText = (value: string): string | undefined => (value.trim() === "" ? undefined : value.trim());
+
+/** What the form sends. Fields of other reconcile methods are dropped, so a switch from lookup to manual leaves no stale URL behind. */
+export function bodyOf(d: ContractDraft, expectedVersion: number | undefined): ContractBody {
+  let reconcile: ContractBody["reconcile"];
+  switch (d.reconcileMethod) {
+    case "none":
+      reconcile = null;
+      break;
+    case "manual":
+      reconcile = { method: "manual" };
+      break;
+    case "lookup": {
+      const applied = d.appliedValues
+        .split(",")
+        .map((v) => v.trim())
+        .filter((v) => v !== "");
+      reconcile = {
+        method: "lookup",
+        ...(optionalText(d.urlTemplate) !== undefined ? { urlTemplate: optionalText(d.urlTemplate) } : {}),
+        ...(numberField(d.timeoutMs) !== undefined ? { timeoutMs: numberField(d.timeoutMs) } : {}),
+        ...(optionalText(d.authHeaderEnv) !== undefined ? { authHeaderEnv: optionalText(d.authHeaderEnv) } : {}),
+        ...(optionalText(d.providerIdField) !== undefined ? { providerIdField: optionalText(d.providerIdField) } : {}),
+        ...(optionalText(d.statusField) !== undefined ? { statusField: optionalText(d.statusField) } : {}),
+        ...(applied.length > 0 ? { appliedValues: applied } : {}),
+        ...(d.auto ? { auto: true } : {}),
+      };
+      break;
+    }
+    default:
+      return assertNever(d.reconcileMethod, "reconcile method");
+  }
+  // The casts hand possibly-invalid text to the server, whose schema is the one judge of it.
+  return {
+    effect: d.effect,
+    idempotencyKey: d.idempotencyKey,
+    reconcile,
+    approval: d.approval,
+    maxAttempts: numberField(d.maxAttempts) as number,
+    backoff: { baseMs: numberField(d.backoffBaseMs) as number, maxMs: numberField(d.backoffMaxMs) as number },
+    keyRetentionMs: numberField(d.keyRetentionMs) ?? null,
+    dependency: optionalText(d.dependency) ?? null,
+    description: optionalText(d.description) ?? null,
+    ...(expectedVersion === undefined ? {} : { expectedVersion }),
+  };
+}
+
+/** The schema's messages, kept, with zod's generic ones said the way an operator would. */
+export function humanizeFieldError(message: string): string {
+  let m: RegExpExecArray | null;
+  if ((m = /^Too small: expected number to be >=(-?\d+)$/.exec(message))) return `Must be at least ${m[1]}.`;
+  if ((m = /^Too big: expected number to be <=(-?\d+)$/.exec(message))) return `Must be at most ${m[1]}.`;
+  if ((m = /^Too big: expected string to have <=(\d+) characters$/.exec(message))) return `At most ${m[1]} characters.`;
+  if ((m = /^Too big: expected array to have <=(\d+) items$/.exec(message))) return `At most ${m[1]} values.`;
+  if (/expected (number|int), received undefined$/.test(message)) return "Required: enter a whole number.";
+  if (/expected (number|int), received (NaN|string)$/.test(message)) return "Must be a number.";
+  if (/expected int, received number$/.test(message)) return "Must be a whole number.";
+  if (message === "Invalid URL") return "Must be an http:// or https:// URL.";
+  if (message.startsWith("Invalid option: expected one of")) return "Choose one of the options.";
+  const sentence = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
+
+/** The server's error map keyed by form field: "body.backoff.maxMs" becomes "backoff.maxMs"; "tool" stays. */
+export function formErrors(errors: Record<string, string[]> | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [key, messages] of Object.entries(errors ?? {})) {
+    const field = key === "body" ? "" : key.startsWith("body.") ? key.slice("body.".length) : key;
+    (out[field] ??= []).push(...messages.map(humanizeFieldError));
+  }
+  return out;
+}

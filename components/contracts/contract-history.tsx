@@ -1,0 +1,218 @@
+// A contract's version history (who saved which version, when, what it changed) and the field-by-field diff between any two versions.
+import Link from "next/link";
+import { MonoId } from "@/components/ui/mono-id";
+import { RelativeTime } from "@/components/ui/relative-time";
+import type { ContractView } from "@/lib/ledger/contract-schema";
+import { diffContracts, formatContractValue } from "@/lib/ledger/contract-diff";
+import { contractPath } from "./contract-route";
+import { buttonClass, inputClass } from "./controls";
+
+/** Who saved a version, as the audit trail recorded it (an API key may act for a person). */
+export interface VersionRecorder {
+  actorType: string;
+  actorId: string;
+  onBehalfOf: string | null;
+}
+
+const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-ink-muted";
+const TD = "px-3 py-1.5 align-top";
+
+function Recorder({ version, recorder }: { version: ContractView; recorder: VersionRecorder | undefined }) {
+  return (
+    <span className="flex flex-col">
+      <span className="truncate" title={version.author}>
+        {version.author}
+      </span>
+      {recorder && recorder.actorType !== "user" ? (
+        <span className="text-xs text-ink-subtle">
+          via {recorder.actorType === "api_key" ? "API key" : recorder.actorType}{" "}
+          <MonoId value={recorder.actorId} maxChars={28} />
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+export function VersionHistory({
+  tool,
+  versions,
+  recorders,
+  from,
+  to,
+}: {
+  tool: string;
+  /** Newest first. */
+  versions: ContractView[];
+  recorders: Map<number, VersionRecorder>;
+  from: number | undefined;
+  to: number | undefined;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-line">
+      <table className="w-full border-collapse text-[13px]">
+        <caption className="sr-only">Versions of the {tool} contract, newest first</caption>
+        <thead className="border-b border-line bg-surface-muted">
+          <tr>
+            <th scope="col" className={TH}>
+              Version
+            </th>
+            <th scope="col" className={TH}>
+              Saved by
+            </th>
+            <th scope="col" className={TH}>
+              When
+            </th>
+            <th scope="col" className={TH}>
+              Changed
+            </th>
+            <th scope="col" className={TH}>
+              <span className="sr-only">Compare</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {versions.map((v, i) => {
+            const previous = versions[i + 1];
+            const changes = previous ? diffContracts(previous, v) : [];
+            const inDiff = v.version === from || v.version === to;
+            return (
+              <tr
+                key={v.version}
+                className={`border-b border-line last:border-b-0 ${inDiff ? "bg-surface-muted" : ""}`}
+              >
+                <th scope="row" className={`${TD} text-left font-medium whitespace-nowrap tabular-nums`}>
+                  v{v.version}
+                  {i === 0 ? <span className="ml-1.5 text-xs font-normal text-ink-subtle">current</span> : null}
+                </th>
+                <td className={`${TD} max-w-64`}>
+                  <Recorder version={v} recorder={recorders.get(v.version)} />
+                </td>
+                <td className={`${TD} whitespace-nowrap`}>
+                  <RelativeTime value={v.createdAt} />
+                </td>
+                <td className={TD}>
+                  {previous ? (
+                    changes.length > 0 ? (
+                      changes.map((c) => c.label).join(", ")
+                    ) : (
+                      <span className="text-ink-subtle">nothing</span>
+                    )
+                  ) : (
+                    <span className="text-ink-subtle">created</span>
+                  )}
+                </td>
+                <td className={`${TD} text-right whitespace-nowrap`}>
+                  {previous ? (
+                    <Link
+                      href={`${contractPath(tool)}?from=${previous.version}&to=${v.version}#diff`}
+                      className="text-xs text-ink-muted underline underline-offset-4 hover:text-ink"
+                      aria-label={`Compare version ${v.version} with version ${previous.version}`}
+                    >
+                      diff with v{previous.version}
+                    </Link>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function DiffPicker({
+  tool,
+  versions,
+  from,
+  to,
+}: {
+  tool: string;
+  versions: ContractView[];
+  from: number;
+  to: number;
+}) {
+  return (
+    <form method="get" action={contractPath(tool)} className="flex flex-wrap items-end gap-3">
+      <label className="flex flex-col gap-1">
+        <span className="text-xs text-ink-muted">From version</span>
+        <select name="from" defaultValue={String(from)} className={inputClass(false, "max-w-72 py-1")}>
+          {versions.map((v) => (
+            <option key={v.version} value={v.version}>
+              v{v.version} · {v.author}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col gap-1">
+        <span className="text-xs text-ink-muted">To version</span>
+        <select name="to" defaultValue={String(to)} className={inputClass(false, "max-w-72 py-1")}>
+          {versions.map((v) => (
+            <option key={v.version} value={v.version}>
+              v{v.version} · {v.author}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className={buttonClass("secondary")}>
+        Compare
+      </button>
+    </form>
+  );
+}
+
+export function ContractDiff({ before, after }: { before: ContractView; after: ContractView }) {
+  const changes = diffContracts(before, after);
+  return (
+    <div>
+      <p className="mb-2 text-ink-muted">
+        From <span className="font-medium text-ink">v{before.version}</span> ({before.author},{" "}
+        <RelativeTime value={before.createdAt} />) to <span className="font-medium text-ink">v{after.version}</span> (
+        {after.author}, <RelativeTime value={after.createdAt} />
+        ):{" "}
+        {changes.length === 0
+          ? "no rule differs."
+          : `${changes.length} ${changes.length === 1 ? "rule differs" : "rules differ"}.`}
+      </p>
+      {changes.length > 0 ? (
+        <div className="overflow-x-auto rounded-lg border border-line">
+          <table className="w-full border-collapse text-[13px]" data-testid="contract-diff">
+            <caption className="sr-only">
+              Rules that differ between version {before.version} and version {after.version}
+            </caption>
+            <thead className="border-b border-line bg-surface-muted">
+              <tr>
+                <th scope="col" className={TH}>
+                  Rule
+                </th>
+                <th scope="col" className={TH}>
+                  In v{before.version}
+                </th>
+                <th scope="col" className={TH}>
+                  In v{after.version}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {changes.map((c) => (
+                <tr key={c.path} className="border-b border-line last:border-b-0">
+                  <th scope="row" className={`${TD} text-left font-medium whitespace-nowrap`}>
+                    {c.label}
+                  </th>
+                  <td className={`${TD} font-mono text-[12.5px] break-all text-ink-muted`}>
+                    <span className="sr-only">was </span>
+                    <span className="line-through decoration-ink-subtle/60">{formatContractValue(c.before)}</span>
+                  </td>
+                  <td className={`${TD} font-mono text-[12.5px] font-medium break-all`}>
+                    <span className="sr-only">now </span>
+                    {formatContractValue(c.after)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,189 @@
+"use client";
+// The ledger: every operation, newest first, filtered and paged through the URL, refreshed live on its newest page.
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useSearchParams } from "next/navigation";
+import { useMemo, useState } from "react";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Ago } from "./fresh-clock";
+import { consoleKeys, fetchOperations, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
+import { DecisionBadge } from "./decision-badge";
+import { LedgerFilters } from "./ledger-filters";
+import { hasFilters, ledgerHref, readLedgerLocation, type LedgerFilter, type LedgerLocation, type OperationsRequest } from "./ledger-search";
+import { ListError, LiveStatus, TableSkeleton } from "./list-states";
+import { AttemptCount, EffectClassText, OperationLink, RunAgent, ToolName } from "./operation-cells";
+import type { OperationRow } from "./operation-row";
+import { PhaseBadge } from "./phase-badge";
+
+const COLUMNS = ["Operation", "Tool", "Effect", "Phase", "Attempts", "Decision", "Run / agent", "Created"] as const;
+
+/** Filters replace the URL (no history entry per keystroke); paging pushes one, so Back returns to the previous page. */
+function go(location: LedgerLocation, mode: "push" | "replace"): void {
+  const href = ledgerHref(location);
+  // The native history API updates useSearchParams without a server round trip (Next.js integrates it into its router).
+  if (mode === "push") window.history.pushState(null, "", href);
+  else window.history.replaceState(null, "", href);
+}
+
+export function LedgerTable() {
+  const searchParams = useSearchParams();
+  const location = useMemo(() => readLedgerLocation(new URLSearchParams(searchParams.toString())), [searchParams]);
+  const [paused, setPaused] = useState(false);
+  const cursor = location.cursors.at(-1);
+  const onNewestPage = cursor === undefined;
+  const live = onNewestPage && !paused;
+
+  const request: OperationsRequest = { filter: location.filter, cursor, limit: location.limit, order: "newest" };
+  const query = useQuery({
+    queryKey: consoleKeys.list(request),
+    queryFn: ({ signal }) => fetchOperations(request, signal),
+    placeholderData: keepPreviousData,
+    refetchInterval: (q) => (live && keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
+    refetchOnWindowFocus: live,
+  });
+
+  const setFilter = (filter: LedgerFilter) => go({ filter, cursors: [], limit: location.limit }, "replace");
+  const page = location.cursors.length + 1;
+  const nextCursor = query.data?.nextCursor ?? null;
+  const changing = query.isPlaceholderData;
+
+  return (
+    <>
+      <LedgerFilters filter={location.filter} onChange={setFilter} />
+      <div className="mb-2 flex flex-wrap items-center justify-between gap-3">
+        <LiveStatus
+          available={onNewestPage}
+          paused={paused}
+          onToggle={() => setPaused((p) => !p)}
+          fetching={query.isFetching}
+          stale={query.isRefetchError}
+          updatedAt={query.dataUpdatedAt}
+        />
+        <Pager
+          page={page}
+          canNewer={!onNewestPage}
+          canOlder={nextCursor !== null && !changing}
+          onNewest={() => go({ ...location, cursors: [] }, "push")}
+          onNewer={() => go({ ...location, cursors: location.cursors.slice(0, -1) }, "push")}
+          onOlder={() => nextCursor && go({ ...location, cursors: [...location.cursors, nextCursor] }, "push")}
+        />
+      </div>
+      {query.isPending ? (
+        <TableSkeleton columns={COLUMNS.length} label="Loading operations…" />
+      ) : query.isError && !query.data ? (
+        <ListError error={query.error} what="the ledger" onRetry={() => void query.refetch()} />
+      ) : query.data.items.length === 0 ? (
+        <LedgerEmpty filter={location.filter} olderPage={!onNewestPage} />
+      ) : (
+        <OperationsGrid rows={query.data.items} busy={changing} />
+      )}
+      {query.data && query.data.items.length > 0 ? (
+        <p className="mt-2 text-xs text-ink-subtle">
+          Page {page} · {query.data.items.length} operation{query.data.items.length === 1 ? "" : "s"}
+          {nextCursor ? " · older ones on the next page" : " · no older operations"}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function Pager(props: {
+  page: number;
+  canNewer: boolean;
+  canOlder: boolean;
+  onNewest: () => void;
+  onNewer: () => void;
+  onOlder: () => void;
+}) {
+  const button =
+    "h-7 rounded-md px-2.5 text-xs font-medium text-ink ring-1 ring-line-strong hover:bg-surface-muted disabled:cursor-not-allowed disabled:text-ink-subtle disabled:opacity-60 disabled:hover:bg-transparent";
+  return (
+    <nav aria-label="Pages of the ledger" className="flex items-center gap-1.5">
+      <button type="button" className={button} disabled={!props.canNewer} onClick={props.onNewest}>
+        Newest
+      </button>
+      <button type="button" className={button} disabled={!props.canNewer} onClick={props.onNewer}>
+        ← Newer
+      </button>
+      <span className="px-1.5 text-xs text-ink-muted tabular-nums" aria-live="polite">
+        Page {props.page}
+      </span>
+      <button type="button" className={button} disabled={!props.canOlder} onClick={props.onOlder}>
+        Older →
+      </button>
+    </nav>
+  );
+}
+
+function LedgerEmpty({ filter, olderPage }: { filter: LedgerFilter; olderPage: boolean }) {
+  if (olderPage) {
+    return (
+      <EmptyState title="No older operations.">
+        You have reached the end of the ledger for these filters. Go back to newer pages to see the rest.
+      </EmptyState>
+    );
+  }
+  if (hasFilters(filter)) {
+    return (
+      <EmptyState title="No operations match these filters.">
+        Operations appear here when their phase, tool, effect class, run, agent and age all match what is set above.
+        Filters match exactly; clear one to widen the search.
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState title="The ledger has no operations yet.">
+      Every tool call an agent makes through opledger is written here before its request leaves, with its phase, tool,
+      effect class, run and age. Once an agent runtime plans its first operation through the ledger API or the executor,
+      it appears at the top of this list.
+    </EmptyState>
+  );
+}
+
+export function OperationsGrid({ rows, busy }: { rows: OperationRow[]; busy: boolean }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-line">
+      <table aria-label="Operations" aria-busy={busy} className={`w-full border-collapse text-left ${busy ? "opacity-60" : ""}`}>
+        <thead className="bg-surface-muted text-[11px] font-semibold tracking-wide text-ink-subtle uppercase">
+          <tr>
+            {COLUMNS.map((column) => (
+              <th key={column} scope="col" className="border-b border-line px-2 py-2 whitespace-nowrap">
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((op) => (
+            <tr key={op.id} data-operation-row={op.id} className="border-b border-line last:border-b-0 hover:bg-surface-muted">
+              <td className="px-2 py-1.5">
+                <OperationLink id={op.id} />
+              </td>
+              <td className="px-2 py-1.5">
+                <ToolName tool={op.tool} version={op.contractVersion} />
+              </td>
+              <td className="px-2 py-1.5">
+                <EffectClassText effect={op.effect} />
+              </td>
+              <td className="px-2 py-1.5">
+                <PhaseBadge phase={op.phase} />
+              </td>
+              <td className="px-2 py-1.5">
+                <AttemptCount attempt={op.attempt} maxAttempts={op.maxAttempts} />
+              </td>
+              <td className="px-2 py-1.5" title={op.decision.reason}>
+                <DecisionBadge action={op.decision.action} />
+                <span className="sr-only">: {op.decision.reason}</span>
+              </td>
+              <td className="px-2 py-1.5">
+                <RunAgent runId={op.runId} agentId={op.agentId} />
+              </td>
+              <td className="px-2 py-1.5 text-ink-muted">
+                <Ago value={op.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

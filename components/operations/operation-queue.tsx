@@ -1,0 +1,187 @@
+"use client";
+// A work queue (Unknowns, Approvals): one phase, oldest first by how long it has waited, refreshed every 5 s.
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { EmptyState } from "@/components/ui/empty-state";
+import { assertNever } from "@/lib/retry-gate/exhaustive";
+import { consoleKeys, fetchCounts, fetchOperations, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
+import { Age } from "./age";
+import { DecisionBadge } from "./decision-badge";
+import { ledgerHref, type OperationsRequest } from "./ledger-search";
+import { ListError, LiveStatus, TableSkeleton } from "./list-states";
+import { AttemptCount, EffectClassText, LastError, OperationLink, RunAgent, ToolName } from "./operation-cells";
+import type { OperationRow } from "./operation-row";
+
+export type QueueKind = "unknowns" | "approvals";
+
+/** The queue shows at most this many; the rest wait behind them, and the count says how many there are. */
+const QUEUE_SIZE = 200;
+
+interface QueueText {
+  phase: "UNKNOWN" | "AWAITING_APPROVAL";
+  what: string;
+  ageColumn: string;
+  emptyTitle: string;
+  empty: string;
+  countOf: (n: number) => string;
+}
+
+function queueText(kind: QueueKind): QueueText {
+  switch (kind) {
+    case "unknowns":
+      return {
+        phase: "UNKNOWN",
+        what: "the unknowns queue",
+        ageColumn: "Unknown for",
+        emptyTitle: "No operations are waiting for reconciliation.",
+        empty:
+          "An operation lands here when its outcome was lost after it was dispatched — a timeout, a crash, a lease that ran out — and someone must look the effect up before anything is retried. Empty means every dispatched call has a known outcome.",
+        countOf: (n) => `${n} operation${n === 1 ? "" : "s"} with an unknown outcome`,
+      };
+    case "approvals":
+      return {
+        phase: "AWAITING_APPROVAL",
+        what: "the approvals queue",
+        ageColumn: "Waiting for",
+        emptyTitle: "No operations are waiting for approval.",
+        empty:
+          "An operation lands here when repeating it could create a new effect — a non-retryable tool that failed, a contract that requires approval, or a spent retry budget. Approving grants exactly one more attempt, and every decision is recorded with your name and reason.",
+        countOf: (n) => `${n} operation${n === 1 ? "" : "s"} waiting for a person`,
+      };
+    default:
+      return assertNever(kind, "queue");
+  }
+}
+
+/** Oldest first by the time the operation entered this phase (its last change), so the longest wait is on top. */
+function byWait(a: OperationRow, b: OperationRow): number {
+  return a.updatedAt.localeCompare(b.updatedAt) || a.id.localeCompare(b.id);
+}
+
+export function OperationQueue({ kind }: { kind: QueueKind }) {
+  const text = queueText(kind);
+  const request: OperationsRequest = { filter: { phase: text.phase }, limit: QUEUE_SIZE, order: "oldest" };
+  const query = useQuery({
+    queryKey: consoleKeys.list(request),
+    queryFn: ({ signal }) => fetchOperations(request, signal),
+    refetchInterval: (q) => (keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
+  });
+  // The same query as the navigation badges, so the two numbers never disagree for long.
+  const counts = useQuery({
+    queryKey: consoleKeys.counts,
+    queryFn: ({ signal }) => fetchCounts(signal),
+    refetchInterval: (q) => (keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
+  });
+  const rows = query.data ? [...query.data.items].sort(byWait) : [];
+  const total = counts.data ? (kind === "unknowns" ? counts.data.unknown : counts.data.awaitingApproval) : undefined;
+
+  return (
+    <>
+      <div className="mb-2 flex flex-wrap items-center justify-between gap-3">
+        <p className="text-[15px] font-semibold text-ink tabular-nums" data-queue-count={total ?? ""}>
+          {total === undefined ? "\u00a0" : text.countOf(total)}
+        </p>
+        <LiveStatus
+          available
+          paused={false}
+          fetching={query.isFetching}
+          stale={query.isRefetchError}
+          updatedAt={query.dataUpdatedAt}
+        />
+      </div>
+      {query.isPending ? (
+        <TableSkeleton columns={7} rows={5} label={`Loading ${text.what}…`} />
+      ) : query.isError && !query.data ? (
+        <ListError error={query.error} what={text.what} onRetry={() => void query.refetch()} />
+      ) : rows.length === 0 ? (
+        <EmptyState title={text.emptyTitle}>{text.empty}</EmptyState>
+      ) : (
+        <QueueTable kind={kind} ageColumn={text.ageColumn} rows={rows} />
+      )}
+      {query.data?.nextCursor ? (
+        <p className="mt-2 text-xs text-ink-muted">
+          Showing the {QUEUE_SIZE} oldest. The rest appear here as these are resolved;{" "}
+          <Link className="underline underline-offset-4" href={ledgerHref({ filter: { phase: text.phase }, cursors: [], limit: QUEUE_SIZE })}>
+            see all in the ledger
+          </Link>
+          .
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: string; rows: OperationRow[] }) {
+  const detailColumn = kind === "unknowns" ? "Last error" : "Why the gate asks a person";
+  return (
+    <div className="overflow-x-auto rounded-lg border border-line">
+      <table aria-label={kind === "unknowns" ? "Unknown operations" : "Operations awaiting approval"} className="w-full border-collapse text-left">
+        <thead className="bg-surface-muted text-[11px] font-semibold tracking-wide text-ink-subtle uppercase">
+          <tr>
+            <th scope="col" className="border-b border-line px-3 py-2 whitespace-nowrap">
+              {ageColumn}
+            </th>
+            <th scope="col" className="border-b border-line px-3 py-2">
+              Operation
+            </th>
+            <th scope="col" className="border-b border-line px-3 py-2">
+              Tool
+            </th>
+            <th scope="col" className="border-b border-line px-3 py-2 whitespace-nowrap">
+              Effect class
+            </th>
+            <th scope="col" className="border-b border-line px-3 py-2">
+              Attempts
+            </th>
+            <th scope="col" className="border-b border-line px-3 py-2">
+              {detailColumn}
+            </th>
+            <th scope="col" className="border-b border-line px-3 py-2 whitespace-nowrap">
+              Run / agent
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((op) => (
+            <tr key={op.id} data-operation-row={op.id} className="border-b border-line align-top last:border-b-0 hover:bg-surface-muted">
+              <td className="px-3 py-2">
+                <Age
+                  since={op.updatedAt}
+                  className={`text-[15px] font-semibold ${kind === "unknowns" ? "text-phase-unknown-ink" : "text-phase-awaiting-approval-ink"}`}
+                />
+              </td>
+              <td className="px-3 py-2">
+                <OperationLink id={op.id} />
+              </td>
+              <td className="px-3 py-2">
+                <ToolName tool={op.tool} version={op.contractVersion} />
+              </td>
+              <td className="px-3 py-2">
+                <EffectClassText effect={op.effect} />
+              </td>
+              <td className="px-3 py-2">
+                <AttemptCount attempt={op.attempt} maxAttempts={op.maxAttempts} />
+              </td>
+              <td className="min-w-[22rem] px-3 py-2">
+                {kind === "unknowns" ? (
+                  <LastError error={op.lastError} />
+                ) : op.decision.action === "APPROVAL" ? (
+                  <span className="text-ink">{op.decision.reason}</span>
+                ) : (
+                  // The queue is for approvals; anything else the gate says now is worth a second look.
+                  <span className="flex items-start gap-2">
+                    <DecisionBadge action={op.decision.action} className="shrink-0" />
+                    <span className="text-ink">{op.decision.reason}</span>
+                  </span>
+                )}
+              </td>
+              <td className="px-3 py-2">
+                <RunAgent runId={op.runId} agentId={op.agentId} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+// One operation as a row of the ledger and the queues: only the fields those tables show, not its arguments or evidence.
+import type { OperationView } from "@/lib/ledger/operation-view";
+
+export type OperationRow = Pick<
+  OperationView,
+  | "id"
+  | "tool"
+  | "contractVersion"
+  | "effect"
+  | "phase"
+  | "attempt"
+  | "maxAttempts"
+  | "approvedAttempt"
+  | "decision"
+  | "runId"
+  | "agentId"
+  | "lastError"
+  | "createdAt"
+  | "updatedAt"
+>;
+
+export function operationRow(op: OperationView): OperationRow {
+  return {
+    id: op.id,
+    tool: op.tool,
+    contractVersion: op.contractVersion,
+    effect: op.effect,
+    phase: op.phase,
+    attempt: op.attempt,
+    maxAttempts: op.maxAttempts,
+    approvedAttempt: op.approvedAttempt,
+    decision: op.decision,
+    runId: op.runId,
+    agentId: op.agentId,
+    lastError: op.lastError,
+    createdAt: op.createdAt,
+    updatedAt: op.updatedAt,
+  };
+}
+
+export interface OperationPage {
+  items: OperationRow[];
+  nextCursor: string | null;
+}

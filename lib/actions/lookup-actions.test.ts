@@ -1,0 +1,85 @@
+// The Reconcile dialog's lookup action: operator role checked inside, the evidence returned, nothing changed.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import type { Db } from "@/lib/db";
+import { ForbiddenError } from "@/lib/auth/roles";
+import type * as SessionModule from "@/lib/auth/session";
+import type { SessionUser } from "@/lib/auth/session";
+import { getOperation } from "@/lib/ledger/queries";
+import { at, withContract } from "@/tests/helpers/ledger-fixtures";
+import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
+import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
+
+const session = vi.hoisted(() => ({ user: null as SessionUser | null }));
+
+vi.mock("@/lib/auth/session", async (original) => {
+  const actual = await original<typeof SessionModule>();
+  return {
+    ...actual,
+    requireUser: (role: "viewer" | "operator" | "admin") => {
+      const rank = { viewer: 0, operator: 1, admin: 2 };
+      if (!session.user) return Promise.reject(new actual.UnauthenticatedError("signed out"));
+      if (rank[session.user.role] < rank[role])
+        return Promise.reject(new ForbiddenError(`This needs the ${role} role.`));
+      return Promise.resolve(session.user);
+    },
+  };
+});
+
+const { runProviderLookup } = await import("./lookup-actions");
+
+let t: TestDb;
+let provider: Server;
+let id: string;
+
+beforeEach(async () => {
+  provider = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "ch_9", status: "succeeded" }));
+  });
+  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+  t = await createTestDb();
+  (globalThis as unknown as { opledgerDb?: Db }).opledgerDb = t.client;
+  await withContract(t.client, "payments.charge", "IDEMPOTENT", {
+    reconcile: {
+      method: "lookup",
+      urlTemplate: `${base}/charges/{idempotencyKey}`,
+      statusField: "status",
+      appliedValues: ["succeeded"],
+    },
+  });
+  const lease = await planAndClaim(
+    t.client,
+    { tool: "payments.charge", args: { amount: 1 }, idempotencyKey: "k-9" },
+    at(0),
+  );
+  id = lease.id;
+  await dispatch(t.client, id, lease.fence, at(1));
+  await outcome(t.client, id, { fence: lease.fence, result: "unknown" }, at(2));
+});
+
+afterEach(async () => {
+  delete (globalThis as unknown as { opledgerDb?: Db }).opledgerDb;
+  session.user = null;
+  await t.close();
+  provider.closeAllConnections();
+  await new Promise<void>((resolve) => provider.close(() => resolve()));
+});
+
+it("returns the provider's evidence to an operator and changes nothing", async () => {
+  session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
+  const result = await runProviderLookup({ operationId: id });
+  expect(result).toMatchObject({ ok: true, data: { ok: true, status: 200, applied: true, providerId: "ch_9" } });
+  expect((await getOperation(t.client, id, new Date())).phase).toBe("UNKNOWN");
+});
+
+it("refuses a viewer and a signed-out visitor, and names an unknown operation", async () => {
+  session.user = { email: "vic@example.test", name: "Vic", role: "viewer" };
+  expect(await runProviderLookup({ operationId: id })).toMatchObject({ ok: false, code: "forbidden" });
+  session.user = null;
+  expect(await runProviderLookup({ operationId: id })).toMatchObject({ ok: false, code: "unauthenticated" });
+  session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
+  expect(await runProviderLookup({ operationId: "nope" })).toMatchObject({ ok: false, code: "not_found" });
+  expect(await runProviderLookup({ operationId: "" })).toMatchObject({ ok: false, code: "invalid_input" });
+});

@@ -1,0 +1,153 @@
+"use server";
+// Console actions on one operation (approve a retry, reject, reconcile): operator role, a reason, and a refusal if the operation moved on since the person looked.
+import { z } from "zod";
+import type { ActionContext } from "@/lib/actions/console-action";
+import { consoleAction } from "@/lib/actions/console-action";
+import { approveOperation, rejectOperation } from "@/lib/ledger/approval";
+import { LedgerError } from "@/lib/ledger/errors";
+import { lookupForOperation } from "@/lib/ledger/auto-reconcile";
+import { loadContext } from "@/lib/ledger/operation-store";
+import type { OperationView } from "@/lib/ledger/operation-view";
+import { evidenceText, reconcileSuggestion } from "@/lib/ledger/provider-lookup";
+import { reconcileOperation } from "@/lib/ledger/reconcile";
+import { EFFECT_EVIDENCE, PHASES, type Decision, type Phase } from "@/lib/retry-gate/types";
+
+const STALE_MESSAGE =
+  "Someone else acted on this operation first — the page has been refreshed to show what they did. Nothing was changed by you; read the timeline and decide again.";
+
+/**
+ * What the person saw when they decided: the fields a human decision changes. Not updatedAt or the fence, which a
+ * worker's heartbeat or claim also moves without anyone deciding anything.
+ */
+const seenSchema = z
+  .object({
+    phase: z.enum(PHASES),
+    attempt: z.int().min(0),
+    approvedAttempt: z.int().min(0).nullable(),
+    evidence: z.enum(EFFECT_EVIDENCE),
+  })
+  .strict();
+
+const decisionSchema = z
+  .object({
+    id: z.string().trim().min(1).max(64),
+    seen: seenSchema,
+    reason: z.string().trim().min(1, "Give a reason; it is recorded with your name.").max(2000),
+  })
+  .strict();
+
+const reconcileSchema = decisionSchema
+  .extend({
+    outcome: z.enum(["applied", "not_applied"]),
+    providerId: z.string().trim().max(500).optional(),
+    evidence: z.string().trim().max(20_000).optional(),
+    approveRetry: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    if (input.outcome === "applied" && !input.providerId) {
+      ctx.addIssue({ code: "custom", path: ["providerId"], message: "Give the provider's id for the effect that happened." });
+    }
+    if (input.outcome === "applied" && input.approveRetry) {
+      ctx.addIssue({ code: "custom", path: ["approveRetry"], message: "A retry can only be approved when the effect did not happen." });
+    }
+  });
+
+const lookupSchema = z.object({ id: z.string().trim().min(1).max(64) }).strict();
+
+export type DecisionInput = z.input<typeof decisionSchema>;
+export type ReconcileInput = z.input<typeof reconcileSchema>;
+export type SeenVersion = z.input<typeof seenSchema>;
+
+/** What the page needs back; it refetches the whole operation anyway. */
+export interface ActionOutcome {
+  id: string;
+  phase: Phase;
+  decision: Decision;
+}
+
+/** A provider lookup for the reconcile dialog: what it found, as text for the evidence field, and the reconciliation it suggests. */
+export interface LookupResult {
+  ok: boolean;
+  /** One sentence: the verdict, or why there is none. */
+  summary: string;
+  evidence: string;
+  suggestion: { outcome: "applied"; providerId: string | null } | { outcome: "not_applied" } | null;
+}
+
+const outcomeOf = (op: OperationView): ActionOutcome => ({ id: op.id, phase: op.phase, decision: op.decision });
+
+/** Refuses before writing when the operation is no longer what the person saw. */
+async function assertUnchanged(ctx: ActionContext, id: string, seen: SeenVersion): Promise<void> {
+  const { op } = await loadContext(ctx.client, id);
+  if (
+    op.phase !== seen.phase ||
+    op.attempt !== seen.attempt ||
+    op.approvedAttempt !== seen.approvedAttempt ||
+    op.evidence !== seen.evidence
+  ) {
+    throw new LedgerError("write_conflict", STALE_MESSAGE, { operationId: id });
+  }
+}
+
+/**
+ * The ledger re-checks the phase inside its transaction; a refusal there means another person (or worker) won a race
+ * that the check above could not see, and reads the same to the person.
+ */
+async function decided<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (
+      error instanceof LedgerError &&
+      (error.code === "not_awaiting_approval" ||
+        error.code === "not_rejectable" ||
+        error.code === "not_unknown" ||
+        error.code === "write_conflict")
+    ) {
+      throw new LedgerError("write_conflict", STALE_MESSAGE, { operationId: error.extra.operationId });
+    }
+    throw error;
+  }
+}
+
+export const approveOperationAction = consoleAction("operator", decisionSchema, async (input, ctx) => {
+  await assertUnchanged(ctx, input.id, input.seen);
+  return outcomeOf(await decided(() => approveOperation(ctx.client, input.id, { reason: input.reason }, ctx.actor, ctx.now)));
+});
+
+export const rejectOperationAction = consoleAction("operator", decisionSchema, async (input, ctx) => {
+  await assertUnchanged(ctx, input.id, input.seen);
+  return outcomeOf(await decided(() => rejectOperation(ctx.client, input.id, { reason: input.reason }, ctx.actor, ctx.now)));
+});
+
+export const reconcileOperationAction = consoleAction("operator", reconcileSchema, async (input, ctx) => {
+  await assertUnchanged(ctx, input.id, input.seen);
+  const view = await decided(() =>
+    reconcileOperation(
+      ctx.client,
+      input.id,
+      {
+        outcome: input.outcome,
+        ...(input.outcome === "applied" && input.providerId ? { providerId: input.providerId } : {}),
+        evidence: input.evidence ? { note: input.evidence, source: "console" } : null,
+        reason: input.reason,
+        approveRetry: input.outcome === "not_applied" && input.approveRetry === true,
+      },
+      ctx.actor,
+      ctx.now,
+    ),
+  );
+  return outcomeOf(view);
+});
+
+/** Asks the provider (as the contract's reconcile settings say) and changes nothing: the person still decides, with a reason. */
+export const lookupOperationAction = consoleAction("operator", lookupSchema, async (input, ctx): Promise<LookupResult> => {
+  const found = await lookupForOperation(ctx.client, input.id, fetch, ctx.now);
+  return {
+    ok: found.ok,
+    summary: found.ok ? found.verdict : `The lookup gave no answer: ${found.reason}.`,
+    evidence: evidenceText(found),
+    suggestion: reconcileSuggestion(found),
+  };
+});

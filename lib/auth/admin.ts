@@ -1,0 +1,280 @@
+// Administration of console users and API keys: the lists the admin page shows and every change an admin makes, each audited in its own transaction.
+import type { Db } from "@/lib/db";
+import type { Actor } from "@/lib/ledger/actor";
+import { auditRecord } from "@/lib/ledger/audit";
+import { LedgerError } from "@/lib/ledger/errors";
+import { withWriteRetry, WriteConflict } from "@/lib/ledger/transaction";
+import { createApiKey, scopesOf, type ApiScope } from "./api-keys";
+import { hashPassword } from "./passwords";
+import { ForbiddenError, ROLES, type Role } from "./roles";
+import { createUser } from "./users";
+
+/** The same floor as the CLI and OPLEDGER_ADMIN_PASSWORD: long passphrases beat composition rules. */
+export const MIN_PASSWORD_LENGTH = 12;
+
+/** The admin page lists at most this many users and keys; it says so when a list is cut. */
+export const ADMIN_LIST_LIMIT = 500;
+
+export type UserStatus = "active" | "locked" | "disabled";
+
+export interface UserListItem {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  status: UserStatus;
+  /** Set while the account is locked after too many failed sign-ins. */
+  lockedUntil: Date | null;
+  disabledAt: Date | null;
+  createdAt: Date;
+}
+
+export interface ApiKeyListItem {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: ApiScope[];
+  createdBy: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+function asRole(value: string): Role {
+  return (ROLES as readonly string[]).includes(value) ? (value as Role) : "viewer";
+}
+
+/** Disabled wins over locked: a disabled account stays out whatever its lockout says. */
+export function userStatus(user: { disabledAt: Date | null; lockedUntil: Date | null }, now: Date): UserStatus {
+  if (user.disabledAt) return "disabled";
+  if (user.lockedUntil && user.lockedUntil.getTime() > now.getTime()) return "locked";
+  return "active";
+}
+
+export async function listUsers(client: Db, now: Date): Promise<UserListItem[]> {
+  const rows = await client.user.findMany({
+    select: { id: true, email: true, name: true, role: true, lockedUntil: true, disabledAt: true, createdAt: true },
+    orderBy: { email: "asc" },
+    take: ADMIN_LIST_LIMIT,
+  });
+  return rows.map((row) => {
+    const status = userStatus(row, now);
+    return { ...row, role: asRole(row.role), status, lockedUntil: status === "locked" ? row.lockedUntil : null };
+  });
+}
+
+/** Newest first, revoked keys included: an admin tracing a 401 needs to see that the key was revoked, when and by whom. */
+export async function listApiKeys(client: Db): Promise<ApiKeyListItem[]> {
+  const rows = await client.apiKey.findMany({
+    select: { id: true, name: true, prefix: true, scopes: true, createdBy: true, createdAt: true, lastUsedAt: true, revokedAt: true },
+    orderBy: { createdAt: "desc" },
+    take: ADMIN_LIST_LIMIT,
+  });
+  return rows.map((row) => ({ ...row, scopes: scopesOf(row) }));
+}
+
+function passwordProblem(password: string): LedgerError | null {
+  if (password.length >= MIN_PASSWORD_LENGTH) return null;
+  const message = `Use at least ${MIN_PASSWORD_LENGTH} characters.`;
+  return new LedgerError("invalid_body", message, { errors: { password: [message] } });
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "P2002";
+}
+
+/** createUser with the rules an admin's form needs: the password floor, and a taken email reported on the email field. */
+export async function addUser(
+  client: Db,
+  input: { email: string; name: string; role: Role; password: string },
+  actor: Actor,
+  now: Date,
+): Promise<{ id: string; email: string }> {
+  const weak = passwordProblem(input.password);
+  if (weak) throw weak;
+  try {
+    const user = await createUser(client, input, actor, now);
+    return { id: user.id, email: user.email };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const message = "A user with this email already exists.";
+    throw new LedgerError("invalid_body", message, { errors: { email: [message] } });
+  }
+}
+
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+interface TargetUser {
+  id: string;
+  email: string;
+  role: Role;
+  disabledAt: Date | null;
+}
+
+async function loadUser(tx: Tx, id: string): Promise<TargetUser> {
+  const user = await tx.user.findUnique({ where: { id }, select: { id: true, email: true, role: true, disabledAt: true } });
+  if (!user) throw new LedgerError("not_found", "This user no longer exists; reload the page.");
+  return { ...user, role: asRole(user.role) };
+}
+
+function isSelf(actor: Actor, user: TargetUser): boolean {
+  return actor.type === "user" && actor.id.toLowerCase() === user.email;
+}
+
+/** Someone must always be able to manage users: the last enabled admin cannot be demoted or disabled. */
+async function assertAnotherAdmin(tx: Tx, user: TargetUser): Promise<void> {
+  if (user.role !== "admin" || user.disabledAt) return;
+  const others = await tx.user.count({ where: { role: "admin", disabledAt: null, id: { not: user.id } } });
+  if (others === 0) throw new ForbiddenError(`${user.email} is the last enabled admin; make someone else an admin first.`);
+}
+
+/** Moves a user to another role; the new role applies to their next request, since sessions read the role from the database. */
+export async function changeUserRole(
+  client: Db,
+  input: { userId: string; role: Role; reason?: string },
+  actor: Actor,
+  now: Date,
+): Promise<{ email: string; role: Role; changed: boolean }> {
+  return withWriteRetry(() =>
+    client.$transaction(async (tx) => {
+      const user = await loadUser(tx, input.userId);
+      if (user.role === input.role) return { email: user.email, role: user.role, changed: false };
+      if (input.role !== "admin") {
+        if (isSelf(actor, user)) throw new ForbiddenError("You cannot remove your own admin role; ask another admin to do it.");
+        await assertAnotherAdmin(tx, user);
+      }
+      const moved = await tx.user.updateMany({ where: { id: user.id, role: user.role }, data: { role: input.role } });
+      if (moved.count !== 1) throw new WriteConflict();
+      await tx.auditEvent.createMany({
+        data: [
+          auditRecord({
+            subjectType: "user",
+            subjectId: user.email,
+            actor,
+            action: "user.role_changed",
+            reason: input.reason ?? null,
+            data: { from: user.role, to: input.role },
+            at: now,
+          }),
+        ],
+      });
+      return { email: user.email, role: input.role, changed: true };
+    }),
+  );
+}
+
+/** Disabling ends the user's sessions at their next request and refuses their sign-ins; their audit history stays. */
+export async function disableUser(
+  client: Db,
+  input: { userId: string; reason: string },
+  actor: Actor,
+  now: Date,
+): Promise<{ email: string }> {
+  return withWriteRetry(() =>
+    client.$transaction(async (tx) => {
+      const user = await loadUser(tx, input.userId);
+      if (user.disabledAt) return { email: user.email };
+      if (isSelf(actor, user)) throw new ForbiddenError("You cannot disable your own account; ask another admin to do it.");
+      await assertAnotherAdmin(tx, user);
+      const changed = await tx.user.updateMany({ where: { id: user.id, disabledAt: null }, data: { disabledAt: now } });
+      if (changed.count !== 1) throw new WriteConflict();
+      await tx.auditEvent.createMany({
+        data: [auditRecord({ subjectType: "user", subjectId: user.email, actor, action: "user.disabled", reason: input.reason, at: now })],
+      });
+      return { email: user.email };
+    }),
+  );
+}
+
+/** Lets a disabled user sign in again, with a clean slate of failed attempts. */
+export async function enableUser(
+  client: Db,
+  input: { userId: string; reason?: string },
+  actor: Actor,
+  now: Date,
+): Promise<{ email: string }> {
+  return withWriteRetry(() =>
+    client.$transaction(async (tx) => {
+      const user = await loadUser(tx, input.userId);
+      if (!user.disabledAt) return { email: user.email };
+      const changed = await tx.user.updateMany({
+        where: { id: user.id, disabledAt: { not: null } },
+        data: { disabledAt: null, failedSignIns: 0, lockedUntil: null },
+      });
+      if (changed.count !== 1) throw new WriteConflict();
+      await tx.auditEvent.createMany({
+        data: [auditRecord({ subjectType: "user", subjectId: user.email, actor, action: "user.enabled", reason: input.reason ?? null, at: now })],
+      });
+      return { email: user.email };
+    }),
+  );
+}
+
+/** Sets a new password and lifts a lockout, so "I locked myself out" is fixed by one admin action. */
+export async function resetUserPassword(
+  client: Db,
+  input: { userId: string; password: string },
+  actor: Actor,
+  now: Date,
+): Promise<{ email: string }> {
+  const weak = passwordProblem(input.password);
+  if (weak) throw weak;
+  // Hash before the transaction: scrypt takes tens of milliseconds and must not hold a write lock.
+  const passwordHash = await hashPassword(input.password);
+  return withWriteRetry(() =>
+    client.$transaction(async (tx) => {
+      const user = await loadUser(tx, input.userId);
+      await tx.user.update({ where: { id: user.id }, data: { passwordHash, failedSignIns: 0, lockedUntil: null } });
+      await tx.auditEvent.createMany({
+        data: [auditRecord({ subjectType: "user", subjectId: user.email, actor, action: "user.password_reset", at: now })],
+      });
+      return { email: user.email };
+    }),
+  );
+}
+
+/** createApiKey, returning only what the one-time display needs: the secret itself is never stored. */
+export async function issueApiKey(
+  client: Db,
+  input: { name: string; scopes: ApiScope[] },
+  actor: Actor,
+  now: Date,
+): Promise<{ id: string; name: string; prefix: string; key: string }> {
+  const { key, record } = await createApiKey(client, input, actor, now);
+  return { id: record.id, name: record.name, prefix: record.prefix, key };
+}
+
+/**
+ * Revokes a key with the admin's reason in its audit record. Unlike api-keys.ts's revokeApiKey, a key that is
+ * unknown or already revoked is reported rather than audited a second time.
+ */
+export async function revokeApiKeyWithReason(
+  client: Db,
+  input: { keyId: string; reason: string },
+  actor: Actor,
+  now: Date,
+): Promise<{ name: string; prefix: string }> {
+  return withWriteRetry(() =>
+    client.$transaction(async (tx) => {
+      const key = await tx.apiKey.findUnique({ where: { id: input.keyId }, select: { id: true, name: true, prefix: true, revokedAt: true } });
+      if (!key) throw new LedgerError("not_found", "This API key no longer exists; reload the page.");
+      if (key.revokedAt) throw new LedgerError("already_finished", `The key ${key.name} was already revoked.`);
+      const changed = await tx.apiKey.updateMany({ where: { id: key.id, revokedAt: null }, data: { revokedAt: now } });
+      if (changed.count !== 1) throw new WriteConflict();
+      await tx.auditEvent.createMany({
+        data: [
+          auditRecord({
+            subjectType: "api_key",
+            subjectId: key.id,
+            actor,
+            action: "api_key.revoked",
+            reason: input.reason,
+            data: { name: key.name, prefix: key.prefix },
+            at: now,
+          }),
+        ],
+      });
+      return { name: key.name, prefix: key.prefix };
+    }),
+  );
+}
