@@ -104,8 +104,7 @@ test("the session cookie is httpOnly and SameSite=Lax", async ({ page, context, 
   expect(await page.evaluate(() => document.cookie)).not.toContain("session-token");
 });
 
-// FIXME(lead): the console layout does not render <UserMenu /> in the TopBar yet; remove .fixme once it does.
-test.fixme("signing out ends the session and returns to /signin", async ({ page, login }) => {
+test("signing out ends the session and returns to /signin", async ({ page, login }) => {
   const user = await login("operator");
   await page.goto("/");
   const userMenu = page.getByRole("group", { name: "Signed-in user" });

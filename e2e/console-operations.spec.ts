@@ -364,7 +364,9 @@ test.describe("acting on an operation", () => {
 
     // The lookup reads only: it fills in the outcome, the provider id and the evidence, and the person still confirms.
     await dialog(page).getByRole("button", { name: "Run provider lookup" }).click();
-    await expect(dialog(page).getByRole("status")).toContainText('status is "ok", which means the effect happened');
+    const lookup = dialog(page).getByRole("region", { name: "Provider lookup" });
+    await expect(lookup).toContainText('status is "ok", which means the effect happened');
+    await expect(lookup).toContainText("HTTP 200");
     await expect(dialog(page).getByLabel(/Effect happened/)).toBeChecked();
     await expect(dialog(page).getByLabel(/Provider id/)).toHaveValue("ok");
     await expect(dialog(page).getByLabel(/Evidence/)).toHaveValue(/Provider lookup GET .*\/api\/health/);

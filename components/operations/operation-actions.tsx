@@ -17,6 +17,7 @@ import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { Phase } from "@/lib/retry-gate/types";
 import { ActionDialog, FieldError } from "./action-dialog";
 import { consoleKeys } from "./console-api";
+import { LookupEvidencePanel } from "./lookup-evidence";
 
 export type OperationActionKind = "approve" | "reject" | "reconcile";
 
@@ -359,7 +360,7 @@ function ReconcileDialog(props: {
       return result.data;
     },
     onSuccess: (found) => {
-      setEvidence(found.evidence);
+      setEvidence(found.text);
       if (found.suggestion) {
         setOutcome(found.suggestion.outcome);
         setOutcomeMissing(false);
@@ -419,15 +420,7 @@ function ReconcileDialog(props: {
         </button>
         <span className="text-xs text-ink-subtle">Reads only; fills in what it finds. You still decide.</span>
       </div>
-      {lookup.data ? (
-        <p
-          role="status"
-          className={`rounded-md border px-3 py-2 ${lookup.data.suggestion ? "border-line-strong bg-surface-muted text-ink" : "border-phase-unknown/50 bg-phase-unknown-soft text-phase-unknown-ink"}`}
-        >
-          <strong className="font-semibold">Lookup: </strong>
-          {lookup.data.summary}
-        </p>
-      ) : null}
+      {lookup.data ? <LookupEvidencePanel evidence={lookup.data.found} /> : null}
       {lookup.error ? (
         <p role="alert" className="rounded-md border border-phase-failed/40 bg-phase-failed-soft px-3 py-2 text-phase-failed-ink">
           {lookup.error instanceof ActionRefused ? lookup.error.message : "The lookup did not reach the server. Try again."}

@@ -5,7 +5,7 @@ import { consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "@/compo
 import type { QueueCounts } from "@/components/operations/queue-counts";
 import { Nav } from "./nav";
 
-export function LiveNav({ initialCounts }: { initialCounts?: QueueCounts }) {
+export function LiveNav({ initialCounts, isAdmin = false }: { initialCounts?: QueueCounts; isAdmin?: boolean }) {
   const { data } = useQuery({
     queryKey: consoleKeys.counts,
     queryFn: ({ signal }) => fetchCounts(signal),
@@ -14,5 +14,5 @@ export function LiveNav({ initialCounts }: { initialCounts?: QueueCounts }) {
     // Signed out (the sign-in page, an ended session) there is nothing to count.
     enabled: initialCounts !== undefined,
   });
-  return <Nav unknownCount={data?.unknown} approvalCount={data?.awaitingApproval} />;
+  return <Nav unknownCount={data?.unknown} approvalCount={data?.awaitingApproval} isAdmin={isAdmin} />;
 }

@@ -8,9 +8,11 @@ export interface NavProps {
   unknownCount?: number;
   /** Operations waiting for approval; undefined while not known. */
   approvalCount?: number;
+  /** Shows the Administration entry (the page checks the role again). */
+  isAdmin?: boolean;
 }
 
-export function Nav({ unknownCount, approvalCount }: NavProps) {
+export function Nav({ unknownCount, approvalCount, isAdmin = false }: NavProps) {
   return (
     <nav aria-label="Console" className="flex gap-4 px-3 py-2 md:flex-col md:gap-5 md:py-4">
       <NavSection title="Operations">
@@ -53,6 +55,13 @@ export function Nav({ unknownCount, approvalCount }: NavProps) {
           <NavLink href="/audit">Audit</NavLink>
         </li>
       </NavSection>
+      {isAdmin ? (
+        <NavSection title="Administration">
+          <li>
+            <NavLink href="/admin">Users and API keys</NavLink>
+          </li>
+        </NavSection>
+      ) : null}
     </nav>
   );
 }

@@ -8,7 +8,7 @@ import { LedgerError } from "@/lib/ledger/errors";
 import { lookupForOperation } from "@/lib/ledger/auto-reconcile";
 import { loadContext } from "@/lib/ledger/operation-store";
 import type { OperationView } from "@/lib/ledger/operation-view";
-import { evidenceText, reconcileSuggestion } from "@/lib/ledger/provider-lookup";
+import { evidenceText, reconcileSuggestion, type LookupEvidence } from "@/lib/ledger/provider-lookup";
 import { reconcileOperation } from "@/lib/ledger/reconcile";
 import { EFFECT_EVIDENCE, PHASES, type Decision, type Phase } from "@/lib/retry-gate/types";
 
@@ -68,10 +68,10 @@ export interface ActionOutcome {
 
 /** A provider lookup for the reconcile dialog: what it found, as text for the evidence field, and the reconciliation it suggests. */
 export interface LookupResult {
-  ok: boolean;
-  /** One sentence: the verdict, or why there is none. */
-  summary: string;
-  evidence: string;
+  found: LookupEvidence;
+  /** The same evidence as text, for the dialog's evidence field. */
+  text: string;
+  /** What the evidence proves, or null when it proves nothing either way. */
   suggestion: { outcome: "applied"; providerId: string | null } | { outcome: "not_applied" } | null;
 }
 
@@ -144,10 +144,5 @@ export const reconcileOperationAction = consoleAction("operator", reconcileSchem
 /** Asks the provider (as the contract's reconcile settings say) and changes nothing: the person still decides, with a reason. */
 export const lookupOperationAction = consoleAction("operator", lookupSchema, async (input, ctx): Promise<LookupResult> => {
   const found = await lookupForOperation(ctx.client, input.id, fetch, ctx.now);
-  return {
-    ok: found.ok,
-    summary: found.ok ? found.verdict : `The lookup gave no answer: ${found.reason}.`,
-    evidence: evidenceText(found),
-    suggestion: reconcileSuggestion(found),
-  };
+  return { found, text: evidenceText(found), suggestion: reconcileSuggestion(found) };
 });
