@@ -18,8 +18,14 @@ export function sqliteFilePath(url: string): string | null {
   return url.slice("file:".length).split("?")[0] ?? null;
 }
 
-/** SQLite creates the file but not its directory. */
+/**
+ * SQLite creates the file but not its directory. One level at a time rather than `recursive: true`, which never
+ * returns on some special file systems (Node 20 loops on ENOENT under /proc).
+ */
 export function ensureSqliteDirectory(url: string): void {
   const file = sqliteFilePath(url);
-  if (file && file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (!file || file === ":memory:") return;
+  const missing: string[] = [];
+  for (let dir = path.dirname(path.resolve(file)); !fs.existsSync(dir); dir = path.dirname(dir)) missing.unshift(dir);
+  for (const dir of missing) fs.mkdirSync(dir);
 }
