@@ -1,6 +1,11 @@
-// The app starts and the console shell renders: every navigation entry opens its page, which is screenshotted.
+// The app starts and the console shell renders for a signed-in viewer: every navigation entry opens its page, which is screenshotted.
 import path from "node:path";
-import { expect, SCREENSHOT_DIR, test } from "./fixtures";
+import { expect, test } from "./fixtures/login";
+import { SCREENSHOT_DIR } from "./fixtures/test-env";
+
+test.beforeEach(async ({ login }) => {
+  await login("viewer");
+});
 
 const NAV_PAGES = ["Ledger", "Unknowns", "Approvals", "Contracts", "Dependencies", "Metrics", "Audit"] as const;
 
