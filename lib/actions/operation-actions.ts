@@ -1,12 +1,10 @@
 "use server";
 // Console actions on one operation (approve a retry, reject, reconcile): operator role, a reason, and a refusal if the operation moved on since the person looked.
 import { z } from "zod";
-import type { ActionContext } from "@/lib/actions/console-action";
 import { consoleAction } from "@/lib/actions/console-action";
 import { approveOperation, rejectOperation } from "@/lib/ledger/approval";
 import { LedgerError } from "@/lib/ledger/errors";
 import { lookupForOperation } from "@/lib/ledger/auto-reconcile";
-import { loadContext } from "@/lib/ledger/operation-store";
 import type { OperationView } from "@/lib/ledger/operation-view";
 import { evidenceText, reconcileSuggestion, type LookupEvidence } from "@/lib/ledger/provider-lookup";
 import { reconcileOperation } from "@/lib/ledger/reconcile";
@@ -77,22 +75,9 @@ export interface LookupResult {
 
 const outcomeOf = (op: OperationView): ActionOutcome => ({ id: op.id, phase: op.phase, decision: op.decision });
 
-/** Refuses before writing when the operation is no longer what the person saw. */
-async function assertUnchanged(ctx: ActionContext, id: string, seen: SeenVersion): Promise<void> {
-  const { op } = await loadContext(ctx.client, id);
-  if (
-    op.phase !== seen.phase ||
-    op.attempt !== seen.attempt ||
-    op.approvedAttempt !== seen.approvedAttempt ||
-    op.evidence !== seen.evidence
-  ) {
-    throw new LedgerError("write_conflict", STALE_MESSAGE, { operationId: id });
-  }
-}
-
 /**
- * The ledger re-checks the phase inside its transaction; a refusal there means another person (or worker) won a race
- * that the check above could not see, and reads the same to the person.
+ * The ledger checks what the person saw, and the phase, inside its transaction; a refusal there means another person
+ * (or a worker) acted first, and reads the same to the person.
  */
 async function decided<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -112,17 +97,18 @@ async function decided<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export const approveOperationAction = consoleAction("operator", decisionSchema, async (input, ctx) => {
-  await assertUnchanged(ctx, input.id, input.seen);
-  return outcomeOf(await decided(() => approveOperation(ctx.client, input.id, { reason: input.reason }, ctx.actor, ctx.now)));
+  return outcomeOf(
+    await decided(() => approveOperation(ctx.client, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now)),
+  );
 });
 
 export const rejectOperationAction = consoleAction("operator", decisionSchema, async (input, ctx) => {
-  await assertUnchanged(ctx, input.id, input.seen);
-  return outcomeOf(await decided(() => rejectOperation(ctx.client, input.id, { reason: input.reason }, ctx.actor, ctx.now)));
+  return outcomeOf(
+    await decided(() => rejectOperation(ctx.client, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now)),
+  );
 });
 
 export const reconcileOperationAction = consoleAction("operator", reconcileSchema, async (input, ctx) => {
-  await assertUnchanged(ctx, input.id, input.seen);
   const view = await decided(() =>
     reconcileOperation(
       ctx.client,
@@ -133,6 +119,7 @@ export const reconcileOperationAction = consoleAction("operator", reconcileSchem
         evidence: input.evidence ? { note: input.evidence, source: "console" } : null,
         reason: input.reason,
         approveRetry: input.outcome === "not_applied" && input.approveRetry === true,
+        seen: input.seen,
       },
       ctx.actor,
       ctx.now,

@@ -6,11 +6,13 @@ import type { Actor } from "./actor";
 import { actorName } from "./actor";
 import { auditRecord } from "./audit";
 import { LedgerError } from "./errors";
-import { operationCommand, writeOperation } from "./operation-store";
+import { checkSeen, operationCommand, writeOperation, type SeenState } from "./operation-store";
 import { operationView, type OperationView } from "./operation-view";
 
 export interface DecisionInput {
   reason: string;
+  /** When given, the decision is refused if the operation moved on since the person saw it. */
+  seen?: SeenState;
 }
 
 export async function approveOperation(
@@ -22,6 +24,7 @@ export async function approveOperation(
   options: { fourEyes: boolean } = { fourEyes: env().OPLEDGER_FOUR_EYES === "on" },
 ): Promise<OperationView> {
   return operationCommand(client, id, actor, "approve", now, async (tx, { op, contract, dependency }) => {
+    checkSeen(op, input.seen);
     if (op.phase !== "AWAITING_APPROVAL") {
       throw new LedgerError("not_awaiting_approval", `Operation ${id} is ${op.phase}, not waiting for approval; someone may have decided already.`);
     }
@@ -44,6 +47,7 @@ const REJECTABLE: readonly Phase[] = ["PLANNED", "AWAITING_APPROVAL", "RETRY_SCH
 
 export async function rejectOperation(client: Db, id: string, input: DecisionInput, actor: Actor, now: Date): Promise<OperationView> {
   return operationCommand(client, id, actor, "reject", now, async (tx, { op, contract, dependency }) => {
+    checkSeen(op, input.seen);
     const phase = op.phase as Phase;
     if (!REJECTABLE.includes(phase) || (phase === "RECONCILED" && op.evidence === "applied")) {
       throw new LedgerError("not_rejectable", `Operation ${id} is ${op.phase}; it can no longer be rejected.`);

@@ -150,6 +150,15 @@ describe("approval", () => {
     expect(detail.audit.filter((a) => a.action === "operation.approved")).toHaveLength(1);
   });
 
+  it("refuses a reject decided on a state someone else already changed, inside the ledger's transaction", async () => {
+    const { id } = await failedEmail();
+    const seen = await getOperation(t.client, id, at(3));
+    const shown = { phase: seen.phase, attempt: seen.attempt, approvedAttempt: seen.approvedAttempt, evidence: seen.evidence };
+    await approveOperation(t.client, id, { reason: "retry it", seen: shown }, bob, at(4));
+    expect(await codeOf(rejectOperation(t.client, id, { reason: "stop it", seen: shown }, alice, at(5)))).toBe("write_conflict");
+    expect((await getOperation(t.client, id, at(6))).phase).toBe("RETRY_SCHEDULED");
+  });
+
   it("rejects with a reason the agent sees in the decision", async () => {
     const { id, fence } = await failedEmail();
     const rejected = await rejectOperation(t.client, id, { reason: "duplicate complaint" }, alice, at(3));

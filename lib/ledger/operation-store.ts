@@ -102,3 +102,23 @@ export function checkFence(op: Operation, fence: number, now: Date, requireLiveL
     throw new LedgerError("lease_expired", `The lease with fence ${fence} on ${op.id} has expired; claim it again.`);
   }
 }
+
+/** What a person saw when they decided: the fields a human decision depends on (not the lease, which workers move). */
+export interface SeenState {
+  phase: string;
+  attempt: number;
+  approvedAttempt: number | null;
+  evidence: string;
+}
+
+/** Refuses, inside the command's transaction, a decision taken on a state that has moved on since the person looked. */
+export function checkSeen(op: Operation, seen: SeenState | undefined): void {
+  if (!seen) return;
+  if (op.phase !== seen.phase || op.attempt !== seen.attempt || op.approvedAttempt !== seen.approvedAttempt || op.evidence !== seen.evidence) {
+    throw new LedgerError(
+      "write_conflict",
+      `Operation ${op.id} changed since it was shown (now ${op.phase}, attempt ${op.attempt}); look again before deciding.`,
+      { operationId: op.id },
+    );
+  }
+}

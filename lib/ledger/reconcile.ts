@@ -4,7 +4,7 @@ import type { Actor } from "./actor";
 import { actorName } from "./actor";
 import { auditRecord } from "./audit";
 import { LedgerError } from "./errors";
-import { checkFence, operationCommand, writeOperation } from "./operation-store";
+import { checkFence, checkSeen, operationCommand, writeOperation, type SeenState } from "./operation-store";
 import { operationView, type OperationView } from "./operation-view";
 
 export interface ReconcileInput {
@@ -15,6 +15,8 @@ export interface ReconcileInput {
   reason?: string;
   /** A person who reconciles "not applied" may approve the retry in the same step. */
   approveRetry?: boolean;
+  /** When given, the reconciliation is refused if the operation moved on since the person saw it. */
+  seen?: SeenState;
 }
 
 export async function reconcileOperation(
@@ -26,6 +28,7 @@ export async function reconcileOperation(
 ): Promise<OperationView> {
   return operationCommand(client, id, actor, "reconcile", now, async (tx, { op, contract, dependency }) => {
     if (input.fence !== undefined) checkFence(op, input.fence, now, false);
+    checkSeen(op, input.seen);
     if (op.phase !== "UNKNOWN") {
       throw new LedgerError("not_unknown", `Operation ${id} is ${op.phase}; only an UNKNOWN operation can be reconciled.`);
     }
