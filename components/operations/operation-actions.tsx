@@ -14,38 +14,16 @@ import {
 } from "@/lib/actions/operation-actions";
 import type { OperationDetail } from "@/lib/ledger/queries";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
-import type { Phase } from "@/lib/retry-gate/types";
+import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";
 import { ActionDialog, FieldError } from "./action-dialog";
 import { consoleKeys } from "./console-api";
 import { LookupEvidencePanel } from "./lookup-evidence";
 
-export type OperationActionKind = "approve" | "reject" | "reconcile";
+export type OperationActionKind = PersonAction;
 
-/**
- * Which buttons to offer. The ledger decides for real (and refuses otherwise); this only avoids offering a button
- * that can only be refused.
- */
+/** Which buttons to offer: the domain's rule, which the ledger enforces again when the button is used. */
 export function actionsFor(op: Pick<OperationDetail, "phase" | "evidence">): OperationActionKind[] {
-  const phase: Phase = op.phase;
-  switch (phase) {
-    case "AWAITING_APPROVAL":
-      return ["approve", "reject"];
-    case "UNKNOWN":
-      return ["reconcile"];
-    case "PLANNED":
-    case "RETRY_SCHEDULED":
-      return ["reject"];
-    case "RECONCILED":
-      return op.evidence === "applied" ? [] : ["reject"];
-    case "AUTHORIZED":
-    case "DISPATCHED":
-    case "CONFIRMED":
-    case "FAILED":
-    case "REJECTED":
-      return [];
-    default:
-      return assertNever(phase, "phase");
-  }
+  return personActionsFor(op.phase, op.evidence);
 }
 
 /** `seen` is the version the person decided on; its attempt number is also what the success message names. */

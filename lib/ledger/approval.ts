@@ -1,7 +1,8 @@
 // Approve (grants exactly one attempt) and reject (ends the operation): the same code for the console and the API.
 import { env } from "@/lib/config/env";
 import type { Db } from "@/lib/db";
-import type { Phase } from "@/lib/retry-gate/types";
+import { personActionsFor } from "@/lib/retry-gate/person-actions";
+import type { EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
 import { actorName } from "./actor";
 import { auditRecord } from "./audit";
@@ -43,13 +44,10 @@ export async function approveOperation(
   });
 }
 
-const REJECTABLE: readonly Phase[] = ["PLANNED", "AWAITING_APPROVAL", "RETRY_SCHEDULED", "RECONCILED"];
-
 export async function rejectOperation(client: Db, id: string, input: DecisionInput, actor: Actor, now: Date): Promise<OperationView> {
   return operationCommand(client, id, actor, "reject", now, async (tx, { op, contract, dependency }) => {
     checkSeen(op, input.seen);
-    const phase = op.phase as Phase;
-    if (!REJECTABLE.includes(phase) || (phase === "RECONCILED" && op.evidence === "applied")) {
+    if (!personActionsFor(op.phase as Phase, op.evidence as EffectEvidence).includes("reject")) {
       throw new LedgerError("not_rejectable", `Operation ${id} is ${op.phase}; it can no longer be rejected.`);
     }
     const rejectionReason = `rejected by ${actorName(actor)}: ${input.reason}`;
