@@ -1,9 +1,10 @@
-// Route handlers the console's client components poll (cookie session, not API keys): role checked inside, problems as JSON.
+// Route handlers the console's client components poll (cookie session, not API keys): same-site and role checked inside, problems as JSON.
 import { ForbiddenError, type Role } from "@/lib/auth/roles";
 import { requireUser, UnauthenticatedError, type SessionUser } from "@/lib/auth/session";
 import { db, type Db } from "@/lib/db";
 import { problem } from "./problem";
 import { errorResponse } from "./route";
+import { crossSiteRefusal } from "./same-origin";
 
 export interface ConsoleContext<P> {
   req: Request;
@@ -15,6 +16,8 @@ export interface ConsoleContext<P> {
 
 export function consoleRoute<P = Record<string, never>>(role: Role, handler: (ctx: ConsoleContext<P>) => Promise<Response>) {
   return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
+    const refused = crossSiteRefusal(req);
+    if (refused) return refused;
     try {
       const user = await requireUser(role);
       return await handler({ req, params: await context.params, user, client: db(), now: new Date() });
