@@ -7,14 +7,14 @@ import { TopBar } from "@/components/shell/top-bar";
 import { UserMenu } from "@/components/shell/user-menu";
 import { currentUser } from "@/lib/auth/session";
 import { db } from "@/lib/db";
-import { countByPhase } from "@/lib/ledger/queries";
+import { countQueues } from "@/lib/ledger/queries";
 
 const MAIN_ID = "content";
 
 export default async function ConsoleLayout({ children }: Readonly<{ children: ReactNode }>) {
   // Counts only for a signed-in person: the page itself redirects everyone else to sign-in.
   const user = await currentUser();
-  const initialCounts = user ? queueCounts(await countByPhase(db())) : undefined;
+  const initialCounts = user ? queueCounts(await countQueues(db())) : undefined;
   return (
     <div className="flex h-dvh flex-col">
       <SkipLink targetId={MAIN_ID} />

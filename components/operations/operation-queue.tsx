@@ -1,21 +1,26 @@
 "use client";
-// A work queue (Unknowns, Approvals): one phase, oldest first by how long it has waited, refreshed every 5 s.
-import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
+// A work queue (Unknowns, Approvals): one phase, longest waiting first (ordered by the server), paged, refreshed every 5 s.
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
-import { consoleKeys, fetchCounts, fetchOperations, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
+import { consoleGet, consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { Age } from "./age";
 import { DecisionBadge } from "./decision-badge";
-import { ledgerHref, type OperationsRequest } from "./ledger-search";
 import { ListError, LiveStatus, TableSkeleton } from "./list-states";
 import { AttemptCount, EffectClassText, LastError, OperationLink, RunAgent, ToolName } from "./operation-cells";
-import type { OperationRow } from "./operation-row";
+import type { OperationPage, OperationRow } from "./operation-row";
 
 export type QueueKind = "unknowns" | "approvals";
 
-/** The queue shows at most this many; the rest wait behind them, and the count says how many there are. */
-const QUEUE_SIZE = 200;
+/** Rows per page of a queue. */
+const QUEUE_PAGE_SIZE = 100;
+
+function fetchQueue(phase: QueueText["phase"], cursor: string | undefined, signal: AbortSignal): Promise<OperationPage> {
+  const params = new URLSearchParams({ phase, limit: String(QUEUE_PAGE_SIZE) });
+  if (cursor) params.set("cursor", cursor);
+  return consoleGet<OperationPage>(`/api/console/queue?${params.toString()}`, signal);
+}
 
 interface QueueText {
   phase: "UNKNOWN" | "AWAITING_APPROVAL";
@@ -53,17 +58,15 @@ function queueText(kind: QueueKind): QueueText {
   }
 }
 
-/** Oldest first by the time the operation entered this phase (its last change), so the longest wait is on top. */
-function byWait(a: OperationRow, b: OperationRow): number {
-  return a.updatedAt.localeCompare(b.updatedAt) || a.id.localeCompare(b.id);
-}
-
 export function OperationQueue({ kind }: { kind: QueueKind }) {
   const text = queueText(kind);
-  const request: OperationsRequest = { filter: { phase: text.phase }, limit: QUEUE_SIZE, order: "oldest" };
+  // Cursors of the pages stepped through; the last one is the page shown, none on the first page.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
   const query = useQuery({
-    queryKey: consoleKeys.list(request),
-    queryFn: ({ signal }) => fetchOperations(request, signal),
+    queryKey: [...consoleKeys.operations, "queue", text.phase, cursor ?? null],
+    queryFn: ({ signal }) => fetchQueue(text.phase, cursor, signal),
+    placeholderData: keepPreviousData,
     refetchInterval: (q) => (keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
   });
   // The same query as the navigation badges, so the two numbers never disagree for long.
@@ -72,7 +75,9 @@ export function OperationQueue({ kind }: { kind: QueueKind }) {
     queryFn: ({ signal }) => fetchCounts(signal),
     refetchInterval: (q) => (keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
   });
-  const rows = query.data ? [...query.data.items].sort(byWait) : [];
+  const rows = query.data?.items ?? [];
+  const nextCursor = query.data?.nextCursor ?? null;
+  const first = cursors.length * QUEUE_PAGE_SIZE + 1;
   const total = counts.data ? (kind === "unknowns" ? counts.data.unknown : counts.data.awaitingApproval) : undefined;
 
   return (
@@ -98,18 +103,33 @@ export function OperationQueue({ kind }: { kind: QueueKind }) {
       ) : (
         <QueueTable kind={kind} ageColumn={text.ageColumn} rows={rows} />
       )}
-      {query.data?.nextCursor ? (
-        <p className="mt-2 text-xs text-ink-muted">
-          Showing the {QUEUE_SIZE} oldest. The rest appear here as these are resolved;{" "}
-          <Link className="underline underline-offset-4" href={ledgerHref({ filter: { phase: text.phase }, cursors: [], limit: QUEUE_SIZE })}>
-            see all in the ledger
-          </Link>
-          .
-        </p>
+      {rows.length > 0 && (cursors.length > 0 || nextCursor) ? (
+        <nav aria-label={`Pages of ${text.what}`} className="mt-2 flex items-center gap-1.5 text-xs text-ink-muted">
+          <button type="button" className={PAGER_BUTTON} disabled={cursors.length === 0} onClick={() => setCursors([])}>
+            Longest waiting
+          </button>
+          <button type="button" className={PAGER_BUTTON} disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            ← Previous
+          </button>
+          <span className="px-1.5 tabular-nums" aria-live="polite">
+            {first}–{first + rows.length - 1}
+          </span>
+          <button
+            type="button"
+            className={PAGER_BUTTON}
+            disabled={!nextCursor || query.isPlaceholderData}
+            onClick={() => nextCursor && setCursors((c) => [...c, nextCursor])}
+          >
+            Next →
+          </button>
+        </nav>
       ) : null}
     </>
   );
 }
+
+const PAGER_BUTTON =
+  "h-7 rounded-md px-2.5 text-xs font-medium text-ink ring-1 ring-line-strong hover:bg-surface-muted disabled:cursor-not-allowed disabled:text-ink-subtle disabled:opacity-60 disabled:hover:bg-transparent";
 
 function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: string; rows: OperationRow[] }) {
   const detailColumn = kind === "unknowns" ? "Last error" : "Why the gate asks a person";

@@ -1,0 +1,23 @@
+// GET /api/console/queue: one page of the Unknowns or Approvals queue (cookie session, viewer), longest waiting first.
+import { z } from "zod";
+import { consoleRoute } from "@/lib/api/console-route";
+import { json } from "@/lib/api/problem";
+import { readQuery } from "@/lib/api/query";
+import { listQueue, QUEUE_CURSOR, QUEUE_PHASES } from "@/lib/ledger/queries";
+import { MAX_PAGE_SIZE } from "@/components/operations/ledger-search";
+import { operationRow, type OperationPage } from "@/components/operations/operation-row";
+
+const queueQuery = z
+  .object({
+    phase: z.enum(QUEUE_PHASES),
+    cursor: z.string().regex(QUEUE_CURSOR, "a cursor from nextCursor").optional(),
+    limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(MAX_PAGE_SIZE),
+  })
+  .strict();
+
+export const GET = consoleRoute("viewer", async ({ req, client, now }) => {
+  const { phase, cursor, limit } = readQuery(req, queueQuery);
+  const page = await listQueue(client, phase, { cursor, limit }, now);
+  const body: OperationPage = { items: page.items.map(operationRow), nextCursor: page.nextCursor };
+  return json(body);
+});
