@@ -3,6 +3,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "@/lib/generated/prisma-pg/client";
+import { guardSqliteConnection } from "@/lib/sqlite-connection-guard";
 import { ensureSqliteDirectory } from "@/lib/config/database-url";
 import { env } from "@/lib/config/env";
 
@@ -18,7 +19,7 @@ const engines = new WeakMap<Db, Engine>();
 export function createDb(url: string, poolSize = 10): Db {
   if (isSqlite(url)) {
     ensureSqliteDirectory(url);
-    const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url, timeout: SQLITE_BUSY_TIMEOUT_MS }) });
+    const client = new PrismaClient({ adapter: guardSqliteConnection(new PrismaBetterSQLite3({ url, timeout: SQLITE_BUSY_TIMEOUT_MS })) });
     engines.set(client, "sqlite");
     return client;
   }

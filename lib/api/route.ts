@@ -41,7 +41,7 @@ export function errorResponse(error: unknown): Response {
       ...(error.extra.errors ? { errors: error.extra.errors } : {}),
       ...(error.extra.decision ? { decision: error.extra.decision } : {}),
       ...(error.extra.operationId ? { operationId: error.extra.operationId } : {}),
-    });
+    }, error.code === "database_busy" ? { "retry-after": "1" } : {});
   }
   if (error instanceof BodyError) {
     return problem({ status: error.status, code: error.code, title: titleFor(error.status), detail: error.message, ...(error.errors ? { errors: error.errors } : {}) });

@@ -23,7 +23,8 @@ export type LedgerErrorCode =
   | "in_flight"
   | "contract_conflict"
   | "invalid_body"
-  | "write_conflict";
+  | "write_conflict"
+  | "database_busy";
 
 const STATUS: Record<LedgerErrorCode, number> = {
   no_contract: 422,
@@ -48,6 +49,7 @@ const STATUS: Record<LedgerErrorCode, number> = {
   contract_conflict: 409,
   invalid_body: 400,
   write_conflict: 409,
+  database_busy: 503,
 };
 
 export class LedgerError extends Error {

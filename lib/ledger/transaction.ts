@@ -8,12 +8,26 @@ export class WriteConflict extends Error {
   override name = "WriteConflict";
 }
 
-function isRetryable(error: unknown): boolean {
-  if (error instanceof WriteConflict) return true;
-  if (!(error instanceof Error)) return false;
+/**
+ * SQLite kept its lock past busy_timeout (the adapter reports SQLITE_BUSY as P1008 "Operation has timed out", or as
+ * a bare driver error at COMMIT), or this process's transactions queued past Prisma's maxWait (P2028).
+ */
+function isBusy(error: Error): boolean {
+  const details = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: unknown } }; cause?: unknown };
+  const cause = (details.meta?.driverAdapterError?.cause ?? details.cause) as { originalCode?: unknown } | undefined;
+  if (typeof cause?.originalCode === "string" && cause.originalCode.startsWith("SQLITE_BUSY")) return true;
+  return details.code === "P2028" && /Unable to start a transaction in the given time/.test(error.message);
+}
+
+type Retry = "conflict" | "busy" | null;
+
+function retryKind(error: unknown): Retry {
+  if (error instanceof WriteConflict) return "conflict";
+  if (!(error instanceof Error)) return null;
+  if (isBusy(error)) return "busy";
+  // P2034: write conflict or deadlock (PostgreSQL).
   const code = (error as { code?: unknown }).code;
-  // P2034: write conflict or deadlock (PostgreSQL); SQLITE_BUSY surfaces as a socket timeout through the adapter.
-  return code === "P2034" || /SQLITE_BUSY|database is locked|could not serialize|deadlock detected/i.test(error.message);
+  return code === "P2034" || /could not serialize|deadlock detected/i.test(error.message) ? "conflict" : null;
 }
 
 export async function withWriteRetry<T>(work: () => Promise<T>): Promise<T> {
@@ -21,9 +35,12 @@ export async function withWriteRetry<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (!isRetryable(error)) throw error;
+      const kind = retryKind(error);
+      if (kind === null) throw error;
       if (tryNumber >= MAX_TRIES) {
-        throw new LedgerError("write_conflict", "The operation kept changing under this request; try again.");
+        throw kind === "busy"
+          ? new LedgerError("database_busy", "The database stayed locked by another writer; nothing was written, try again shortly.")
+          : new LedgerError("write_conflict", "The operation kept changing under this request; try again.");
       }
       await new Promise((resolve) => setTimeout(resolve, tryNumber * 5));
     }

@@ -1,0 +1,39 @@
+// Holds a lock on a SQLite file from another process (a raw better-sqlite3 connection), for contention tests: the ledger's busy wait blocks its own event loop, so the holder must not share it.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+
+export type LockKind = "read" | "write";
+
+const HOLDER = `
+const Database = require("better-sqlite3");
+const [file, kind, holdMs] = process.argv.slice(1);
+const db = new Database(file, { timeout: 0 });
+if (kind === "write") db.prepare("BEGIN IMMEDIATE").run();
+else { db.prepare("BEGIN").run(); db.prepare("SELECT count(*) FROM Operation").get(); }
+process.stdout.write("held\\n");
+setTimeout(() => { db.prepare("ROLLBACK").run(); db.close(); process.stdout.write("released\\n"); }, Number(holdMs));
+`;
+
+export interface LockHolder {
+  /** Resolves when the other process gave the lock back and exited. */
+  released: Promise<void>;
+}
+
+/** Starts a process that takes the lock, holds it for `holdMs` by its own clock, then releases it; resolves once it is held. */
+export async function holdSqliteLock(file: string, kind: LockKind, holdMs: number): Promise<LockHolder> {
+  const child = spawn(process.execPath, ["-e", HOLDER, file, kind, String(holdMs)], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  let errors = "";
+  child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString()));
+  const exited = once(child, "exit").then(([code]) => {
+    if (code !== 0) throw new Error(`the lock holder failed (exit ${String(code)}): ${errors}`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("held")) resolve();
+    });
+    exited.then(() => reject(new Error(`the lock holder exited before holding the lock: ${errors}`)), reject);
+  });
+  return { released: exited };
+}
