@@ -9,6 +9,7 @@ import { LedgerError } from "./errors";
 import { newId, newIdempotencyKey } from "./ids";
 import { loadContext } from "./operation-store";
 import { gateInput, operationView, type OperationView } from "./operation-view";
+import { withWriteRetry } from "./transaction";
 
 export interface PlanInput {
   tool: string;
@@ -122,10 +123,9 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
     );
   }
   try {
-    const [op] = await client.$transaction([
-      client.operation.create({ data: draft }),
-      client.auditEvent.createMany({ data: audit }),
-    ]);
+    const [op] = await withWriteRetry(() =>
+      client.$transaction([client.operation.create({ data: draft }), client.auditEvent.createMany({ data: audit })]),
+    );
     return { operation: operationView(op, contract, dependency, now), created: true };
   } catch (error) {
     if (!isUniqueViolation(error) || !input.idempotencyKey) throw error;
