@@ -1,4 +1,4 @@
-// `npm run opledger -- <command>`: administration from the shell (first admin user and API key, key revocation).
+// `npm run opledger -- <command>`: administration from the shell (first admin user and API key, key revocation, audit check).
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { API_SCOPES, createApiKey, revokeApiKey, type ApiScope } from "../lib/auth/api-keys";
@@ -7,6 +7,7 @@ import { createUser } from "../lib/auth/users";
 import { parseEnv } from "../lib/config/env";
 import { createDb, type Db } from "../lib/db";
 import type { Actor } from "../lib/ledger/actor";
+import { verifyAuditChain } from "../lib/ledger/audit-chain";
 import { prepareDatabase } from "./prepare-database";
 
 const CLI_ACTOR: Actor = { type: "system", id: "system", label: "opledger CLI" };
@@ -16,7 +17,8 @@ const USAGE = `usage: npm run opledger -- <command> [options]
   list-api-keys
   revoke-api-key --id ID
   create-user --email EMAIL --role viewer|operator|admin [--name NAME] [--password PASSWORD]
-                                                                  without --password one is generated and printed once`;
+                                                                  without --password one is generated and printed once
+  verify-audit                                                    recomputes the audit hash chain; exit code 1 if it is broken`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -61,6 +63,19 @@ async function run(client: Db, command: string, values: Record<string, string | 
       const user = await createUser(client, { email: values.email, name: values.name ?? values.email, role, password }, CLI_ACTOR, now);
       console.log(`created ${user.role} ${user.email}`);
       if (values.password === undefined) console.log(`password (shown once): ${password}`);
+      return;
+    }
+    case "verify-audit": {
+      const report = await verifyAuditChain(client);
+      const before = report.unchained > 0 ? ` (and ${report.unchained} older events written before the chain began)` : "";
+      if (report.ok) {
+        console.log(`audit chain intact: ${report.chained} events${before}; head ${report.head.seq} ${report.head.hash}`);
+        console.log("Keep the head hash somewhere else (a ticket, a log store): it proves later that nothing before it changed.");
+        return;
+      }
+      console.error(`audit chain BROKEN: ${report.chained} chained events${before}`);
+      for (const problem of report.problems) console.error(`  - ${problem}`);
+      process.exitCode = 1;
       return;
     }
     default:

@@ -1,6 +1,6 @@
 // The audit trail is append-only in the database itself, on both engines: UPDATE and DELETE are refused whoever sends them.
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { auditRecord } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit";
 import { SYSTEM_ACTOR } from "@/lib/ledger/actor";
 import { T0 } from "./helpers/ledger-fixtures";
 import { testPostgresUrl } from "./helpers/pg-databases";
@@ -9,9 +9,9 @@ import { createTestDb, type TestDb } from "./helpers/test-db";
 let t: TestDb;
 beforeEach(async () => {
   t = await createTestDb();
-  await t.client.auditEvent.createMany({
-    data: [auditRecord({ subjectType: "operation", subjectId: "op1", actor: SYSTEM_ACTOR, action: "operation.planned", toPhase: "PLANNED", at: T0 })],
-  });
+  await t.client.$transaction((tx) =>
+    appendAudit(tx, [{ subjectType: "operation", subjectId: "op1", actor: SYSTEM_ACTOR, action: "operation.planned", toPhase: "PLANNED", at: T0 }]),
+  );
 });
 afterEach(async () => t.close());
 

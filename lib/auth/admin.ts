@@ -1,7 +1,7 @@
 // Administration of console users and API keys: the lists the admin page shows and every change an admin makes, each audited in its own transaction.
 import type { Db } from "@/lib/db";
 import type { Actor } from "@/lib/ledger/actor";
-import { auditRecord } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit";
 import { LedgerError } from "@/lib/ledger/errors";
 import { withWriteRetry, WriteConflict } from "@/lib/ledger/transaction";
 import { createApiKey, scopesOf, type ApiScope } from "./api-keys";
@@ -145,19 +145,17 @@ export async function changeUserRole(
       }
       const moved = await tx.user.updateMany({ where: { id: user.id, role: user.role }, data: { role: input.role } });
       if (moved.count !== 1) throw new WriteConflict();
-      await tx.auditEvent.createMany({
-        data: [
-          auditRecord({
-            subjectType: "user",
-            subjectId: user.email,
-            actor,
-            action: "user.role_changed",
-            reason: input.reason ?? null,
-            data: { from: user.role, to: input.role },
-            at: now,
-          }),
-        ],
-      });
+      await appendAudit(tx, [
+        {
+          subjectType: "user",
+          subjectId: user.email,
+          actor,
+          action: "user.role_changed",
+          reason: input.reason ?? null,
+          data: { from: user.role, to: input.role },
+          at: now,
+        },
+      ]);
       return { email: user.email, role: input.role, changed: true };
     }),
   );
@@ -178,9 +176,7 @@ export async function disableUser(
       await assertAnotherAdmin(tx, user);
       const changed = await tx.user.updateMany({ where: { id: user.id, disabledAt: null }, data: { disabledAt: now } });
       if (changed.count !== 1) throw new WriteConflict();
-      await tx.auditEvent.createMany({
-        data: [auditRecord({ subjectType: "user", subjectId: user.email, actor, action: "user.disabled", reason: input.reason, at: now })],
-      });
+      await appendAudit(tx, [{ subjectType: "user", subjectId: user.email, actor, action: "user.disabled", reason: input.reason, at: now }]);
       return { email: user.email };
     }),
   );
@@ -202,9 +198,7 @@ export async function enableUser(
         data: { disabledAt: null, failedSignIns: 0, lockedUntil: null },
       });
       if (changed.count !== 1) throw new WriteConflict();
-      await tx.auditEvent.createMany({
-        data: [auditRecord({ subjectType: "user", subjectId: user.email, actor, action: "user.enabled", reason: input.reason ?? null, at: now })],
-      });
+      await appendAudit(tx, [{ subjectType: "user", subjectId: user.email, actor, action: "user.enabled", reason: input.reason ?? null, at: now }]);
       return { email: user.email };
     }),
   );
@@ -225,9 +219,7 @@ export async function resetUserPassword(
     client.$transaction(async (tx) => {
       const user = await loadUser(tx, input.userId);
       await tx.user.update({ where: { id: user.id }, data: { passwordHash, failedSignIns: 0, lockedUntil: null } });
-      await tx.auditEvent.createMany({
-        data: [auditRecord({ subjectType: "user", subjectId: user.email, actor, action: "user.password_reset", at: now })],
-      });
+      await appendAudit(tx, [{ subjectType: "user", subjectId: user.email, actor, action: "user.password_reset", at: now }]);
       return { email: user.email };
     }),
   );
@@ -261,19 +253,17 @@ export async function revokeApiKeyWithReason(
       if (key.revokedAt) throw new LedgerError("already_finished", `The key ${key.name} was already revoked.`);
       const changed = await tx.apiKey.updateMany({ where: { id: key.id, revokedAt: null }, data: { revokedAt: now } });
       if (changed.count !== 1) throw new WriteConflict();
-      await tx.auditEvent.createMany({
-        data: [
-          auditRecord({
-            subjectType: "api_key",
-            subjectId: key.id,
-            actor,
-            action: "api_key.revoked",
-            reason: input.reason,
-            data: { name: key.name, prefix: key.prefix },
-            at: now,
-          }),
-        ],
-      });
+      await appendAudit(tx, [
+        {
+          subjectType: "api_key",
+          subjectId: key.id,
+          actor,
+          action: "api_key.revoked",
+          reason: input.reason,
+          data: { name: key.name, prefix: key.prefix },
+          at: now,
+        },
+      ]);
       return { name: key.name, prefix: key.prefix };
     }),
   );

@@ -3,7 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Db } from "@/lib/db";
 import type { ApiKey } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
-import { auditRecord } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit";
 import { newId } from "@/lib/ledger/ids";
 
 export const API_SCOPES = ["agent", "operator", "admin"] as const;
@@ -38,8 +38,8 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const key = input.key ?? generateApiKey();
   const id = newId();
-  const [record] = await client.$transaction([
-    client.apiKey.create({
+  const record = await client.$transaction(async (tx) => {
+    const created = await tx.apiKey.create({
       data: {
         id,
         name: input.name,
@@ -49,21 +49,20 @@ export async function createApiKey(
         createdBy: actor.label,
         createdAt: now,
       },
-    }),
-    client.auditEvent.createMany({
-      data: [auditRecord({ subjectType: "api_key", subjectId: id, actor, action: "api_key.created", reason: input.name, data: { scopes: input.scopes, prefix: key.slice(0, PREFIX_LENGTH) }, at: now })],
-    }),
-  ]);
+    });
+    await appendAudit(tx, [
+      { subjectType: "api_key", subjectId: id, actor, action: "api_key.created", reason: input.name, data: { scopes: input.scopes, prefix: key.slice(0, PREFIX_LENGTH) }, at: now },
+    ]);
+    return created;
+  });
   return { key, record };
 }
 
 export async function revokeApiKey(client: Db, id: string, actor: Actor, now: Date): Promise<void> {
-  await client.$transaction([
-    client.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } }),
-    client.auditEvent.createMany({
-      data: [auditRecord({ subjectType: "api_key", subjectId: id, actor, action: "api_key.revoked", at: now })],
-    }),
-  ]);
+  await client.$transaction(async (tx) => {
+    await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
+    await appendAudit(tx, [{ subjectType: "api_key", subjectId: id, actor, action: "api_key.revoked", at: now }]);
+  });
 }
 
 /** Finds the live key for a presented secret: lookup by hash, then a constant-time comparison of the digests. */

@@ -1,6 +1,6 @@
 // Password sign-in with lockout: five failures in a row lock the account for fifteen minutes, and every failure is audited.
 import type { Db } from "@/lib/db";
-import { auditRecord } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit";
 import { verifyPassword } from "./passwords";
 import type { Role } from "./roles";
 
@@ -33,23 +33,21 @@ export async function signInWithPassword(client: Db, emailInput: string, passwor
   }
   const failures = user.failedSignIns + 1;
   const locked = failures >= MAX_FAILED_SIGN_INS;
-  await client.$transaction([
-    client.user.update({
+  await client.$transaction(async (tx) => {
+    await tx.user.update({
       where: { id: user.id },
       data: { failedSignIns: locked ? 0 : failures, lockedUntil: locked ? new Date(now.getTime() + LOCKOUT_MS) : null },
-    }),
-    client.auditEvent.createMany({
-      data: [
-        auditRecord({
-          subjectType: "user",
-          subjectId: email,
-          actor: { type: "system", id: "system", label: "sign-in" },
-          action: locked ? "user.locked_out" : "user.sign_in_failed",
-          reason: locked ? `${MAX_FAILED_SIGN_INS} failed sign-ins in a row; locked for ${LOCKOUT_MS / 60_000} minutes` : `failed sign-in ${failures} of ${MAX_FAILED_SIGN_INS}`,
-          at: now,
-        }),
-      ],
-    }),
-  ]);
+    });
+    await appendAudit(tx, [
+      {
+        subjectType: "user",
+        subjectId: email,
+        actor: { type: "system", id: "system", label: "sign-in" },
+        action: locked ? "user.locked_out" : "user.sign_in_failed",
+        reason: locked ? `${MAX_FAILED_SIGN_INS} failed sign-ins in a row; locked for ${LOCKOUT_MS / 60_000} minutes` : `failed sign-in ${failures} of ${MAX_FAILED_SIGN_INS}`,
+        at: now,
+      },
+    ]);
+  });
   return { ok: false, reason: locked ? "locked" : "invalid" };
 }

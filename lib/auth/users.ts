@@ -2,7 +2,7 @@
 import type { Db } from "@/lib/db";
 import type { User } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
-import { auditRecord } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit";
 import { newId } from "@/lib/ledger/ids";
 import { hashPassword } from "./passwords";
 import type { Role } from "./roles";
@@ -15,15 +15,12 @@ export async function createUser(
 ): Promise<User> {
   const id = newId();
   const email = input.email.trim().toLowerCase();
-  const [user] = await client.$transaction([
-    client.user.create({
-      data: { id, email, name: input.name, role: input.role, passwordHash: await hashPassword(input.password), createdAt: now },
-    }),
-    client.auditEvent.createMany({
-      data: [auditRecord({ subjectType: "user", subjectId: email, actor, action: "user.created", data: { role: input.role }, at: now })],
-    }),
-  ]);
-  return user;
+  const passwordHash = await hashPassword(input.password);
+  return client.$transaction(async (tx) => {
+    const user = await tx.user.create({ data: { id, email, name: input.name, role: input.role, passwordHash, createdAt: now } });
+    await appendAudit(tx, [{ subjectType: "user", subjectId: email, actor, action: "user.created", data: { role: input.role }, at: now }]);
+    return user;
+  });
 }
 
 /** Creates the admin from OPLEDGER_ADMIN_EMAIL/PASSWORD unless a user with that email exists. */

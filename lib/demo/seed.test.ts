@@ -12,7 +12,7 @@ beforeEach(async () => {
 });
 afterEach(async () => t.close());
 
-it("seeds confirmed, unknown, awaiting-approval and failed operations through the ledger", async () => {
+it("seeds confirmed, unknown, awaiting-approval and failed operations through the ledger", { timeout: 30_000 }, async () => {
   const now = new Date("2026-11-30T12:00:00Z");
   const first = await seedDemo(t.client, now);
   expect(first.contracts).toBe(6);

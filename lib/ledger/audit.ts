@@ -1,6 +1,7 @@
-// Builds audit records; callers write them in the same transaction as the change they explain.
+// Audit records: appended in the same transaction as the change they explain, each one linked into the hash chain.
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "./actor";
+import { eventHash } from "./audit-chain";
 import { newId } from "./ids";
 
 export type AuditSubject = "operation" | "contract" | "dependency" | "user" | "api_key";
@@ -17,7 +18,28 @@ export interface AuditInput {
   at: Date;
 }
 
-export function auditRecord(input: AuditInput): Prisma.AuditEventCreateManyInput {
+/**
+ * Appends the events to the audit log inside the caller's transaction. Call it last in the transaction: moving the
+ * chain's head locks it (a row lock on PostgreSQL, the write lock on SQLite) until the transaction ends, so audit
+ * appends are serialized and the chain never forks.
+ */
+export async function appendAudit(tx: Prisma.TransactionClient, inputs: AuditInput[]): Promise<void> {
+  if (inputs.length === 0) return;
+  // The update returns the new seq and the head's hash as it was: the previous event's.
+  const head = await tx.auditChain.update({ where: { id: 1 }, data: { seq: { increment: inputs.length } } });
+  let seq = head.seq - inputs.length;
+  let hash = head.hash;
+  const rows = inputs.map((input) => {
+    seq += 1;
+    const row = { ...auditRow(input), seq };
+    hash = eventHash(hash, row);
+    return { ...row, hash };
+  });
+  await tx.auditEvent.createMany({ data: rows });
+  await tx.auditChain.update({ where: { id: 1 }, data: { hash } });
+}
+
+function auditRow(input: AuditInput) {
   return {
     id: newId(),
     subjectType: input.subjectType,

@@ -3,7 +3,7 @@ import type { Dependency, Prisma } from "@/lib/generated/prisma/client";
 import { nextBreaker, type BreakerEvent } from "@/lib/retry-gate/breaker";
 import type { Breaker, BreakerConfig, BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { LedgerError } from "./errors";
 import type { Tx } from "./operation-store";
 
@@ -54,19 +54,17 @@ export async function recordOnBreaker(
   const moved = await tx.dependency.updateMany({ where: { name: dependency.name, version: dependency.version }, data });
   if (moved.count !== 1) throw new LedgerError("write_conflict", "The dependency's breaker changed meanwhile.");
   if (before.state !== after.state) {
-    await tx.auditEvent.createMany({
-      data: [
-        auditRecord({
-          subjectType: "dependency",
-          subjectId: dependency.name,
-          actor,
-          action: `dependency.breaker_${after.state}`,
-          reason: `${event.type} of ${cause} (${after.consecutiveFailures} consecutive failures)`,
-          data: { from: before.state, to: after.state },
-          at: now,
-        }),
-      ],
-    });
+    await appendAudit(tx, [
+      {
+        subjectType: "dependency",
+        subjectId: dependency.name,
+        actor,
+        action: `dependency.breaker_${after.state}`,
+        reason: `${event.type} of ${cause} (${after.consecutiveFailures} consecutive failures)`,
+        data: { from: before.state, to: after.state },
+        at: now,
+      },
+    ]);
   }
   return (await tx.dependency.findUnique({ where: { name: dependency.name } })) ?? dependency;
 }

@@ -4,7 +4,7 @@ import type { ContractVersion } from "@/lib/generated/prisma/client";
 import type { EffectClass, GateContract } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
 import { actorName } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { canonicalJson, sha256 } from "./canonical-json";
 import type { ContractBody, ContractRules, ContractView } from "./contract-schema";
 import { LedgerError } from "./errors";
@@ -114,19 +114,17 @@ export async function putContract(
       if (rules.dependency) {
         await tx.dependency.upsert({ where: { name: rules.dependency }, create: { name: rules.dependency }, update: {} });
       }
-      await tx.auditEvent.createMany({
-        data: [
-          auditRecord({
-            subjectType: "contract",
-            subjectId: tool,
-            actor,
-            action: existing ? "contract.updated" : "contract.created",
-            reason: `version ${version}`,
-            data: { version, previousVersion: existing ? currentVersion : null },
-            at: now,
-          }),
-        ],
-      });
+      await appendAudit(tx, [
+        {
+          subjectType: "contract",
+          subjectId: tool,
+          actor,
+          action: existing ? "contract.updated" : "contract.created",
+          reason: `version ${version}`,
+          data: { version, previousVersion: existing ? currentVersion : null },
+          at: now,
+        },
+      ]);
       return { contract: contractView(row), created: !existing, changed: true };
     }),
   );

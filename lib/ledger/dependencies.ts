@@ -5,7 +5,7 @@ import { effectiveBreakerState, nextBreaker, type BreakerEvent } from "@/lib/ret
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { breakerChanged, breakerConfigOf, breakerData, breakerOf } from "./breakers";
 import { LedgerError } from "./errors";
 import { WriteConflict, withWriteRetry } from "./transaction";
@@ -268,19 +268,17 @@ export async function forceBreaker(
       if (moved.count !== 1) throw new WriteConflict(`dependency ${name} changed meanwhile`);
       const from = effectiveBreakerState(before, config, now.getTime());
       const to = effectiveBreakerState(after, config, now.getTime());
-      await tx.auditEvent.createMany({
-        data: [
-          auditRecord({
-            subjectType: "dependency",
-            subjectId: name,
-            actor,
-            action: actionOf(input.state),
-            reason,
-            data: { from, to, forcedBefore: before.forced, forced: after.forced },
-            at: now,
-          }),
-        ],
-      });
+      await appendAudit(tx, [
+        {
+          subjectType: "dependency",
+          subjectId: name,
+          actor,
+          action: actionOf(input.state),
+          reason,
+          data: { from, to, forcedBefore: before.forced, forced: after.forced },
+          at: now,
+        },
+      ]);
       return true;
     }),
   );

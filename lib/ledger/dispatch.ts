@@ -4,7 +4,7 @@ import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
 import { decide } from "@/lib/retry-gate/decide";
 import type { Decision, Phase } from "@/lib/retry-gate/types";
 import { actorName, type Actor } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { recordOnBreaker } from "./breakers";
 import { LedgerError, type LedgerErrorCode } from "./errors";
 import { newId } from "./ids";
@@ -49,20 +49,18 @@ async function routeToPeople(tx: Tx, ctx: OperationContext, code: LedgerErrorCod
         : null;
   if (target === null || op.phase === target) return;
   await writeOperation(tx, op, { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}) }, now);
-  await tx.auditEvent.createMany({
-    data: [
-      auditRecord({
-        subjectType: "operation",
-        subjectId: op.id,
-        actor,
-        action: target === "AWAITING_APPROVAL" ? "operation.approval_requested" : "operation.outcome_unknown",
-        fromPhase: op.phase,
-        toPhase: target,
-        reason: decision.reason,
-        at: now,
-      }),
-    ],
-  });
+  await appendAudit(tx, [
+    {
+      subjectType: "operation",
+      subjectId: op.id,
+      actor,
+      action: target === "AWAITING_APPROVAL" ? "operation.approval_requested" : "operation.outcome_unknown",
+      fromPhase: op.phase,
+      toPhase: target,
+      reason: decision.reason,
+      at: now,
+    },
+  ]);
 }
 
 class DispatchRefused extends Error {
@@ -121,12 +119,10 @@ export async function dispatchOperation(
       },
     });
     const approved = op.approvedAttempt === attempt;
-    await tx.auditEvent.createMany({
-      data: [
-        auditRecord({ subjectType: "operation", subjectId: id, actor, action: "operation.authorized", fromPhase: op.phase, toPhase: "AUTHORIZED", reason: decision.reason, data: { attempt, approved }, at: now }),
-        auditRecord({ subjectType: "operation", subjectId: id, actor, action: "operation.dispatched", fromPhase: "AUTHORIZED", toPhase: "DISPATCHED", reason: `attempt ${attempt} of ${contract.maxAttempts} left with key ${op.idempotencyKey}`, data: { attempt, fence: op.fence, workerId: op.leaseOwner, backoffMs }, at: now }),
-      ],
-    });
+    await appendAudit(tx, [
+      { subjectType: "operation", subjectId: id, actor, action: "operation.authorized", fromPhase: op.phase, toPhase: "AUTHORIZED", reason: decision.reason, data: { attempt, approved }, at: now },
+      { subjectType: "operation", subjectId: id, actor, action: "operation.dispatched", fromPhase: "AUTHORIZED", toPhase: "DISPATCHED", reason: `attempt ${attempt} of ${contract.maxAttempts} left with key ${op.idempotencyKey}`, data: { attempt, fence: op.fence, workerId: op.leaseOwner, backoffMs }, at: now },
+    ]);
     return operationView(dispatched, contract, breakerAfter, now);
   });
   if (outcome instanceof DispatchRefused) throw outcome.refusal;

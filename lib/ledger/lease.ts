@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db";
 import { isTerminal } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { LedgerError } from "./errors";
 import { checkFence, operationCommand, writeOperation } from "./operation-store";
 import { operationView, type OperationView } from "./operation-view";
@@ -39,21 +39,19 @@ export async function claimLease(
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const updated = await writeOperation(tx, op, { fence, leaseOwner: input.workerId, leaseExpiresAt }, now);
     const takeover = op.leaseOwner !== null && op.leaseOwner !== input.workerId;
-    await tx.auditEvent.createMany({
-      data: [
-        auditRecord({
-          subjectType: "operation",
-          subjectId: id,
-          actor,
-          action: takeover ? "operation.lease_taken_over" : "operation.lease_claimed",
-          reason: takeover
-            ? `${input.workerId} took over the expired lease of ${op.leaseOwner} (fence ${op.fence} -> ${fence})`
-            : `${input.workerId} claimed the lease (fence ${fence})`,
-          data: { workerId: input.workerId, fence, previousOwner: op.leaseOwner, leaseMs: input.leaseMs },
-          at: now,
-        }),
-      ],
-    });
+    await appendAudit(tx, [
+      {
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: takeover ? "operation.lease_taken_over" : "operation.lease_claimed",
+        reason: takeover
+          ? `${input.workerId} took over the expired lease of ${op.leaseOwner} (fence ${op.fence} -> ${fence})`
+          : `${input.workerId} claimed the lease (fence ${fence})`,
+        data: { workerId: input.workerId, fence, previousOwner: op.leaseOwner, leaseMs: input.leaseMs },
+        at: now,
+      },
+    ]);
     return { fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
   });
 }

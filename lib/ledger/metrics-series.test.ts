@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { metricsSnapshot } from "./metrics";
 import { bucketBounds, metricSeries, windowSpec } from "./metrics-series";
 
@@ -18,9 +18,7 @@ afterEach(async () => t.close());
 const MIN = 60_000;
 
 async function recordAction(action: string, when: Date): Promise<void> {
-  await t.client.auditEvent.createMany({
-    data: [auditRecord({ subjectType: "operation", subjectId: "op", actor: agent, action, at: when })],
-  });
+  await t.client.$transaction((tx) => appendAudit(tx, [{ subjectType: "operation", subjectId: "op", actor: agent, action, at: when }]));
 }
 
 describe("windows and buckets", () => {

@@ -4,7 +4,7 @@ import type { ContractVersion, Dependency, Operation, Prisma } from "@/lib/gener
 import { assertTransition } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { LedgerError } from "./errors";
 import { WriteConflict, withWriteRetry } from "./transaction";
 
@@ -72,19 +72,11 @@ export async function operationCommand<T>(
     return await withWriteRetry(() => client.$transaction(async (tx) => work(tx, await loadContext(tx, id))));
   } catch (error) {
     if (error instanceof LedgerError && error.code === "stale_fence") {
-      await client.auditEvent.createMany({
-        data: [
-          auditRecord({
-            subjectType: "operation",
-            subjectId: id,
-            actor,
-            action: "operation.stale_fence_rejected",
-            reason: error.message,
-            data: { command },
-            at: now,
-          }),
-        ],
-      });
+      await client.$transaction((tx) =>
+        appendAudit(tx, [
+          { subjectType: "operation", subjectId: id, actor, action: "operation.stale_fence_rejected", reason: error.message, data: { command }, at: now },
+        ]),
+      );
     }
     throw error;
   }

@@ -6,11 +6,12 @@ import { classifyError } from "@/lib/retry-gate/classify-error";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
 import type { ClassifiedError, Phase, ReportedError } from "@/lib/retry-gate/types";
 import { actorName, type Actor } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { recordOnBreaker } from "./breakers";
 import { LedgerError } from "./errors";
 import { checkFence, operationCommand, writeOperation } from "./operation-store";
 import { gateInput, operationView, type OperationView } from "./operation-view";
+import { WriteConflict } from "./transaction";
 
 export type OutcomeResult = "confirmed" | "failed" | "unknown";
 
@@ -53,6 +54,8 @@ export async function reportOutcome(
     const { op, contract, dependency } = ctx;
     checkFence(op, input.fence, now, false);
     const attemptRow = await tx.attempt.findUnique({ where: { operationId_number: { operationId: id, number: op.attempt } } });
+    // Under READ COMMITTED (PostgreSQL) the sweep may have committed between our two reads: start over and see it.
+    if (op.phase === "DISPATCHED" && attemptRow?.result !== "in_flight") throw new WriteConflict(`attempt ${op.attempt} of ${id} moved on meanwhile`);
     if (op.phase !== "DISPATCHED" || !attemptRow || attemptRow.result !== "in_flight") {
       if (attemptRow && attemptRow.result === input.result && attemptRow.fence === input.fence) {
         // The same report sent again (the worker lost our answer): nothing new happens.
@@ -102,21 +105,19 @@ export async function reportOutcome(
         finishedAt: now,
       },
     });
-    await tx.auditEvent.createMany({
-      data: [
-        auditRecord({
-          subjectType: "operation",
-          subjectId: id,
-          actor,
-          action: AUDIT_ACTION[updated.phase as Phase],
-          fromPhase: op.phase,
-          toPhase: updated.phase,
-          reason,
-          data: { attempt: op.attempt, result: input.result, error, providerId: input.providerId ?? null },
-          at: now,
-        }),
-      ],
-    });
+    await appendAudit(tx, [
+      {
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: AUDIT_ACTION[updated.phase as Phase],
+        fromPhase: op.phase,
+        toPhase: updated.phase,
+        reason,
+        data: { attempt: op.attempt, result: input.result, error, providerId: input.providerId ?? null },
+        at: now,
+      },
+    ]);
     const breakerAfter = await recordOnBreaker(tx, dependency, breakerEvent(input.result, error), actor, now, `attempt ${op.attempt} of ${id}`);
     return operationView(updated, contract, breakerAfter, now);
   });

@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db";
 import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
 import { actorName, type Actor } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit, type AuditInput } from "./audit";
 import { canonicalJson, sha256 } from "./canonical-json";
 import { LedgerError } from "./errors";
 import { newId, newIdempotencyKey } from "./ids";
@@ -37,9 +37,9 @@ async function currentContract(client: Db, tool: string): Promise<ContractVersio
 
 async function existingPlan(client: Db, existing: Operation, argsHash: string, actor: Actor, now: Date): Promise<PlanResult> {
   if (existing.argsHash !== argsHash) {
-    await client.auditEvent.createMany({
-      data: [
-        auditRecord({
+    await client.$transaction((tx) =>
+      appendAudit(tx, [
+        {
           subjectType: "operation",
           subjectId: existing.id,
           actor,
@@ -47,9 +47,9 @@ async function existingPlan(client: Db, existing: Operation, argsHash: string, a
           reason: `idempotency key ${existing.idempotencyKey} was reused with different args`,
           data: { argsHash },
           at: now,
-        }),
-      ],
-    });
+        },
+      ]),
+    );
     throw new LedgerError(
       "idempotency_key_reused",
       `The idempotency key ${existing.idempotencyKey} already belongs to operation ${existing.id} of ${existing.tool} with different args; a new call needs a new key.`,
@@ -112,19 +112,23 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
     updatedAt: now,
   };
   const first = decide(gateInput(draft, contract, dependency, now));
-  const audit = [
-    auditRecord({ subjectType: "operation", subjectId: draft.id, actor, action: "operation.planned", toPhase: "PLANNED", reason: first.reason, at: now }),
+  const audit: AuditInput[] = [
+    { subjectType: "operation", subjectId: draft.id, actor, action: "operation.planned", toPhase: "PLANNED", reason: first.reason, at: now },
   ];
   if (first.action === "APPROVAL") {
     draft.phase = "AWAITING_APPROVAL";
     draft.approvalRequestedBy = actorName(actor);
     audit.push(
-      auditRecord({ subjectType: "operation", subjectId: draft.id, actor, action: "operation.approval_requested", fromPhase: "PLANNED", toPhase: "AWAITING_APPROVAL", reason: first.reason, at: now }),
+      { subjectType: "operation", subjectId: draft.id, actor, action: "operation.approval_requested", fromPhase: "PLANNED", toPhase: "AWAITING_APPROVAL", reason: first.reason, at: now },
     );
   }
   try {
-    const [op] = await withWriteRetry(() =>
-      client.$transaction([client.operation.create({ data: draft }), client.auditEvent.createMany({ data: audit })]),
+    const op = await withWriteRetry(() =>
+      client.$transaction(async (tx) => {
+        const created = await tx.operation.create({ data: draft });
+        await appendAudit(tx, audit);
+        return created;
+      }),
     );
     return { operation: operationView(op, contract, dependency, now), created: true };
   } catch (error) {

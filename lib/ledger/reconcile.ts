@@ -2,7 +2,7 @@
 import type { Db } from "@/lib/db";
 import type { Actor } from "./actor";
 import { actorName } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit, type AuditInput } from "./audit";
 import { LedgerError } from "./errors";
 import { checkFence, checkSeen, operationCommand, writeOperation, type SeenState } from "./operation-store";
 import { operationView, type OperationView } from "./operation-view";
@@ -47,8 +47,8 @@ export async function reconcileOperation(
       now,
     );
     const said = input.outcome === "applied" ? "the effect happened" : "the effect did not happen";
-    const audit = [
-      auditRecord({
+    const audit: AuditInput[] = [
+      {
         subjectType: "operation",
         subjectId: id,
         actor,
@@ -58,14 +58,14 @@ export async function reconcileOperation(
         reason: input.reason ? `${said}: ${input.reason}` : said,
         data: { outcome: input.outcome, providerId: input.providerId ?? null, evidence: input.evidence ?? null },
         at: now,
-      }),
+      },
     ];
     if (approve) {
       audit.push(
-        auditRecord({ subjectType: "operation", subjectId: id, actor, action: "operation.approved", fromPhase: "RECONCILED", toPhase: "RECONCILED", reason: input.reason ?? "retry approved with the reconciliation", data: { grantedAttempt: op.attempt + 1 }, at: now }),
+        { subjectType: "operation", subjectId: id, actor, action: "operation.approved", fromPhase: "RECONCILED", toPhase: "RECONCILED", reason: input.reason ?? "retry approved with the reconciliation", data: { grantedAttempt: op.attempt + 1 }, at: now },
       );
     }
-    await tx.auditEvent.createMany({ data: audit });
+    await appendAudit(tx, audit);
     return operationView(updated, contract, dependency, now);
   });
 }

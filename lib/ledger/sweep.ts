@@ -1,7 +1,7 @@
 // The recovery sweep: an operation whose lease expired while DISPATCHED becomes UNKNOWN, done by the system.
 import { engineOf, type Db } from "@/lib/db";
 import { SYSTEM_ACTOR } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { recordOnBreaker } from "./breakers";
 import { LedgerError } from "./errors";
 import type { Tx } from "./operation-store";
@@ -43,21 +43,19 @@ async function moveToUnknown(tx: Tx, op: ExpiredOperation, now: Date): Promise<v
     where: { operationId: op.id, number: op.attempt, result: "in_flight" },
     data: { result: "unknown", errorKind: "lease_expired", finishedAt: now },
   });
-  await tx.auditEvent.createMany({
-    data: [
-      auditRecord({
-        subjectType: "operation",
-        subjectId: op.id,
-        actor: SYSTEM_ACTOR,
-        action: "operation.outcome_unknown",
-        fromPhase: "DISPATCHED",
-        toPhase: "UNKNOWN",
-        reason: `the lease of ${op.leaseOwner ?? "the worker"} expired at ${op.leaseExpiresAt?.toISOString()} while attempt ${op.attempt} was in flight; the request may have left, so only evidence may move it on`,
-        data: { attempt: op.attempt, fencedOut: op.fence, newFence: op.fence + 1 },
-        at: now,
-      }),
-    ],
-  });
+  await appendAudit(tx, [
+    {
+      subjectType: "operation",
+      subjectId: op.id,
+      actor: SYSTEM_ACTOR,
+      action: "operation.outcome_unknown",
+      fromPhase: "DISPATCHED",
+      toPhase: "UNKNOWN",
+      reason: `the lease of ${op.leaseOwner ?? "the worker"} expired at ${op.leaseExpiresAt?.toISOString()} while attempt ${op.attempt} was in flight; the request may have left, so only evidence may move it on`,
+      data: { attempt: op.attempt, fencedOut: op.fence, newFence: op.fence + 1 },
+      at: now,
+    },
+  ]);
   // A lost answer counts against the dependency, and frees a half-open breaker's probe slot.
   const contract = await tx.contractVersion.findUnique({ where: { tool_version: { tool: op.tool, version: op.contractVersion } } });
   const dependency = contract?.dependency ? await tx.dependency.findUnique({ where: { name: contract.dependency } }) : null;
