@@ -16,6 +16,8 @@ function isBusy(error: Error): boolean {
   const details = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: unknown } }; cause?: unknown };
   const cause = (details.meta?.driverAdapterError?.cause ?? details.cause) as { originalCode?: unknown } | undefined;
   if (typeof cause?.originalCode === "string" && cause.originalCode.startsWith("SQLITE_BUSY")) return true;
+  // Another process committed after this transaction's first read (SQLITE_BUSY_SNAPSHOT): only a fresh start helps.
+  if (/SQLITE_BUSY|database is locked/i.test(error.message)) return true;
   return details.code === "P2028" && /Unable to start a transaction in the given time/.test(error.message);
 }
 
