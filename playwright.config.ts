@@ -1,18 +1,8 @@
 // Playwright: e2e specs in e2e/ against a production build served by `npm run serve`, on Debian's Chromium.
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import {
-  E2E_BASE_URL,
-  E2E_DATA_DIR,
-  E2E_DATABASE_URL,
-  E2E_PORT,
-  REPO_ROOT,
-  TEST_ADMIN_EMAIL,
-  TEST_ADMIN_PASSWORD,
-  TEST_BOOTSTRAP_API_KEY,
-  TEST_NEXTAUTH_SECRET,
-  TEST_SWEEP_INTERVAL_MS,
-} from "./e2e/fixtures/test-env";
+import { serverEnv } from "./e2e/fixtures/server-process";
+import { E2E_BASE_URL, E2E_DATA_DIR, E2E_DATABASE_URL, E2E_PORT, REPO_ROOT } from "./e2e/fixtures/test-env";
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 
@@ -79,17 +69,6 @@ export default defineConfig({
     timeout: 120_000,
     stdout: "pipe",
     stderr: "pipe",
-    env: {
-      PORT: String(E2E_PORT),
-      HOSTNAME: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      OPLEDGER_BOOTSTRAP_API_KEY: TEST_BOOTSTRAP_API_KEY,
-      OPLEDGER_ADMIN_EMAIL: TEST_ADMIN_EMAIL,
-      OPLEDGER_ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-      OPLEDGER_SWEEP_INTERVAL_MS: String(TEST_SWEEP_INTERVAL_MS),
-      OPLEDGER_DEMO: "off",
-      NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET,
-      NEXTAUTH_URL: E2E_BASE_URL,
-    },
+    env: serverEnv(E2E_PORT, databaseUrl),
   },
 });

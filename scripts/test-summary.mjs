@@ -12,8 +12,9 @@ for (const file of ["test-results/summary-vitest-sqlite.json", "test-results/sum
   failed += report.numFailedTests;
   skipped += report.numPendingTests + report.numTodoTests;
 }
-const e2e = read("test-results/summary-playwright.json");
-if (e2e) {
+for (const file of ["test-results/summary-playwright.json", "test-results/summary-playwright-pg.json"]) {
+  const e2e = read(file);
+  if (!e2e) continue;
   passed += e2e.stats.expected + e2e.stats.flaky;
   failed += e2e.stats.unexpected;
   skipped += e2e.stats.skipped;

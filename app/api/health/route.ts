@@ -1,4 +1,4 @@
-// GET /api/health: liveness and readiness — answers 200 only when the database answers.
+// GET /api/health: readiness — 200 only when this instance has started and its database answers; 503 otherwise.
 import { json, problem } from "@/lib/api/problem";
 import { db } from "@/lib/db";
 import { ensureStarted } from "@/lib/server/startup";
