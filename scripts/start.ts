@@ -1,8 +1,6 @@
 // `npm start`: the one command for a laptop — builds if needed, migrates SQLite, seeds the demo world, creates an admin, serves the console.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { createUser } from "../lib/auth/users";
 import { parseEnv } from "../lib/config/env";
 import { createDb } from "../lib/db";
@@ -10,29 +8,10 @@ import { seedDemo } from "../lib/demo/seed";
 import { applySqliteSettings } from "../lib/sqlite-settings";
 import { launchServer, publicUrl } from "./launch";
 import { prepareDatabase } from "./prepare-database";
-
-const SOURCE_DIRS = ["app", "components", "lib", "public"];
-const SOURCE_FILES = ["next.config.js", "package-lock.json", "prisma/schema.prisma", "postcss.config.mjs"];
-
-function newestSourceMtime(): number {
-  let newest = 0;
-  const visit = (p: string): void => {
-    if (!fs.existsSync(p)) return;
-    const stat = fs.statSync(p);
-    if (stat.isDirectory()) {
-      if (path.basename(p) === "generated") return;
-      for (const entry of fs.readdirSync(p)) visit(path.join(p, entry));
-    } else {
-      newest = Math.max(newest, stat.mtimeMs);
-    }
-  };
-  [...SOURCE_DIRS, ...SOURCE_FILES].forEach(visit);
-  return newest;
-}
+import { buildIsFresh } from "./build-freshness";
 
 function buildIfStale(): void {
-  const buildId = path.join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID");
-  if (fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs >= newestSourceMtime()) return;
+  if (buildIsFresh(process.env.NEXT_DIST_DIR || ".next")) return;
   console.log("opledger: building the console (first start or changed sources; about a minute)…");
   const result = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
   if (result.status !== 0) throw new Error("opledger cannot start: the build failed (see above).");

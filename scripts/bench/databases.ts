@@ -1,0 +1,53 @@
+// Fresh, migrated databases for one benchmark: a SQLite file in the module's scratch directory, or a PostgreSQL database of its own.
+import path from "node:path";
+import { Client } from "pg";
+import { createDb, type Db } from "../../lib/db";
+import { putContract } from "../../lib/ledger/contracts";
+import { applySqliteSettings } from "../../lib/sqlite-settings";
+import { prepareDatabase } from "../prepare-database";
+import { BENCH_ACTOR } from "./ledger-lifecycle";
+import { BENCH_CONTRACT, BENCH_TOOL } from "./workload";
+
+/** A migrated SQLite file; returns its DATABASE_URL. */
+export function freshSqlite(workDir: string, name: string): string {
+  const url = `file:${path.join(workDir, `${name}.db`)}`;
+  prepareDatabase(url);
+  return url;
+}
+
+/** A client on the URL with the server's settings and the benchmark's contract in place; returns the contract version. */
+export async function openLedger(url: string, poolSize?: number): Promise<{ client: Db; contractVersion: number }> {
+  const client = createDb(url, poolSize);
+  if (url.startsWith("file:")) await applySqliteSettings(client);
+  const { contract } = await putContract(client, BENCH_TOOL, BENCH_CONTRACT, BENCH_ACTOR, new Date());
+  return { client, contractVersion: contract.version };
+}
+
+/** The URL of database `name` on the same PostgreSQL server as `serverUrl`. */
+export function databaseUrl(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates database `name` (dropping a leftover of an interrupted run) and returns a function that drops it. */
+export async function createPgDatabase(serverUrl: string, name: string): Promise<() => Promise<void>> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe database name ${name}`);
+  const admin = new Client({ connectionString: databaseUrl(serverUrl, "postgres") });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return async () => {
+    const dropper = new Client({ connectionString: databaseUrl(serverUrl, "postgres") });
+    await dropper.connect();
+    try {
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } finally {
+      await dropper.end();
+    }
+  };
+}

@@ -1,0 +1,95 @@
+// Benchmark 1: the full lifecycle of a tool call over HTTP on SQLite (16 agents) beside the same server's trivial JSON route.
+import { freshSqlite } from "./databases";
+import { startBenchServer, buildIfStale } from "./bench-server";
+import { HttpLoad, type LoadRound, type Send } from "./http-load";
+import { sampleRss } from "./process-memory";
+import { percentile } from "./stats";
+import type { BenchModule, Figure } from "./types";
+import { AGENTS, BENCH_CONTRACT, BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
+
+const WARM_UP_SECONDS = 3;
+/**
+ * The trivial route: the API's own handler for unknown /api/v1 paths. It goes through the same proxy and router as every
+ * API call and answers a ~200-byte JSON problem document (404) without authentication or the database.
+ */
+export const TRIVIAL_PATH = "/api/v1/bench/trivial";
+
+interface Operation {
+  id: string;
+  phase: string;
+}
+
+/** plan, claim, dispatch, outcome: four requests, as API.md describes them. */
+export async function httpLifecycle(send: Send, agent: number, n: number): Promise<void> {
+  const workerId = `bench-agent-${agent}`;
+  const planned = (await send({ method: "POST", path: "/api/v1/operations", body: { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId }, expect: 201 })) as Operation;
+  const base = `/api/v1/operations/${planned.id}`;
+  const { fence } = (await send({ method: "POST", path: `${base}/claim`, body: { workerId, leaseMs: LEASE_MS }, expect: 200 })) as { fence: number };
+  await send({ method: "POST", path: `${base}/dispatch`, body: { fence }, expect: 200 });
+  const done = (await send({ method: "POST", path: `${base}/outcome`, body: { fence, result: "confirmed", providerId: `ch_${planned.id}` }, expect: 200 })) as Operation;
+  if (done.phase !== "CONFIRMED") throw new Error(`lifecycle of ${planned.id} ended ${done.phase}, not CONFIRMED`);
+}
+
+async function trivial(send: Send): Promise<void> {
+  await send({ method: "POST", path: TRIVIAL_PATH, body: {}, expect: 404 });
+}
+
+const perSecond = (r: LoadRound, count: number): number => count / r.seconds;
+
+export const benchmark: BenchModule = {
+  name: "lifecycle-http",
+  title: "lifecycle over HTTP on SQLite (16 agents) beside the same server's trivial JSON route",
+  async run({ rounds, roundSeconds, ports, workDir, reuseBuild, log }) {
+    buildIfStale({ reuseBuild, log });
+    const port = ports[0] ?? 3400;
+    const server = await startBenchServer(freshSqlite(workDir, "http"), port, log);
+    const load = new HttpLoad(server.url, AGENTS, server.apiKey);
+    const figures: Record<string, Figure> = {};
+    const record = (label: string, unit: string, value: number): void => {
+      (figures[label] ??= { label, unit, rounds: [] }).rounds.push(value);
+    };
+    try {
+      const put = await fetch(`${server.url}/api/v1/contracts/${BENCH_TOOL}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify(BENCH_CONTRACT),
+      });
+      if (!put.ok) throw new Error(`PUT contract answered ${put.status}: ${await put.text()}`);
+      await load.round(AGENTS, WARM_UP_SECONDS, trivial);
+      await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) => httpLifecycle(send, agent, -1 - n));
+      for (let round = 1; round <= rounds; round++) {
+        const base = await load.round(AGENTS, roundSeconds, trivial);
+        const memory = sampleRss(server.pid);
+        const life = await load.round(AGENTS, roundSeconds, (send, agent, n) => httpLifecycle(send, agent, round * 1_000_000 + n));
+        const rss = Math.max(...memory.stop());
+        const ratio = perSecond(life, life.requests) / perSecond(base, base.requests);
+        record("trivial route requests/s", "1/s", perSecond(base, base.requests));
+        record("trivial route p50", "ms", percentile(base.latenciesMs, 50));
+        record("lifecycle requests/s", "1/s", perSecond(life, life.requests));
+        record("lifecycles/s", "1/s", perSecond(life, life.scenarios));
+        record("lifecycle call p50", "ms", percentile(life.latenciesMs, 50));
+        record("lifecycle call p99", "ms", percentile(life.latenciesMs, 99));
+        record("lifecycle / trivial requests/s", "ratio", ratio);
+        record("server RSS during lifecycle load", "MiB", rss);
+        log(`round ${round}: trivial ${perSecond(base, base.requests).toFixed(0)} req/s; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p50 ${percentile(life.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(life.latenciesMs, 99).toFixed(1)} ms; ratio ${ratio.toFixed(2)}; RSS ${rss.toFixed(0)} MiB`);
+      }
+    } finally {
+      await load.close();
+      await server.stop();
+    }
+    return {
+      figures: Object.values(figures),
+      targets: [
+        { label: "lifecycle at least 70% of the trivial route's request rate", figure: "lifecycle / trivial requests/s", statistic: "median", comparison: ">=", limit: 0.7 },
+        { label: "p99 per lifecycle call under 50 ms", figure: "lifecycle call p99", statistic: "median", comparison: "<", limit: 50 },
+      ],
+      notes: {
+        trivialRoute: `POST ${TRIVIAL_PATH}: the existing catch-all for unknown /api/v1 paths (404 problem document, no auth, no database)`,
+        agents: AGENTS,
+        lifecycle: "POST /operations (201), /claim, /dispatch, /outcome confirmed: 4 requests",
+        loadGenerator: "undici Pool, one keep-alive connection per agent, closed loop, in the runner's process on the same machine",
+        database: "fresh SQLite file, WAL, synchronous=FULL",
+      },
+    };
+  },
+};

@@ -1,0 +1,27 @@
+// Whether a production build is newer than every source it was built from (npm start and npm run bench rebuild when not).
+import fs from "node:fs";
+import path from "node:path";
+
+const SOURCE_DIRS = ["app", "components", "lib", "public"];
+const SOURCE_FILES = ["next.config.js", "package-lock.json", "prisma/schema.prisma", "postcss.config.mjs", "proxy.ts", "instrumentation.ts"];
+
+function newestSourceMtime(): number {
+  let newest = 0;
+  const visit = (p: string): void => {
+    if (!fs.existsSync(p)) return;
+    const stat = fs.statSync(p);
+    if (stat.isDirectory()) {
+      if (path.basename(p) === "generated") return;
+      for (const entry of fs.readdirSync(p)) visit(path.join(p, entry));
+    } else {
+      newest = Math.max(newest, stat.mtimeMs);
+    }
+  };
+  [...SOURCE_DIRS, ...SOURCE_FILES].forEach(visit);
+  return newest;
+}
+
+export function buildIsFresh(distDir: string): boolean {
+  const buildId = path.join(distDir, "BUILD_ID");
+  return fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs >= newestSourceMtime();
+}
