@@ -1,65 +1,41 @@
-// Model-based test of the ledger on a real database: random plan/claim/dispatch/outcome/crash/sweep/approve/reject/
-// reconcile sequences never apply a mutation twice without a person's approval, never let a stale fence write, and
-// leave every operation with an audit trail of legal transitions.
+// Model-based test of the ledger on a real database: random plan/claim/heartbeat/dispatch/outcome/crash/sweep/approve/reject/
+// reconcile/contract-edit sequences never apply a mutation twice without a person's approval, never let a stale fence write,
+// keep each operation on the contract version it was planned under, and leave an audit trail of legal transitions.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import type { Db } from "@/lib/db";
 import { approveOperation, rejectOperation } from "@/lib/ledger/approval";
+import { putContract } from "@/lib/ledger/contracts";
 import { dispatchOperation } from "@/lib/ledger/dispatch";
 import { LedgerError } from "@/lib/ledger/errors";
-import { claimLease } from "@/lib/ledger/lease";
-import { reportOutcome, type OutcomeInput } from "@/lib/ledger/outcome";
+import { claimLease, heartbeatLease } from "@/lib/ledger/lease";
+import { reportOutcome } from "@/lib/ledger/outcome";
 import { planOperation } from "@/lib/ledger/plan";
 import { reconcileOperation } from "@/lib/ledger/reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/sweep";
-import { isLegalTransition } from "@/lib/retry-gate/phases";
-import type { EffectClass, Phase } from "@/lib/retry-gate/types";
-import { agent, alice, withContract } from "./helpers/ledger-fixtures";
-import { createTestDb, type TestDb } from "./helpers/test-db";
+import { agent, alice } from "./helpers/ledger-fixtures";
+import {
+  at,
+  BEHAVIOURS,
+  checkInvariants,
+  editedContract,
+  fenceKey,
+  freshLedger,
+  modelRuns,
+  modelSeed,
+  newWorld,
+  pick,
+  recordApproval,
+  sendToProvider,
+  settle,
+  TOOL_NAMES,
+  type Behaviour,
+  type World,
+} from "./helpers/ledger-model-world";
 
-const TOOLS: Record<string, EffectClass> = {
-  "m.pure": "PURE",
-  "m.idem": "IDEMPOTENT",
-  "m.replay": "REPLAYABLE",
-  "m.unknown": "UNKNOWN",
-  "m.nonretry": "NON_RETRYABLE",
-};
-const TOOL_NAMES = Object.keys(TOOLS);
 const WORKERS = ["w0", "w1"];
-
-/** The world outside the ledger: what the provider applied, and what each worker believes. */
-interface World {
-  client: Db;
-  now: number;
-  ops: { id: string; tool: string; key: string; args: number }[];
-  /** Effects the provider applied, per operation, with the key each request carried. */
-  effects: Map<string, string[]>;
-  /** Keys an IDEMPOTENT provider has seen: a repeat converges to the first result. */
-  seenKeys: Set<string>;
-  /** The fence each worker holds per operation. */
-  fences: Map<string, number>;
-  /** Highest fence the ledger ever issued per operation. */
-  issued: Map<string, number>;
-  approvals: Map<string, number>;
-}
 
 type Model = { planned: number };
 type Cmd = fc.AsyncCommand<Model, World>;
-
-const at = (w: World): Date => new Date(w.now);
-const fenceKey = (worker: string, id: string): string => `${worker}:${id}`;
-const pick = <T,>(items: T[], index: number): T | undefined => (items.length === 0 ? undefined : items[index % items.length]);
-
-async function expectCode(p: Promise<unknown>, allowed: string[]): Promise<boolean> {
-  try {
-    await p;
-    return true;
-  } catch (error) {
-    if (!(error instanceof LedgerError)) throw error;
-    expect(allowed).toContain(error.code);
-    return false;
-  }
-}
 
 class Plan implements Cmd {
   constructor(readonly tool: string, readonly key: number, readonly args: number) {}
@@ -67,10 +43,14 @@ class Plan implements Cmd {
   async run(m: Model, w: World) {
     const key = `k${this.key}`;
     const known = w.ops.find((o) => o.tool === this.tool && o.key === key);
-    const ok = await expectCode(
+    const ok = await settle(
+      w,
+      null,
       planOperation(w.client, { tool: this.tool, args: { v: this.args }, idempotencyKey: key }, agent, at(w)).then((r) => {
-        if (!known) w.ops.push({ id: r.operation.id, tool: this.tool, key, args: this.args });
-        else expect(r.operation.id).toBe(known.id);
+        if (known) return expect(r.operation.id).toBe(known.id);
+        // A new operation runs under the contract version current when it was planned.
+        expect(r.operation.contractVersion).toBe(w.contractVersions.get(this.tool));
+        w.ops.push({ id: r.operation.id, tool: this.tool, key, args: this.args, contractVersion: r.operation.contractVersion });
       }),
       ["idempotency_key_reused"],
     );
@@ -87,7 +67,9 @@ class Claim implements Cmd {
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
-    await expectCode(
+    await settle(
+      w,
+      op.id,
       claimLease(w.client, op.id, { workerId: this.worker, leaseMs: this.leaseMs }, agent, at(w)).then((lease) => {
         expect(lease.fence).toBeGreaterThan(w.issued.get(op.id) ?? 0);
         w.issued.set(op.id, lease.fence);
@@ -97,6 +79,24 @@ class Claim implements Cmd {
     );
   }
   toString = () => `claim(op${this.op}, ${this.worker}, ${this.leaseMs})`;
+}
+
+/** A worker extends its lease: only with its current fence, and it changes nothing but the lease. */
+class Heartbeat implements Cmd {
+  constructor(readonly op: number, readonly worker: string, readonly leaseMs: number) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const op = pick(w.ops, this.op);
+    const fence = op && w.fences.get(fenceKey(this.worker, op.id));
+    if (!op || fence === undefined) return;
+    const before = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const ok = await settle(w, op.id, heartbeatLease(w.client, op.id, { fence, leaseMs: this.leaseMs }, agent, at(w)), ["stale_fence"]);
+    const after = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
+    expect(ok).toBe(fence === before.fence);
+    expect([after.phase, after.fence, after.attempt]).toEqual([before.phase, before.fence, before.attempt]);
+    if (!ok) expect(after.version).toBe(before.version);
+  }
+  toString = () => `heartbeat(op${this.op}, ${this.worker}, ${this.leaseMs})`;
 }
 
 class Advance implements Cmd {
@@ -117,17 +117,13 @@ class Sweep implements Cmd {
   toString = () => "sweep()";
 }
 
-/** What the provider did with an attempt; "transient_applied" is a 5xx sent after the effect was committed (it happens). */
-type Behaviour = "confirm" | "transient" | "transient_applied" | "fatal" | "unknown_applied" | "unknown_not" | "crash_applied" | "crash_not";
-
 class Attempt implements Cmd {
   constructor(readonly op: number, readonly worker: string, readonly behaviour: Behaviour) {}
   check = () => true;
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
-    if (!op) return;
-    const fence = w.fences.get(fenceKey(this.worker, op.id));
-    if (fence === undefined) return;
+    const fence = op && w.fences.get(fenceKey(this.worker, op.id));
+    if (!op || fence === undefined) return;
     const before = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
     let dispatched;
     try {
@@ -135,6 +131,7 @@ class Attempt implements Cmd {
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
       if (fence < before.fence) expect(error.code).toBe("stale_fence");
+      if (error.code === "stale_fence") w.staleRefusals.set(op.id, (w.staleRefusals.get(op.id) ?? 0) + 1);
       const after = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
       if (error.code === "stale_fence" || error.code === "lease_expired") expect(after.version).toBe(before.version);
       return;
@@ -142,24 +139,10 @@ class Attempt implements Cmd {
     // The ledger let it go: the worker's fence must be the current one, and the key never changes.
     expect(fence).toBe(before.fence);
     expect(dispatched.idempotencyKey).toBe(op.key);
-    const applied = this.behaviour === "confirm" || this.behaviour.endsWith("_applied");
-    const effect = TOOLS[op.tool];
-    if (applied && !(effect === "IDEMPOTENT" && w.seenKeys.has(`${op.tool}:${op.key}`))) {
-      w.effects.set(op.id, [...(w.effects.get(op.id) ?? []), dispatched.idempotencyKey]);
-    }
-    if (applied) w.seenKeys.add(`${op.tool}:${op.key}`);
-    const report: Record<Behaviour, Omit<OutcomeInput, "fence"> | null> = {
-      confirm: { result: "confirmed", providerId: `p-${op.id}` },
-      transient: { result: "failed", error: { httpStatus: 503 } },
-      transient_applied: { result: "failed", error: { httpStatus: 504 } },
-      fatal: { result: "failed", error: { httpStatus: 422 } },
-      unknown_applied: { result: "unknown", error: { kind: "timeout" } },
-      unknown_not: { result: "unknown", error: { kind: "timeout" } },
-      crash_applied: null,
-      crash_not: null,
-    };
-    const outcome = report[this.behaviour];
-    if (outcome) await reportOutcome(w.client, op.id, { ...outcome, fence }, agent, at(w), () => 0);
+    const report = sendToProvider(w, op, dispatched.idempotencyKey, this.behaviour);
+    if (!report) return;
+    await reportOutcome(w.client, op.id, { ...report, fence }, agent, at(w), () => 0);
+    w.outcomes.push({ id: op.id, attempt: dispatched.attempt, result: report.result, fence });
   }
   toString = () => `attempt(op${this.op}, ${this.worker}, ${this.behaviour})`;
 }
@@ -170,8 +153,7 @@ class Approve implements Cmd {
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
-    const ok = await expectCode(approveOperation(w.client, op.id, { reason: "model" }, alice, at(w)), ["not_awaiting_approval"]);
-    if (ok) w.approvals.set(op.id, (w.approvals.get(op.id) ?? 0) + 1);
+    if (await settle(w, op.id, approveOperation(w.client, op.id, { reason: "model" }, alice, at(w)), ["not_awaiting_approval"])) recordApproval(w, op.id);
   }
   toString = () => `approve(op${this.op})`;
 }
@@ -189,7 +171,7 @@ class Reject implements Cmd {
   toString = () => `reject(op${this.op})`;
 }
 
-/** A truthful reconciler: it looks the effect up at the provider. */
+/** A truthful reconciler: it looks the effect up at the provider; "did not happen" may come with the retry's approval, or leave it to the gate. */
 class Reconcile implements Cmd {
   constructor(readonly op: number, readonly approveRetry: boolean) {}
   check = () => true;
@@ -198,51 +180,23 @@ class Reconcile implements Cmd {
     if (!op) return;
     const applied = (w.effects.get(op.id)?.length ?? 0) > 0;
     const approveRetry = !applied && this.approveRetry;
-    const ok = await expectCode(
-      reconcileOperation(w.client, op.id, { outcome: applied ? "applied" : "not_applied", evidence: { lookup: "model" }, approveRetry }, alice, at(w)),
-      ["not_unknown"],
-    );
-    if (ok && approveRetry) w.approvals.set(op.id, (w.approvals.get(op.id) ?? 0) + 1);
+    const input = { outcome: applied ? ("applied" as const) : ("not_applied" as const), evidence: { lookup: "model" }, approveRetry };
+    if ((await settle(w, op.id, reconcileOperation(w.client, op.id, input, alice, at(w)), ["not_unknown"])) && approveRetry) recordApproval(w, op.id);
   }
   toString = () => `reconcile(op${this.op}, approve=${this.approveRetry})`;
 }
 
-async function checkInvariants(w: World): Promise<void> {
-  for (const op of w.ops) {
-    const effects = w.effects.get(op.id) ?? [];
-    // Every request carried the operation's one key.
-    expect(new Set(effects).size).toBeLessThanOrEqual(1);
-    if (TOOLS[op.tool] !== "PURE") {
-      expect(effects.length, `${op.tool} ${op.id} applied ${effects.length} times with ${w.approvals.get(op.id) ?? 0} approvals`).toBeLessThanOrEqual(
-        1 + (w.approvals.get(op.id) ?? 0),
-      );
-    }
-    const row = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
-    const confirmed = await w.client.attempt.count({ where: { operationId: op.id, result: "confirmed" } });
-    expect(confirmed).toBeLessThanOrEqual(1);
-    const trail = await w.client.auditEvent.findMany({
-      where: { subjectType: "operation", subjectId: op.id, toPhase: { not: null } },
-      orderBy: { id: "asc" },
-    });
-    let phase: Phase | null = null;
-    for (const event of trail) {
-      if (event.fromPhase === event.toPhase) continue;
-      if (phase !== null) {
-        expect(event.fromPhase).toBe(phase);
-        expect(isLegalTransition(phase, event.toPhase as Phase), `${phase} -> ${event.toPhase}`).toBe(true);
-      }
-      phase = event.toPhase as Phase;
-    }
-    expect(phase).toBe(row.phase);
+/** An admin edits a contract: later plans run under the new version, operations already planned keep theirs. */
+class EditContract implements Cmd {
+  constructor(readonly tool: string, readonly maxAttempts: number, readonly approval: boolean) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const { contract, changed } = await putContract(w.client, this.tool, editedContract(this.tool, this.maxAttempts, this.approval), alice, at(w));
+    const before = w.contractVersions.get(this.tool) ?? 0;
+    expect(contract.version).toBe(changed ? before + 1 : before);
+    w.contractVersions.set(this.tool, contract.version);
   }
-}
-
-async function freshLedger(): Promise<TestDb> {
-  const t = await createTestDb();
-  for (const [tool, effect] of Object.entries(TOOLS)) {
-    await withContract(t.client, tool, effect, { idempotencyKey: "required", maxAttempts: 3, backoff: { baseMs: 0, maxMs: 0 } });
-  }
-  return t;
+  toString = () => `editContract(${this.tool}, max=${this.maxAttempts}, approval=${this.approval})`;
 }
 
 // Few operations and two workers, so leases, take-overs and retries collide often.
@@ -250,9 +204,7 @@ const index = fc.nat({ max: 2 });
 const worker = fc.constantFrom(...WORKERS);
 const plan = fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat({ max: 1 }), fc.nat({ max: 1 })).map(([t, k, a]) => new Plan(t, k, a));
 const claim = fc.tuple(index, worker, fc.constantFrom(200, 5000)).map(([o, wk, l]) => new Claim(o, wk, l));
-const attempt = fc
-  .tuple(index, worker, fc.constantFrom<Behaviour>("confirm", "transient", "transient_applied", "fatal", "unknown_applied", "unknown_not", "crash_applied", "crash_not"))
-  .map(([o, wk, b]) => new Attempt(o, wk, b));
+const attempt = fc.tuple(index, worker, fc.constantFrom(...BEHAVIOURS)).map(([o, wk, b]) => new Attempt(o, wk, b));
 // Repeating an arbitrary weights it: most steps are claims and attempts, as in a real run.
 const commands = fc.commands<Model, World, false>(
   [
@@ -265,32 +217,23 @@ const commands = fc.commands<Model, World, false>(
     attempt,
     attempt,
     attempt,
+    fc.tuple(index, worker, fc.constantFrom(200, 5000)).map(([o, wk, l]) => new Heartbeat(o, wk, l)),
     fc.constantFrom(50, 300, 6000).map((ms) => new Advance(ms)),
     fc.constant(new Sweep()),
     index.map((o) => new Approve(o)),
     index.map((o) => new Reject(o)),
     fc.tuple(index, fc.boolean()).map(([o, a]) => new Reconcile(o, a)),
+    fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(1, 3), fc.boolean()).map(([t, m, a]) => new EditContract(t, m, a)),
   ],
   { maxCommands: 60, size: "max" },
 );
 
 it("never applies a mutation twice without approval, never lets a stale fence write, and audits every transition", async () => {
-  const seed = Number(process.env.OPLEDGER_MODEL_SEED ?? Date.now() % 2_147_483_647);
-  // Logged so a failure can be replayed with OPLEDGER_MODEL_SEED.
-  process.stdout.write(`ledger model seed: ${seed}\n`);
+  const seed = modelSeed("ledger model");
   await fc.assert(
     fc.asyncProperty(commands, async (cmds) => {
       const t = await freshLedger();
-      const world: World = {
-        client: t.client,
-        now: Date.parse("2026-11-30T12:00:00Z"),
-        ops: [],
-        effects: new Map(),
-        seenKeys: new Set(),
-        fences: new Map(),
-        issued: new Map(),
-        approvals: new Map(),
-      };
+      const world = newWorld(t.client);
       try {
         await fc.asyncModelRun(() => ({ model: { planned: 0 }, real: world }), cmds);
         await checkInvariants(world);
@@ -298,6 +241,6 @@ it("never applies a mutation twice without approval, never lets a stale fence wr
         await t.close();
       }
     }),
-    { seed, numRuns: Number(process.env.OPLEDGER_MODEL_RUNS ?? 30) },
+    { seed, numRuns: modelRuns(20) },
   );
 }, 180_000);
