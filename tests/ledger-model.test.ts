@@ -25,6 +25,7 @@ import {
   newWorld,
   pick,
   recordApproval,
+  recordGrant,
   sendToProvider,
   settle,
   TOOL_NAMES,
@@ -73,7 +74,7 @@ class Claim implements Cmd {
       claimLease(w.client, op.id, { workerId: this.worker, leaseMs: this.leaseMs }, agent, at(w)).then((lease) => {
         expect(lease.fence).toBeGreaterThan(w.issued.get(op.id) ?? 0);
         w.issued.set(op.id, lease.fence);
-        w.fences.set(fenceKey(this.worker, op.id), lease.fence);
+        recordGrant(w, op.id, this.worker, lease.fence);
       }),
       ["lease_held", "already_finished"],
     );
@@ -139,6 +140,7 @@ class Attempt implements Cmd {
     // The ledger let it go: the worker's fence must be the current one, and the key never changes.
     expect(fence).toBe(before.fence);
     expect(dispatched.idempotencyKey).toBe(op.key);
+    w.dispatches.push({ id: op.id, attempt: dispatched.attempt, fence, worker: this.worker });
     const report = sendToProvider(w, op, dispatched.idempotencyKey, this.behaviour);
     if (!report) return;
     await reportOutcome(w.client, op.id, { ...report, fence }, agent, at(w), () => 0);

@@ -48,6 +48,10 @@ export interface World {
   staleRefusals: Map<string, number>;
   /** Outcomes the ledger acknowledged: each must be on its attempt afterwards. */
   outcomes: { id: string; attempt: number; result: OutcomeInput["result"]; fence: number }[];
+  /** Dispatches the ledger acknowledged: each attempt went out under the fence of the worker that held it. */
+  dispatches: { id: string; attempt: number; fence: number; worker: string }[];
+  /** Fences the ledger granted, per operation: never the same one twice. */
+  granted: Map<string, number[]>;
 }
 
 export const at = (w: World): Date => new Date(w.now);
@@ -68,6 +72,8 @@ export function newWorld(client: Db): World {
     contractVersions: new Map(TOOL_NAMES.map((tool) => [tool, 1])),
     staleRefusals: new Map(),
     outcomes: [],
+    dispatches: [],
+    granted: new Map(),
   };
 }
 
@@ -82,6 +88,11 @@ export async function settle(w: World, id: string | null, p: Promise<unknown>, a
     if (error.code === "stale_fence" && id) bump(w.staleRefusals, id);
     return false;
   }
+}
+
+export function recordGrant(w: World, id: string, worker: string, fence: number): void {
+  w.granted.set(id, [...(w.granted.get(id) ?? []), fence]);
+  w.fences.set(fenceKey(worker, id), fence);
 }
 
 export function recordApproval(w: World, id: string): void {
@@ -151,6 +162,12 @@ export async function checkInvariants(w: World): Promise<void> {
     expect(attempts.filter((a) => a.result === "confirmed").length).toBeLessThanOrEqual(1);
     // Attempts go out under fences that never go back.
     expect(attempts.map((a) => a.fence)).toEqual([...attempts.map((a) => a.fence)].sort((x, y) => x - y));
+    const granted = w.granted.get(op.id) ?? [];
+    expect(new Set(granted).size, `fences granted on ${op.id}: ${granted.join(", ")}`).toBe(granted.length);
+    for (const sent of w.dispatches.filter((d) => d.id === op.id)) {
+      const attempt = attempts.find((a) => a.number === sent.attempt);
+      expect([attempt?.fence, attempt?.workerId], `attempt ${sent.attempt} on ${op.id}`).toEqual([sent.fence, sent.worker]);
+    }
     for (const told of w.outcomes.filter((o) => o.id === op.id)) {
       const attempt = attempts.find((a) => a.number === told.attempt);
       expect([attempt?.result, attempt?.fence], `acknowledged ${told.result} of attempt ${told.attempt} on ${op.id}`).toEqual([told.result, told.fence]);
