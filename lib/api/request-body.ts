@@ -49,14 +49,30 @@ export function fieldErrors(error: z.ZodError): Record<string, string[]> {
   return out;
 }
 
+/**
+ * Text neither database can store: half a UTF-16 surrogate pair (only a `\ud800`-style escape can carry one; the
+ * query engine refuses it) and NUL (PostgreSQL text cannot hold it).
+ */
+const UNSTORABLE_TEXT = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/;
+
 export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
   // The content type is not checked: `curl -d` sends form encoding by default, and the body is JSON either way.
   const text = await readLimited(req);
   let value: unknown;
+  let unstorable = false;
   try {
-    value = text.length === 0 ? {} : JSON.parse(text);
+    value =
+      text.length === 0
+        ? {}
+        : JSON.parse(text, (key, v: unknown) => {
+            if (UNSTORABLE_TEXT.test(key) || (typeof v === "string" && UNSTORABLE_TEXT.test(v))) unstorable = true;
+            return v;
+          });
   } catch {
     throw new BodyError(400, "malformed_json", "The body is not valid JSON.");
+  }
+  if (unstorable) {
+    throw new BodyError(400, "invalid_body", "The body holds a NUL character or half a surrogate pair (a lone \\ud800-\\udfff escape); text must be valid Unicode without NUL.");
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {

@@ -1,0 +1,33 @@
+// readJson refuses text no database can store (lone surrogates, NUL) with a 400, and keeps every other string as sent.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { BodyError, readJson } from "./request-body";
+
+const schema = z.object({ note: z.json() }).strict();
+
+function body(text: string): Request {
+  return new Request("http://opledger.test/api/v1/x", { method: "POST", body: text });
+}
+
+describe("readJson", () => {
+  it.each([
+    ["a lone high surrogate", String.raw`{"note":"\ud800"}`],
+    ["a lone low surrogate", String.raw`{"note":"a\udfffb"}`],
+    ["a reversed pair", String.raw`{"note":"\ude00\ud83d"}`],
+    ["a NUL", String.raw`{"note":"a\u0000b"}`],
+    ["a lone surrogate in a key", String.raw`{"note":{"\ud800":1}}`],
+    ["a NUL deep in an array", String.raw`{"note":[[["\u0000"]]]}`],
+  ])("refuses %s as invalid_body", async (_label, text) => {
+    const error = await readJson(body(text), schema).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BodyError);
+    expect(error).toMatchObject({ status: 400, code: "invalid_body" });
+  });
+
+  it.each([
+    ["an escaped surrogate pair", String.raw`{"note":"\ud83d\ude00"}`, "😀"],
+    ["a backslash followed by u0000 as text", String.raw`{"note":"\\u0000"}`, String.raw`\u0000`],
+    ["bidi controls and a BOM character", String.raw`{"note":"\u202e\ufeffx"}`, "\u202e\ufeffx"],
+  ])("keeps %s", async (_label, text, note) => {
+    expect(await readJson(body(text), schema)).toEqual({ note });
+  });
+});
