@@ -1,38 +1,29 @@
 "use client";
 // "Change role" for one user; takes effect on their next request, since sessions read the role from the database.
-import { useState, type FormEvent } from "react";
 import { changeRoleAction } from "@/lib/actions/admin-actions";
 import type { UserListItem } from "@/lib/auth/admin";
 import type { Role } from "@/lib/auth/roles";
-import { buttonClass } from "./button-styles";
+import { buttonClass } from "@/components/ui/button-styles";
 import { RoleChoice } from "./choices";
 import { Dialog, DialogContent, DialogTrigger } from "./dialog";
 import { DialogFooter } from "./dialog-footer";
 import { ReasonField } from "./field";
 import { FormAlert } from "./form-alert";
-import { formText, useAdminAction } from "./use-admin-action";
+import { formText, useAdminDialog } from "./use-admin-action";
 
 export function ChangeRoleDialog({ user, onDone }: { user: UserListItem; onDone: (message: string) => void }) {
-  const [open, setOpen] = useState(false);
-  const { run, pending, failure, fieldErrors, reset } = useAdminAction(changeRoleAction);
-
-  function onOpenChange(next: boolean) {
-    setOpen(next);
-    if (!next) reset();
-  }
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    run({ userId: user.id, role: formText(form, "role") as Role, reason: formText(form, "reason") }, (data) => {
-      setOpen(false);
-      onDone(data.changed ? `${data.email} is now ${data.role}.` : `${data.email} already had the ${data.role} role; nothing changed.`);
-    });
-  }
+  const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(changeRoleAction, onDone);
+  const submit = submitWith(
+    (form) => ({ userId: user.id, role: formText(form, "role") as Role, reason: formText(form, "reason") }),
+    (data) =>
+      data.changed
+        ? `${data.email} is now ${data.role}.`
+        : `${data.email} already had the ${data.role} role; nothing changed.`,
+  );
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogTrigger className={buttonClass("row")} aria-label={`Change role of ${user.email}`}>
+      <DialogTrigger className={buttonClass("quiet", "sm")} aria-label={`Change role of ${user.email}`}>
         Change role
       </DialogTrigger>
       <DialogContent

@@ -3,7 +3,7 @@
 import { useRef, useState, type FormEvent } from "react";
 import { createApiKeyAction } from "@/lib/actions/admin-actions";
 import type { ApiScope } from "@/lib/auth/api-keys";
-import { buttonClass } from "./button-styles";
+import { buttonClass } from "@/components/ui/button-styles";
 import { ScopeChoice } from "./choices";
 import { Dialog, DialogClose, DialogContent, DialogTrigger } from "./dialog";
 import { DialogFooter } from "./dialog-footer";

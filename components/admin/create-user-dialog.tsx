@@ -1,39 +1,33 @@
 "use client";
 // "Create user": email, name, role and an initial password the admin hands over out of band.
-import { useState, type FormEvent } from "react";
 import { createUserAction } from "@/lib/actions/admin-actions";
 import type { Role } from "@/lib/auth/roles";
-import { buttonClass } from "./button-styles";
+import { buttonClass } from "@/components/ui/button-styles";
 import { RoleChoice } from "./choices";
 import { Dialog, DialogContent, DialogTrigger } from "./dialog";
 import { DialogFooter } from "./dialog-footer";
 import { Field } from "./field";
 import { FormAlert } from "./form-alert";
-import { formText, useAdminAction } from "./use-admin-action";
+import { formText, useAdminDialog } from "./use-admin-action";
 
-export function CreateUserDialog({ minPasswordLength, onDone }: { minPasswordLength: number; onDone: (message: string) => void }) {
-  const [open, setOpen] = useState(false);
-  const { run, pending, failure, fieldErrors, reset } = useAdminAction(createUserAction);
-
-  function onOpenChange(next: boolean) {
-    setOpen(next);
-    if (!next) reset();
-  }
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const input = {
+export function CreateUserDialog({
+  minPasswordLength,
+  onDone,
+}: {
+  minPasswordLength: number;
+  onDone: (message: string) => void;
+}) {
+  const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(createUserAction, onDone);
+  const submit = submitWith(
+    (form) => ({
       email: formText(form, "email"),
       name: formText(form, "name"),
       role: formText(form, "role") as Role,
       password: formText(form, "password"),
-    };
-    run(input, (data) => {
-      setOpen(false);
-      onDone(`Created ${data.email} as ${input.role}. Give them the initial password through a private channel.`);
-    });
-  }
+    }),
+    (data, input) =>
+      `Created ${data.email} as ${input.role}. Give them the initial password through a private channel.`,
+  );
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>

@@ -1,7 +1,7 @@
 "use client";
 // The buttons at the bottom of an admin dialog: Cancel, and the action that says what it will do.
 import type { ReactNode } from "react";
-import { buttonClass, type ButtonTone } from "./button-styles";
+import { buttonClass, type ButtonTone } from "@/components/ui/button-styles";
 import { DialogClose } from "./dialog";
 
 export function DialogFooter({ pending, submitLabel, pendingLabel, tone = "primary" }: {

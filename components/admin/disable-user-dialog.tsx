@@ -1,36 +1,24 @@
 "use client";
 // "Disable" (destructive: says what happens and asks for a reason) and "Enable" for one user.
-import { useState, type FormEvent } from "react";
 import { disableUserAction, enableUserAction } from "@/lib/actions/admin-actions";
 import type { UserListItem } from "@/lib/auth/admin";
-import { buttonClass } from "./button-styles";
+import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogContent, DialogTrigger } from "./dialog";
 import { DialogFooter } from "./dialog-footer";
 import { ReasonField } from "./field";
 import { FormAlert } from "./form-alert";
-import { formText, useAdminAction } from "./use-admin-action";
+import { formText, useAdminDialog } from "./use-admin-action";
 
 export function DisableUserDialog({ user, onDone }: { user: UserListItem; onDone: (message: string) => void }) {
-  const [open, setOpen] = useState(false);
-  const { run, pending, failure, fieldErrors, reset } = useAdminAction(disableUserAction);
-
-  function onOpenChange(next: boolean) {
-    setOpen(next);
-    if (!next) reset();
-  }
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    run({ userId: user.id, reason: formText(form, "reason") }, (data) => {
-      setOpen(false);
-      onDone(`Disabled ${data.email}.`);
-    });
-  }
+  const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(disableUserAction, onDone);
+  const submit = submitWith(
+    (form) => ({ userId: user.id, reason: formText(form, "reason") }),
+    (data) => `Disabled ${data.email}.`,
+  );
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogTrigger className={buttonClass("row")} aria-label={`Disable ${user.email}`}>
+      <DialogTrigger className={buttonClass("quiet", "sm")} aria-label={`Disable ${user.email}`}>
         Disable
       </DialogTrigger>
       <DialogContent
@@ -53,34 +41,23 @@ export function DisableUserDialog({ user, onDone }: { user: UserListItem; onDone
 }
 
 export function EnableUserDialog({ user, onDone }: { user: UserListItem; onDone: (message: string) => void }) {
-  const [open, setOpen] = useState(false);
-  const { run, pending, failure, fieldErrors, reset } = useAdminAction(enableUserAction);
-
-  function onOpenChange(next: boolean) {
-    setOpen(next);
-    if (!next) reset();
-  }
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    run({ userId: user.id, reason: formText(form, "reason") }, (data) => {
-      setOpen(false);
-      onDone(`Enabled ${data.email}; they can sign in again.`);
-    });
-  }
+  const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(enableUserAction, onDone);
+  const submit = submitWith(
+    (form) => ({ userId: user.id, reason: formText(form, "reason") }),
+    (data) => `Enabled ${data.email}; they can sign in again.`,
+  );
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogTrigger className={buttonClass("row")} aria-label={`Enable ${user.email}`}>
+      <DialogTrigger className={buttonClass("quiet", "sm")} aria-label={`Enable ${user.email}`}>
         Enable
       </DialogTrigger>
       <DialogContent
         title={`Enable ${user.email}?`}
         description={
           <>
-            They can sign in again with their current password and the <span className="font-mono text-ink">{user.role}</span>{" "}
-            role.
+            They can sign in again with their current password and the{" "}
+            <span className="font-mono text-ink">{user.role}</span> role.
           </>
         }
       >

@@ -1,14 +1,13 @@
 "use client";
 // "Reset password" for one user: sets a new password and lifts a lockout.
-import { useState, type FormEvent } from "react";
 import { resetPasswordAction } from "@/lib/actions/admin-actions";
 import type { UserListItem } from "@/lib/auth/admin";
-import { buttonClass } from "./button-styles";
+import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogContent, DialogTrigger } from "./dialog";
 import { DialogFooter } from "./dialog-footer";
 import { Field } from "./field";
 import { FormAlert } from "./form-alert";
-import { formText, useAdminAction } from "./use-admin-action";
+import { formText, useAdminDialog } from "./use-admin-action";
 
 export function ResetPasswordDialog({
   user,
@@ -19,26 +18,15 @@ export function ResetPasswordDialog({
   minPasswordLength: number;
   onDone: (message: string) => void;
 }) {
-  const [open, setOpen] = useState(false);
-  const { run, pending, failure, fieldErrors, reset } = useAdminAction(resetPasswordAction);
-
-  function onOpenChange(next: boolean) {
-    setOpen(next);
-    if (!next) reset();
-  }
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    run({ userId: user.id, password: formText(form, "password") }, (data) => {
-      setOpen(false);
-      onDone(`Set a new password for ${data.email}. Give it to them through a private channel.`);
-    });
-  }
+  const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(resetPasswordAction, onDone);
+  const submit = submitWith(
+    (form) => ({ userId: user.id, password: formText(form, "password") }),
+    (data) => `Set a new password for ${data.email}. Give it to them through a private channel.`,
+  );
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogTrigger className={buttonClass("row")} aria-label={`Reset password of ${user.email}`}>
+      <DialogTrigger className={buttonClass("quiet", "sm")} aria-label={`Reset password of ${user.email}`}>
         Reset password
       </DialogTrigger>
       <DialogContent

@@ -1,36 +1,24 @@
 "use client";
 // "Revoke" an API key: irreversible, so the dialog says what stops working and asks for a reason.
-import { useState, type FormEvent } from "react";
 import { revokeApiKeyAction } from "@/lib/actions/admin-actions";
 import type { ApiKeyListItem } from "@/lib/auth/admin";
-import { buttonClass } from "./button-styles";
+import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogContent, DialogTrigger } from "./dialog";
 import { DialogFooter } from "./dialog-footer";
 import { ReasonField } from "./field";
 import { FormAlert } from "./form-alert";
-import { formText, useAdminAction } from "./use-admin-action";
+import { formText, useAdminDialog } from "./use-admin-action";
 
 export function RevokeApiKeyDialog({ apiKey, onDone }: { apiKey: ApiKeyListItem; onDone: (message: string) => void }) {
-  const [open, setOpen] = useState(false);
-  const { run, pending, failure, fieldErrors, reset } = useAdminAction(revokeApiKeyAction);
-
-  function onOpenChange(next: boolean) {
-    setOpen(next);
-    if (!next) reset();
-  }
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    run({ keyId: apiKey.id, reason: formText(form, "reason") }, (data) => {
-      setOpen(false);
-      onDone(`Revoked the API key ${data.name} (${data.prefix}…).`);
-    });
-  }
+  const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(revokeApiKeyAction, onDone);
+  const submit = submitWith(
+    (form) => ({ keyId: apiKey.id, reason: formText(form, "reason") }),
+    (data) => `Revoked the API key ${data.name} (${data.prefix}…).`,
+  );
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogTrigger className={buttonClass("row")} aria-label={`Revoke ${apiKey.name}`}>
+      <DialogTrigger className={buttonClass("quiet", "sm")} aria-label={`Revoke ${apiKey.name}`}>
         Revoke
       </DialogTrigger>
       <DialogContent

@@ -1,6 +1,6 @@
 "use client";
 // Runs an admin server action from a form: pending state, field errors and the failure message, success to a callback.
-import { useCallback, useState, useTransition } from "react";
+import { useCallback, useState, useTransition, type FormEvent } from "react";
 import type { ActionResult } from "@/lib/actions/console-action";
 
 export interface ActionFailure {
@@ -11,7 +11,8 @@ export interface ActionFailure {
 
 const UNREACHABLE: ActionFailure = {
   code: "unreachable",
-  message: "The console server could not be reached, so this may not have been saved. Reload the page to see the current state.",
+  message:
+    "The console server could not be reached, so this may not have been saved. Reload the page to see the current state.",
   errors: {},
 };
 
@@ -46,4 +47,34 @@ export function useAdminAction<I, T>(action: (input: I) => Promise<ActionResult<
 export function formText(form: FormData, name: string): string {
   const value = form.get(name);
   return typeof value === "string" ? value : "";
+}
+
+/**
+ * The open state and submit handler of an admin dialog that runs one action: closing it clears the failure, and a
+ * success closes it and reports `message(data)` to `onDone`.
+ */
+export function useAdminDialog<I, T>(
+  action: (input: I) => Promise<ActionResult<T>>,
+  onDone: (message: string) => void,
+) {
+  const [open, setOpen] = useState(false);
+  const { run, pending, failure, fieldErrors, reset } = useAdminAction(action);
+
+  function onOpenChange(next: boolean) {
+    setOpen(next);
+    if (!next) reset();
+  }
+
+  function submitWith(toInput: (form: FormData) => I, message: (data: T, input: I) => string) {
+    return (event: FormEvent<HTMLFormElement>) => {
+      event.preventDefault();
+      const input = toInput(new FormData(event.currentTarget));
+      run(input, (data) => {
+        setOpen(false);
+        onDone(message(data, input));
+      });
+    };
+  }
+
+  return { open, onOpenChange, pending, failure, fieldErrors, submitWith };
 }

@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent, ReactNode } from "react";
-import { buttonClass, inputClass } from "@/components/contracts/controls";
+import { inputClass } from "@/components/ui/form-controls";
+import { buttonClass } from "@/components/ui/button-styles";
 import type { AuditSubject } from "@/lib/ledger/audit";
 import { auditHref, hasFilters, SINCE_PRESETS, type AuditSearch } from "./audit-search";
 

@@ -7,7 +7,8 @@ import { saveContract } from "@/lib/actions/contract-actions";
 import type { ContractView } from "@/lib/ledger/contract-schema";
 import { bodyOf, draftOf, formErrors, NEW_CONTRACT_DRAFT, type ContractDraft } from "./contract-draft";
 import { EFFECT_CHOICES, humanDuration, KEY_POLICY_CHOICES, RECONCILE_CHOICES, type Choice } from "./contract-words";
-import { buttonClass, FieldErrors, FieldHint, inputClass, linkClass, Notice } from "./controls";
+import { FieldErrors, FieldHint, inputClass, linkClass, Notice } from "@/components/ui/form-controls";
+import { buttonClass } from "@/components/ui/button-styles";
 
 export interface ContractFormProps {
   mode: "create" | "edit";

@@ -5,7 +5,8 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import type { ContractView } from "@/lib/ledger/contract-schema";
 import { diffContracts, formatContractValue } from "@/lib/ledger/contract-diff";
 import { contractPath } from "./contract-route";
-import { buttonClass, inputClass } from "./controls";
+import { inputClass } from "@/components/ui/form-controls";
+import { buttonClass } from "@/components/ui/button-styles";
 
 /** Who saved a version, as the audit trail recorded it (an API key may act for a person). */
 export interface VersionRecorder {

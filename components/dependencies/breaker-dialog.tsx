@@ -1,7 +1,8 @@
 "use client";
 // The confirmation for forcing a breaker open or closed or returning it to automatic: a native modal <dialog> that says what will happen and asks why.
 import { useEffect, useId, useRef, useState, useTransition, type FormEvent } from "react";
-import { buttonClass, FieldErrors, FieldHint, inputClass, Notice } from "@/components/contracts/controls";
+import { FieldErrors, FieldHint, inputClass, Notice } from "@/components/ui/form-controls";
+import { buttonClass } from "@/components/ui/button-styles";
 import { forceDependencyBreaker } from "@/lib/actions/dependency-actions";
 import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies";
 import { assertNever } from "@/lib/retry-gate/exhaustive";

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { MonoId } from "@/components/ui/mono-id";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { consoleGet, ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
-import { Notice } from "@/components/contracts/controls";
+import { Notice } from "@/components/ui/form-controls";
 import { humanDuration } from "@/components/contracts/contract-words";
 import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies";
 import { BreakerBadge } from "./breaker-badge";

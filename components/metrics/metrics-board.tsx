@@ -2,7 +2,7 @@
 // The metrics page's live part: four counters and retries by effect class as charts over the chosen window, with the all-time totals beside them.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Notice } from "@/components/contracts/controls";
+import { Notice } from "@/components/ui/form-controls";
 import { consoleGet, ConsoleApiError, keepPolling } from "@/components/operations/console-api";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { MetricsSnapshot } from "@/lib/ledger/metrics";

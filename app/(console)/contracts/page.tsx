@@ -1,7 +1,7 @@
 // Contracts page: the tool contracts that say what kind of side effect each tool has; admins create and edit them.
 import type { Metadata } from "next";
 import Link from "next/link";
-import { buttonClass } from "@/components/contracts/controls";
+import { buttonClass } from "@/components/ui/button-styles";
 import { ContractsTable } from "@/components/contracts/contracts-table";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";

@@ -2,7 +2,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { buttonClass, linkClass, Notice } from "@/components/contracts/controls";
+import { linkClass, Notice } from "@/components/ui/form-controls";
+import { buttonClass } from "@/components/ui/button-styles";
 import { ContractDetails } from "@/components/contracts/contract-details";
 import {
   ContractDiff,

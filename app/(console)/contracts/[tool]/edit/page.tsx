@@ -4,7 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Forbidden } from "@/components/auth/forbidden";
 import { ContractForm } from "@/components/contracts/contract-form";
-import { linkClass } from "@/components/contracts/controls";
+import { linkClass } from "@/components/ui/form-controls";
 import { contractPath, toolFromParam } from "@/components/contracts/contract-route";
 import { PageHeader } from "@/components/ui/page-header";
 import { hasRole } from "@/lib/auth/roles";

@@ -1,27 +1,5 @@
-// Form and button looks shared by the contract, dependency, metrics and audit pages, as class strings and two small field parts.
+// Form looks shared by every console form: input and link classes, field errors and hints, and notices.
 import type { ReactNode } from "react";
-import { assertNever } from "@/lib/retry-gate/exhaustive";
-
-export type ButtonTone = "primary" | "secondary" | "danger" | "quiet";
-
-const BUTTON_BASE =
-  "inline-flex items-center justify-center gap-1.5 rounded-md font-medium whitespace-nowrap disabled:cursor-not-allowed disabled:opacity-60";
-
-export function buttonClass(tone: ButtonTone, size: "md" | "sm" = "md"): string {
-  const pad = size === "sm" ? "px-2 py-1 text-xs" : "px-3 py-1.5";
-  switch (tone) {
-    case "primary":
-      return `${BUTTON_BASE} ${pad} bg-ink text-surface hover:bg-ink/85`;
-    case "secondary":
-      return `${BUTTON_BASE} ${pad} bg-surface text-ink ring-1 ring-line-strong ring-inset hover:bg-surface-sunken`;
-    case "danger":
-      return `${BUTTON_BASE} ${pad} bg-phase-failed text-white hover:bg-phase-failed/85`;
-    case "quiet":
-      return `${BUTTON_BASE} ${pad} text-ink-muted ring-1 ring-line ring-inset hover:bg-surface-sunken hover:text-ink`;
-    default:
-      return assertNever(tone, "button tone");
-  }
-}
 
 /** Text inputs, selects and text areas; the ring turns red when the field has errors. */
 export function inputClass(invalid = false, extra = ""): string {
