@@ -1,9 +1,17 @@
-// Runs before routing: a malformed percent-escape in an API path gets a 400 problem document instead of Next's bare 500.
+// Runs before routing: a malformed percent-escape in an API path gets a 400 problem document instead of Next's bare 500,
+// and a console page learns which path was asked for, so sign-in can bring the person back to it.
 import { NextResponse, type NextRequest } from "next/server";
+import { REQUESTED_PATH_HEADER } from "@/lib/auth/requested-path";
 
 export function proxy(request: NextRequest): NextResponse | undefined {
+  const { pathname, search } = request.nextUrl;
+  if (!pathname.startsWith("/api/")) {
+    const headers = new Headers(request.headers);
+    headers.set(REQUESTED_PATH_HEADER, `${pathname}${search}`);
+    return NextResponse.next({ request: { headers } });
+  }
   try {
-    decodeURIComponent(request.nextUrl.pathname);
+    decodeURIComponent(pathname);
     return undefined;
   } catch {
     return NextResponse.json(
@@ -19,4 +27,5 @@ export function proxy(request: NextRequest): NextResponse | undefined {
   }
 }
 
-export const config = { matcher: "/api/:path*" };
+// Everything but Next's own static files.
+export const config = { matcher: ["/api/:path*", "/((?!_next/static|_next/image|favicon.ico).*)"] };

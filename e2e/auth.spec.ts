@@ -24,6 +24,17 @@ test("a person signs in with the keyboard alone and lands where they were headed
   await expect(page.getByRole("heading", { level: 1, name: "Admin" })).toBeVisible();
 });
 
+test("a link opened without a session comes back to the same page after signing in", async ({ page }) => {
+  const operator = testUser("operator");
+  await page.goto("/audit?subjectType=contract");
+  await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Faudit%3FsubjectType%3Dcontract$/);
+  await page.getByLabel("Email").fill(operator.email);
+  await page.getByLabel("Password").fill(operator.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page).toHaveURL(/\/audit\?subjectType=contract$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Audit" })).toBeVisible();
+});
+
 test("no single sign-on button is offered when no OIDC provider is configured", async ({ page }) => {
   await page.goto("/signin");
   await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();

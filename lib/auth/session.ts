@@ -4,6 +4,7 @@ import { redirect } from "next/navigation";
 import { db } from "@/lib/db";
 import type { Actor } from "@/lib/ledger/actor";
 import { authOptions } from "./auth-options";
+import { signInPathForRequest } from "./requested-path";
 import { ForbiddenError, requireRole, type Role } from "./roles";
 
 export interface SessionUser {
@@ -22,10 +23,10 @@ export async function currentUser(): Promise<SessionUser | null> {
   return { email: user.email, name: user.name, role: user.role as Role };
 }
 
-/** For pages: the signed-in user with at least `role`, or a redirect to sign-in. */
+/** For pages: the signed-in user with at least `role`, or a redirect to sign-in that comes back to this page. */
 export async function requirePageUser(role: Role = "viewer"): Promise<SessionUser> {
   const user = await currentUser();
-  if (!user) redirect("/signin");
+  if (!user) redirect(await signInPathForRequest());
   requireRole(user, role);
   return user;
 }
