@@ -272,6 +272,59 @@ describe("runTool", () => {
     expect(lines[1]).toMatch(/attempt 2: confirmed; backoff waited 1200 ms/);
   });
 
+  it("calls onStep at each boundary once the ledger holds it, and a throw there ends the run on the spot", async () => {
+    await setup();
+    const seen: string[] = [];
+    let providerCalls = 0;
+    const provider: CallProvider = () => {
+      providerCalls += 1;
+      return Promise.resolve(
+        providerCalls === 1
+          ? { ok: false, error: { kind: "server_error", httpStatus: 503 } }
+          : { ok: true, providerId: "msg_3" },
+      );
+    };
+    const result = await runTool(
+      "email.send",
+      {},
+      provider,
+      options({
+        onStep: ({ step, operation, fence }) => {
+          seen.push(
+            `${step} ${operation.phase} a${operation.attempt} f${fence} [${fake.routes().join(",")}] p${providerCalls}`,
+          );
+        },
+      }),
+    );
+    expect(result.status).toBe("confirmed");
+    expect(seen).toEqual([
+      "planned PLANNED a0 fnull [plan] p0",
+      "claimed PLANNED a0 f1 [plan,claim] p0",
+      "dispatched DISPATCHED a1 f1 [plan,claim,dispatch] p0",
+      "reported RETRY_SCHEDULED a1 f1 [plan,claim,dispatch,outcome] p1",
+      "dispatched DISPATCHED a2 f1 [plan,claim,dispatch,outcome,dispatch] p1",
+      "reported CONFIRMED a2 f1 [plan,claim,dispatch,outcome,dispatch,outcome] p2",
+    ]);
+
+    await fake.close();
+    await setup();
+    providerCalls = 0;
+    const crash = new Error("stopped at dispatched");
+    const stopped = runTool(
+      "email.send",
+      {},
+      provider,
+      options({
+        onStep: ({ step }) => {
+          if (step === "dispatched") throw crash;
+        },
+      }),
+    );
+    await expect(stopped).rejects.toBe(crash);
+    expect(providerCalls).toBe(0);
+    expect(fake.routes()).toEqual(["plan", "claim", "dispatch"]);
+  });
+
   it("reports a provider timeout as unknown, never failed, and aborts the provider's signal", async () => {
     await setup();
     const aborted = { value: false };

@@ -5,6 +5,7 @@ import {
   ApiProblem,
   OpledgerClient,
   type Decision,
+  type Lease,
   type Operation,
   type OpledgerClientOptions,
   type OutcomeInput,
@@ -32,6 +33,16 @@ export interface ProviderCallContext {
 
 export type CallProvider = (ctx: ProviderCallContext) => Promise<ProviderResult>;
 
+/** A boundary of the run: the ledger already holds what the step names, and runTool has not gone on yet. */
+export type RunStep = "planned" | "claimed" | "dispatched" | "reported";
+
+export interface RunStepEvent {
+  step: RunStep;
+  operation: Operation;
+  /** The fencing token this run holds; null before the claim. */
+  fence: number | null;
+}
+
 export interface RunToolOptions {
   /** A client, or where to reach the API. */
   client: OpledgerClient | OpledgerClientOptions;
@@ -57,6 +68,12 @@ export interface RunToolOptions {
   log?: (line: string) => void;
   /** Aborting stops runTool at the next step; a provider call in flight is aborted and reported as `unknown`. */
   signal?: AbortSignal;
+  /**
+   * Observes each boundary (planned, claimed, dispatched before the provider is called, reported), awaited before
+   * runTool goes on: for tracing, and for crash tests that kill the process exactly there (e2e/crash). A throw ends
+   * the run with that error, as a crash would.
+   */
+  onStep?: (event: RunStepEvent) => void | Promise<void>;
 }
 
 /** Enough of the operation to tell a person which one, and where it stands. */
@@ -161,13 +178,13 @@ class ToolRun {
       },
       this.signal,
     );
+    await this.options.onStep?.({ step: "planned", operation: planned, fence: null });
     // A finished operation (a re-run with the same key) is answered from the ledger: nothing is sent again.
     if (planned.decision.action === "STOP") return resultFor(planned, planned.decision);
 
-    let fence: number;
+    let lease: Lease;
     try {
-      fence = (await this.client.claim(planned.id, { workerId: this.workerId, leaseMs: this.leaseMs }, this.signal))
-        .fence;
+      lease = await this.client.claim(planned.id, { workerId: this.workerId, leaseMs: this.leaseMs }, this.signal);
     } catch (error) {
       if (error instanceof ApiProblem && error.code === "lease_held") {
         return leaseLost(await this.snapshot(planned), "lease_held", error.decision);
@@ -179,6 +196,8 @@ class ToolRun {
       }
       throw error;
     }
+    const fence = lease.fence;
+    await this.options.onStep?.({ step: "claimed", operation: lease.operation ?? planned, fence });
 
     const keeper = new LeaseKeeper(this.client, planned.id, fence, this.leaseMs, this.heartbeatEveryMs);
     keeper.start();
@@ -209,6 +228,7 @@ class ToolRun {
       }
 
       current = dispatched;
+      await this.options.onStep?.({ step: "dispatched", operation: dispatched, fence });
       const call = await this.callBounded(dispatched, keeper);
       if (call.kind === "lease_lost") {
         this.logAttempt(dispatched.attempt, "lease taken over, outcome not reported", waitedMs, null);
@@ -222,6 +242,7 @@ class ToolRun {
         return leaseLost(await this.snapshot(current), report.code, report.decision);
       }
       current = report.operation;
+      await this.options.onStep?.({ step: "reported", operation: current, fence });
       const decision = current.decision;
       this.logAttempt(dispatched.attempt, describeOutcome(outcome), waitedMs, decision);
       waitedMs = 0;

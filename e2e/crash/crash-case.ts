@@ -1,0 +1,278 @@
+// One cell of the crash matrix: a worker dies at one boundary, a recovery worker takes over, and the ledger's promises are checked.
+import { expect, type APIRequestContext } from "@playwright/test";
+import { E2E_BASE_URL } from "../fixtures/test-env";
+import {
+  api,
+  expectJson,
+  putContract,
+  uniqueId,
+  uniqueTool,
+  type Api,
+  type ApiResult,
+  type OperationDetail,
+  type Operation,
+} from "../fixtures/api";
+import { contractFor, type CrashPoint, type EffectClass, type WorkerConfig, type WorkerEvent } from "./matrix";
+import type { CrashProvider } from "./provider";
+import { describeExit, startWorker, type WorkerExit } from "./worker-process";
+
+/**
+ * The dying worker's lease is short, so the recovery need not wait long (the e2e server's sweep runs every 200 ms),
+ * yet long enough that heartbeats on a loaded 2-core machine keep it until the kill. The recovery worker, which is
+ * not killed, keeps a comfortable one.
+ */
+const DOOMED_LEASE_MS = 4000;
+const RECOVERY_LEASE_MS = 20_000;
+/** How long a worker waits for the provider; short only where the harness loses the answer on purpose. */
+const PROVIDER_TIMEOUT_MS = 10_000;
+const LOST_ANSWER_TIMEOUT_MS = 1500;
+const PERSON = "on-call (crash harness)";
+
+export interface CaseResult {
+  point: CrashPoint;
+  effect: EffectClass;
+  operationId: string;
+  killedBy: "worker" | "provider";
+  /** Where the operation stood once the dead worker's lease had run out (and the sweep had run). */
+  afterCrash: { phase: string; decision: string };
+  deadFence: number;
+  finalFence: number;
+  /** What the API answered the dead worker's fence on dispatch, outcome and heartbeat. */
+  staleAnswers: string[];
+  lookupsByKey: number;
+  workers: number;
+  approvals: number;
+  final: { phase: string; evidence: string; attempt: number };
+  effects: number;
+  calls: number;
+  auditEvents: number;
+  seconds: number;
+}
+
+export interface CaseContext {
+  request: APIRequestContext;
+  provider: CrashProvider;
+  agentKey: string;
+}
+
+type StepEvent = Extract<WorkerEvent, { type: "step" }>;
+type DoneEvent = Extract<WorkerEvent, { type: "done" }>;
+
+function lastStep(exit: WorkerExit): StepEvent {
+  const steps = exit.events.filter((e): e is StepEvent => e.type === "step");
+  const last = steps.at(-1);
+  if (!last) throw new Error(`the worker died before its first step:\n${describeExit(exit)}`);
+  return last;
+}
+
+function doneOf(exit: WorkerExit): DoneEvent {
+  const done = exit.events.find((e): e is DoneEvent => e.type === "done");
+  if (exit.code !== 0 || !done) throw new Error(`the recovery worker did not finish:\n${describeExit(exit)}`);
+  return done;
+}
+
+async function detail(client: Api, id: string): Promise<OperationDetail> {
+  return expectJson(await client.getOp(id), 200);
+}
+
+/** Waits until the dead worker's lease has run out and, if it died with a request in flight, the sweep made it UNKNOWN. */
+async function waitForRecoverable(client: Api, id: string): Promise<OperationDetail> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const op = await detail(client, id);
+    const leaseLeftMs = op.leaseExpiresAt === null ? 0 : Date.parse(op.leaseExpiresAt) - Date.now();
+    if ((op.leaseExpiresAt === null || leaseLeftMs < 0) && op.phase !== "DISPATCHED") return op;
+    if (Date.now() > deadline) throw new Error(`operation ${id} still ${op.phase}, lease until ${op.leaseExpiresAt}`);
+    // Sleep out the lease, then look every few sweeps: the server has other cases to serve.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(leaseLeftMs, 0) + 300));
+  }
+}
+
+/** The fields a stale worker must not be able to move. */
+function guarded(op: Operation) {
+  const { phase, attempt, fence, providerId, evidence, leaseOwner, approvedAttempt } = op;
+  return { phase, attempt, fence, providerId, evidence, leaseOwner, approvedAttempt };
+}
+
+function answerOf(result: ApiResult): string {
+  const code = (result.body as { code?: string } | undefined)?.code;
+  return result.status === 200 ? "200 (no change)" : `${result.status} ${code ?? ""}`.trim();
+}
+
+/** What the gate may say once the dead worker's lease is over (PRODUCT.md's table, as lib/retry-gate/decide.ts keeps it). */
+function expectedAfterCrash(point: CrashPoint, effect: EffectClass): { phase: string; decision: string }[] {
+  if (!point.ambiguous) {
+    return [
+      point.killAt === "reported"
+        ? { phase: "CONFIRMED", decision: "STOP" }
+        : { phase: "PLANNED", decision: "DISPATCH" },
+    ];
+  }
+  // An unknown PURE outcome is just a failed attempt; every other class must prove what happened first.
+  if (effect === "PURE") return [{ phase: "UNKNOWN", decision: "RETRY" }];
+  const unknown = { phase: "UNKNOWN", decision: "RECONCILE" };
+  // REPLAYABLE's contract lets the server's sweep look the effect up by itself: a found effect may be settled already.
+  return effect === "REPLAYABLE" ? [unknown, { phase: "RECONCILED", decision: "STOP" }] : [unknown];
+}
+
+/** Every phase change is one audit row, with who and why, and the rows chain from PLANNED to where it is now. */
+function expectAuditExplainsEverything(op: OperationDetail, approvals: number): void {
+  const trail = op.audit;
+  for (const event of trail) {
+    expect(event.actorType, JSON.stringify(event)).toMatch(/^(user|api_key|system)$/);
+    expect(event.actorId.length, JSON.stringify(event)).toBeGreaterThan(0);
+    expect(event.reason?.length ?? 0, `${event.action} has a reason`).toBeGreaterThan(0);
+  }
+  const moves = trail.filter((e) => e.toPhase !== null && e.toPhase !== e.fromPhase);
+  expect(moves[0]?.toPhase, "the trail starts with the plan").toBe("PLANNED");
+  for (let i = 1; i < moves.length; i++) {
+    const story = moves.map((m) => `${m.fromPhase}->${m.toPhase} (${m.action})`).join(", ");
+    expect(moves[i]?.fromPhase, `no phase change is missing from the trail: ${story}`).toBe(moves[i - 1]?.toPhase);
+  }
+  expect(moves.at(-1)?.toPhase).toBe(op.phase);
+  // Every attempt (first, retry, approved retry) was authorized by the gate with its reason, then dispatched.
+  for (const attempt of op.attempts) {
+    const authorized = trail.filter(
+      (e) => e.action === "operation.authorized" && (e.data as { attempt?: number }).attempt === attempt.number,
+    );
+    const dispatched = trail.filter(
+      (e) => e.action === "operation.dispatched" && (e.data as { attempt?: number }).attempt === attempt.number,
+    );
+    expect(authorized, `attempt ${attempt.number} authorized once`).toHaveLength(1);
+    expect(dispatched, `attempt ${attempt.number} dispatched once`).toHaveLength(1);
+  }
+  const approved = trail.filter((e) => e.action === "operation.approved");
+  expect(approved, "each approval the harness gave is in the trail").toHaveLength(approvals);
+  for (const event of approved) expect(event.onBehalfOf ?? event.actorId).toBe(PERSON);
+}
+
+export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: EffectClass): Promise<CaseResult> {
+  const { request, provider, agentKey } = ctx;
+  const client = api(request);
+  const tool = uniqueTool(`crash.${effect.toLowerCase()}`);
+  await putContract(request, tool, contractFor(effect, provider.lookupTemplate(tool)));
+  const idempotencyKey = uniqueId(`crash-${point.id}`);
+  const startedAt = Date.now();
+  const base: Omit<WorkerConfig, "workerId" | "killAt" | "leaseMs" | "providerTimeoutMs"> = {
+    baseUrl: E2E_BASE_URL,
+    apiKey: agentKey,
+    tool,
+    effect,
+    args: { case: `${point.id}/${effect}`, amountCents: 1200 },
+    idempotencyKey,
+    callUrl: provider.callUrl(tool, effect),
+  };
+
+  // 1. The worker that dies at the boundary.
+  const killedBy = point.killAt === "provider_committed" ? "provider" : "worker";
+  const doomed = startWorker({
+    ...base,
+    workerId: uniqueId("doomed"),
+    leaseMs: DOOMED_LEASE_MS,
+    providerTimeoutMs: point.killAt === "reconcile_looked_up" ? LOST_ANSWER_TIMEOUT_MS : PROVIDER_TIMEOUT_MS,
+    killAt: killedBy === "worker" ? point.killAt : null,
+  });
+  if (point.killAt === "provider_committed")
+    provider.arm(idempotencyKey, { kind: "kill_after_commit", pid: doomed.pid });
+  if (point.killAt === "reconcile_looked_up") provider.arm(idempotencyKey, { kind: "lose_answer" });
+  const died = await doomed.exit;
+  expect(died.signal, `the worker must die by SIGKILL:\n${describeExit(died)}`).toBe("SIGKILL");
+  const last = lastStep(died);
+  expect(last.idempotencyKey).toBe(idempotencyKey);
+  const operationId = last.operationId;
+  const deadFence = last.fence;
+
+  // 2. Its lease runs out; a request that may have left becomes UNKNOWN by the sweep. The gate says what next.
+  const recoverable = await waitForRecoverable(client, operationId);
+  const afterCrash = { phase: recoverable.phase, decision: recoverable.decision.action };
+  expect(expectedAfterCrash(point, effect), recoverable.decision.reason).toContainEqual(afterCrash);
+
+  // 3. The recovery worker, with the SAME key; a person approves when the gate hands the operation to one, and the
+  // recovery worker is started again (same worker id: it may take its own lease back at once).
+  const recovery: WorkerConfig = {
+    ...base,
+    workerId: uniqueId("recovery"),
+    leaseMs: RECOVERY_LEASE_MS,
+    providerTimeoutMs: PROVIDER_TIMEOUT_MS,
+    killAt: null,
+  };
+  let workers = 1;
+  let approvals = 0;
+  let done: DoneEvent;
+  for (;;) {
+    const exit = await startWorker(recovery).exit;
+    workers++;
+    done = doneOf(exit);
+    expect(done.operationId, "the recovery found the same operation by its key").toBe(operationId);
+    if (done.status !== "needs_approval" || approvals > 0) break;
+    const approved = await client.approve(operationId, {
+      actor: PERSON,
+      reason: "the lookup proved the first attempt had no effect; one more attempt is fine",
+    });
+    expectJson(approved, 200);
+    approvals++;
+  }
+  expect(done.status, `recovery ended ${done.phase} with ${done.decision}`).toBe("confirmed");
+
+  // 4. The dead worker's fence can no longer change anything.
+  const before = await detail(client, operationId);
+  const probes = [
+    await client.dispatch(operationId, { fence: deadFence }),
+    await client.outcome(operationId, { fence: deadFence, result: "confirmed", providerId: "forged_by_stale_worker" }),
+    await client.heartbeat(operationId, { fence: deadFence, leaseMs: 60_000 }),
+  ];
+  const final = await detail(client, operationId);
+  expect(guarded(final), "a stale worker changed the operation").toEqual(guarded(before));
+  const staleAnswers = probes.map(answerOf);
+  if (before.fence > deadFence) {
+    expect(staleAnswers, "every call with the taken-over fence is refused as stale").toEqual([
+      "409 stale_fence",
+      "409 stale_fence",
+      "409 stale_fence",
+    ]);
+  }
+
+  // 5. One identity, one key, at the ledger and at the provider.
+  const listed = expectJson(await client.list({ tool }), 200);
+  expect(listed.items.map((o) => [o.id, o.idempotencyKey])).toEqual([[operationId, idempotencyKey]]);
+  const calls = provider.requestsOf(tool, "call");
+  const lookups = provider.requestsOf(tool, "lookup");
+  for (const r of [...calls, ...lookups])
+    expect(r.idempotencyKey, "the provider only ever saw the original key").toBe(idempotencyKey);
+  if (point.ambiguous && effect !== "PURE")
+    expect(lookups.length, "the provider was asked by the key").toBeGreaterThan(0);
+
+  // 6. No duplicate effect is accepted as success: one effect (none for a read), whatever the crash.
+  const effects = provider.effectsOf(tool).length;
+  expect(effects).toBe(effect === "PURE" ? 0 : 1);
+  expect(["CONFIRMED", "RECONCILED"]).toContain(final.phase);
+  if (final.phase === "RECONCILED") expect(final.evidence).toBe("applied");
+
+  // 7. The audit trail explains every retry, stop and approval; an ambiguous crash shows as UNKNOWN, then evidence.
+  expectAuditExplainsEverything(final, approvals);
+  if (point.ambiguous && effect !== "PURE") {
+    const moves = final.audit.filter((e) => e.toPhase !== e.fromPhase).map((e) => `${e.fromPhase}->${e.toPhase}`);
+    expect(moves, "the ambiguous outcome was stopped at UNKNOWN and settled by evidence").toContain(
+      "UNKNOWN->RECONCILED",
+    );
+  }
+
+  return {
+    point,
+    effect,
+    operationId,
+    killedBy,
+    afterCrash,
+    deadFence,
+    finalFence: final.fence,
+    staleAnswers,
+    lookupsByKey: lookups.length,
+    workers,
+    approvals,
+    final: { phase: final.phase, evidence: final.evidence, attempt: final.attempt },
+    effects,
+    calls: calls.length,
+    auditEvents: final.audit.length,
+    seconds: Math.round((Date.now() - startedAt) / 100) / 10,
+  };
+}
