@@ -1,0 +1,211 @@
+// Benchmark "console": the console at scale on a 1,000,000-operation ledger (issue #8, parts 3 and 5). Also runs alone:
+// `npx tsx scripts/bench/console.ts [--database URL] [--rounds N] [--seconds S] [--port P] [--out FILE] [--reuse-build]`.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { sqliteFilePath } from "../../lib/config/database-url";
+import { createDb, type Db } from "../../lib/db";
+import { applySqliteSettings } from "../../lib/sqlite-settings";
+import { prepareDatabase } from "../prepare-database";
+import { ledgerPageTimings } from "./console-browser";
+import { loadWithMemory, sampleRoute } from "./console-http";
+import { indexWriteCost } from "./console-index-cost";
+import { explainCases, type CasePlan } from "./console-plans";
+import { consoleCases, findDeepCursors, type ConsoleCase } from "./console-queries";
+import { BENCH_DIST_DIR, buildIfStale } from "./bench-server";
+import { startConsoleServer, type ConsoleServer } from "./console-server";
+import { treeRssMiB } from "./process-memory";
+import { percentile, spread } from "./stats";
+import type { BenchModule, BenchOptions, BenchResult, Figure, TargetCheck } from "./types";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+/** The large ledger, seeded once and kept (under .data/, which git ignores). */
+export const DEFAULT_DATABASE_URL = `file:${path.join(ROOT, ".data", "console-bench", "ledger-1m.db")}`;
+const OPERATIONS = 1_000_000;
+/** Samples per read per round: enough for a p95 (the 95th of 200 is the 10th slowest). */
+const QUERY_SAMPLES = 200;
+const HTTP_SAMPLES = 100;
+const PAGE_LOADS = 5;
+const LOAD_CONCURRENCY = 8;
+const P95_LIMIT_MS = 50;
+
+function databaseUrl(): string {
+  return process.env.OPLEDGER_BENCH_CONSOLE_DATABASE_URL ?? DEFAULT_DATABASE_URL;
+}
+
+/** Seeds the large ledger if it is not there yet (minutes, once) and applies pending migrations (new indexes). */
+async function ensureLargeLedger(url: string, log: (line: string) => void): Promise<void> {
+  const file = sqliteFilePath(url);
+  if (file && !fs.existsSync(file)) {
+    log(`seeding ${OPERATIONS.toLocaleString("en")} operations into ${file} (once; takes minutes)`);
+    const seeded = spawnSync("npx", ["tsx", "scripts/seed-large.ts", "--operations", String(OPERATIONS)], { cwd: ROOT, stdio: "inherit", env: { ...process.env, DATABASE_URL: url } });
+    if (seeded.status !== 0) throw new Error("seeding the large ledger failed");
+  }
+  prepareDatabase(url);
+  const client = createDb(url);
+  try {
+    const count = await client.operation.count();
+    if (count < OPERATIONS) throw new Error(`${redact(url)} holds ${count} operations; the benchmark needs ${OPERATIONS} (npm run seed:large -- --operations ${OPERATIONS - count})`);
+  } finally {
+    await client.$disconnect();
+  }
+}
+
+/** The suite's shared build (.next-bench, rebuilt when stale), or the build NEXT_DIST_DIR names, used as it is. */
+function productionBuild(options: BenchOptions): string {
+  const given = process.env.NEXT_DIST_DIR;
+  if (given) return given;
+  buildIfStale(options);
+  return BENCH_DIST_DIR;
+}
+
+const redact = (url: string): string => url.replace(/\/\/[^@/]*@/, "//***@");
+
+async function timeCase(client: Db, c: ConsoleCase, now: Date): Promise<number[]> {
+  for (let i = 0; i < 5; i++) await c.run(client, now);
+  const samples: number[] = [];
+  for (let i = 0; i < QUERY_SAMPLES; i++) {
+    const started = performance.now();
+    await c.run(client, now);
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+function figureOf(figures: Map<string, Figure>, label: string, unit: string): Figure {
+  let figure = figures.get(label);
+  if (!figure) {
+    figure = { label, unit, rounds: [] };
+    figures.set(label, figure);
+  }
+  return figure;
+}
+
+async function run(options: BenchOptions): Promise<BenchResult> {
+  const url = databaseUrl();
+  const log = options.log;
+  await ensureLargeLedger(url, log);
+  const distDir = productionBuild(options);
+
+  const figures = new Map<string, Figure>();
+  for (const cost of await indexWriteCost(options.workDir, options.rounds, options.roundSeconds / 2, log)) {
+    figureOf(figures, "writes with the console indexes (fresh SQLite)", "lifecycles/s").rounds.push(cost.withIndexes);
+    figureOf(figures, "writes without them", "lifecycles/s").rounds.push(cost.withoutIndexes);
+    figureOf(figures, "writes with / without the console indexes", "ratio").rounds.push(cost.withIndexes / cost.withoutIndexes);
+  }
+
+  const client = createDb(url);
+  if (sqliteFilePath(url)) await applySqliteSettings(client);
+  const now = new Date();
+  let cases: ConsoleCase[];
+  let plans: CasePlan[];
+  try {
+    const deep = await findDeepCursors(client);
+    cases = consoleCases(deep);
+    plans = await explainCases(url, cases, now);
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const c of cases) {
+        const samples = await timeCase(client, c, now);
+        figureOf(figures, `query p95: ${c.name}`, "ms").rounds.push(percentile(samples, 95));
+      }
+      const first = figures.get("query p95: first-page")!.rounds.at(-1)!;
+      const deepP95 = figures.get("query p95: deep-page")!.rounds.at(-1)!;
+      figureOf(figures, "query deep page / first page (p95)", "ratio").rounds.push(deepP95 / first);
+      log(`round ${round}: in-process queries timed`);
+    }
+  } finally {
+    await client.$disconnect();
+  }
+
+  const port = options.ports[0] ?? 3450;
+  let server: ConsoleServer | null = null;
+  try {
+    server = await startConsoleServer(ROOT, distDir, url, port);
+    const paths = [...cases.map((c) => c.path), "/"];
+    for (const p of paths) await sampleRoute(server, p, 3);
+    figureOf(figures, "server RSS after start and one pass over every read", "MiB").rounds.push(treeRssMiB(server.pid));
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const c of cases) {
+        figureOf(figures, `HTTP p95: ${c.name}`, "ms").rounds.push(percentile(await sampleRoute(server, c.path, HTTP_SAMPLES), 95));
+      }
+      figureOf(figures, "HTTP p95: ledger page HTML (/)", "ms").rounds.push(percentile(await sampleRoute(server, "/", HTTP_SAMPLES), 95));
+      const timings = await ledgerPageTimings(server, PAGE_LOADS);
+      figureOf(figures, "ledger page: first row visible (median of loads)", "ms").rounds.push(percentile(timings.map((t) => t.firstRowMs), 50));
+      figureOf(figures, "ledger page: interactive (median of loads)", "ms").rounds.push(percentile(timings.map((t) => t.interactiveMs), 50));
+      const load = await loadWithMemory(server, paths, LOAD_CONCURRENCY, options.roundSeconds);
+      figureOf(figures, `server RSS peak under load (${LOAD_CONCURRENCY} clients)`, "MiB").rounds.push(load.peakRssMiB);
+      figureOf(figures, "requests per second under load", "req/s").rounds.push(load.requests / options.roundSeconds);
+      log(`round ${round}: HTTP, browser and memory measured`);
+    }
+  } finally {
+    await server?.stop();
+  }
+
+  const targets: TargetCheck[] = [
+    ...cases.flatMap((c): TargetCheck[] => [
+      { label: `${c.name}: query p95 < ${P95_LIMIT_MS} ms`, figure: `query p95: ${c.name}`, statistic: "median", comparison: "<", limit: P95_LIMIT_MS },
+      { label: `${c.name}: HTTP p95 < ${P95_LIMIT_MS} ms`, figure: `HTTP p95: ${c.name}`, statistic: "median", comparison: "<", limit: P95_LIMIT_MS },
+    ]),
+    { label: "deep page within 2x of the first page", figure: "query deep page / first page (p95)", statistic: "median", comparison: "<", limit: 2 },
+    { label: "server RSS < 512 MiB after the seed", figure: "server RSS after start and one pass over every read", statistic: "max", comparison: "<", limit: 512 },
+    { label: "server RSS < 512 MiB under load", figure: `server RSS peak under load (${LOAD_CONCURRENCY} clients)`, statistic: "max", comparison: "<", limit: 512 },
+  ];
+  return {
+    figures: [...figures.values()],
+    targets,
+    notes: {
+      database: redact(url),
+      engine: sqliteFilePath(url) ? "sqlite" : "postgresql",
+      operations: OPERATIONS,
+      samples: { queryPerRound: QUERY_SAMPLES, httpPerRound: HTTP_SAMPLES, pageLoadsPerRound: PAGE_LOADS, loadConcurrency: LOAD_CONCURRENCY },
+      reads: Object.fromEntries(cases.map((c) => [c.name, { title: c.title, path: c.path }])),
+      plans: Object.fromEntries(plans.map((p) => [p.name, p.plan])),
+      sql: Object.fromEntries(plans.map((p) => [p.name, p.sql])),
+    },
+  };
+}
+
+export const benchmark: BenchModule = {
+  name: "console",
+  title: "Console at scale: reads on 1,000,000 operations, query plans, page load, server memory",
+  run,
+};
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      database: { type: "string" },
+      rounds: { type: "string", default: "3" },
+      seconds: { type: "string", default: "8" },
+      port: { type: "string", default: "3450" },
+      out: { type: "string" },
+      "reuse-build": { type: "boolean", default: false },
+    },
+  });
+  if (values.database) process.env.OPLEDGER_BENCH_CONSOLE_DATABASE_URL = values.database;
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "opledger-bench-console-"));
+  const result = await run({
+    rounds: Number(values.rounds),
+    roundSeconds: Number(values.seconds),
+    ports: [Number(values.port)],
+    workDir,
+    reuseBuild: values["reuse-build"],
+    log: (line) => console.log(`   ${line}`),
+  }).finally(() => fs.rmSync(workDir, { recursive: true, force: true }));
+  for (const figure of result.figures) {
+    const s = spread(figure.rounds);
+    console.log(`${figure.label.padEnd(62)} ${figure.unit.padStart(5)}  min ${s.min.toFixed(1)}  median ${s.median.toFixed(1)}  max ${s.max.toFixed(1)}`);
+  }
+  for (const [name, plan] of Object.entries(result.notes.plans as Record<string, string[]>)) console.log(`plan ${name}: ${plan.join(" | ")}`);
+  if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  });
+}
