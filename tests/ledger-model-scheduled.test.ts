@@ -168,20 +168,21 @@ function editContract(tool: string, maxAttempts: number, approval: boolean): Ste
 
 const index = fc.nat({ max: 1 });
 const workerStep = fc.oneof(
-  { weight: 3, arbitrary: fc.tuple(index, fc.constantFrom(200, 5000)).map(([o, l]) => claim(o, l)) },
+  // Mostly short leases, so take-overs of a lease still in use are common.
+  { weight: 3, arbitrary: fc.tuple(index, fc.constantFrom(200, 200, 5000)).map(([o, l]) => claim(o, l)) },
   { weight: 4, arbitrary: fc.tuple(index, fc.constantFrom(...BEHAVIOURS)).map(([o, b]) => attempt(o, b)) },
   { weight: 1, arbitrary: index.map(heartbeat) },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat({ max: 1 })).map(([t, k]) => plan(t, k)) },
 );
 const operatorStep = fc.oneof(
   { weight: 3, arbitrary: fc.constant(sweep) },
-  { weight: 3, arbitrary: fc.constantFrom(300, 6000).map(advance) },
+  { weight: 4, arbitrary: fc.constantFrom(300, 300, 6000).map(advance) },
   { weight: 2, arbitrary: index.map(approve) },
   { weight: 1, arbitrary: index.map(reject) },
   { weight: 2, arbitrary: fc.tuple(index, fc.boolean()).map(([o, a]) => reconcile(o, a)) },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(1, 3), fc.boolean()).map(([t, m, a]) => editContract(t, m, a)) },
 );
-const steps = (arb: fc.Arbitrary<Step>) => fc.array(arb, { minLength: 4, maxLength: 10 });
+const steps = (arb: fc.Arbitrary<Step>) => fc.array(arb, { minLength: 6, maxLength: 12 });
 
 /** Runs each actor's steps in order; before each step the actor waits for the scheduler to let it start. */
 async function runActor(w: World, s: fc.Scheduler, actor: string, list: Step[]): Promise<void> {
