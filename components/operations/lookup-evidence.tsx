@@ -49,7 +49,17 @@ function exact(iso: string): string {
   return Number.isFinite(ms) ? formatExactUtc(ms) : iso;
 }
 
-/** Shows what runProviderLookup returned; presentational, so it renders in a server or a client component. */
+/** The answer as the provider sent it, indented when it is whole JSON: a one-line record is hard to read under stress. */
+function readableAnswer(excerpt: string, truncated: boolean): string {
+  if (truncated) return excerpt;
+  try {
+    return JSON.stringify(JSON.parse(excerpt), null, 2);
+  } catch {
+    return excerpt;
+  }
+}
+
+/** Shows what lookupOperationAction found; presentational, so it renders in a server or a client component. */
 export function LookupEvidencePanel({ evidence, className = "" }: LookupEvidencePanelProps) {
   if (!evidence.ok) {
     return (
@@ -118,8 +128,8 @@ export function LookupEvidencePanel({ evidence, className = "" }: LookupEvidence
           The provider&apos;s answer{evidence.truncated ? " (first 2 KB)" : ""}
         </p>
         {evidence.excerpt ? (
-          <pre className="max-h-48 overflow-auto rounded border border-line bg-surface px-2 py-1.5 font-mono text-xs break-all whitespace-pre-wrap">
-            {evidence.excerpt}
+          <pre className="max-h-64 overflow-auto rounded border border-line bg-surface px-2 py-1.5 font-mono text-xs break-all whitespace-pre-wrap">
+            {readableAnswer(evidence.excerpt, evidence.truncated)}
           </pre>
         ) : (
           <p className="text-xs text-ink-subtle">The answer had no body.</p>

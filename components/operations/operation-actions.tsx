@@ -3,13 +3,12 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import type { ActionResult } from "@/lib/actions/console-action";
+import { lookupOperationAction, type LookupResult } from "@/lib/actions/lookup-actions";
 import {
   approveOperationAction,
-  lookupOperationAction,
   reconcileOperationAction,
   rejectOperationAction,
   type ActionOutcome,
-  type LookupResult,
   type SeenVersion,
 } from "@/lib/actions/operation-actions";
 import type { OperationDetail } from "@/lib/ledger/queries";

@@ -12,6 +12,7 @@ import { AttemptCount, EffectClassText, LastError } from "./operation-cells";
 import { OperationActions } from "./operation-actions";
 import { OperationTimeline } from "./operation-timeline";
 import { PhaseBadge } from "./phase-badge";
+import { ReconciliationEvidence } from "./reconciliation-evidence";
 
 export function OperationDetail({ initial, canAct }: { initial: Operation; canAct: boolean }) {
   const query = useQuery({
@@ -93,7 +94,7 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
         <div className="flex min-w-0 flex-col gap-6 xl:order-2">
           <Identity op={op} />
           <JsonSection title="Arguments" value={op.args} open={JSON.stringify(op.args ?? null).length < 600} />
-          {op.evidenceDetail !== null ? <JsonSection title="Reconciliation evidence" value={op.evidenceDetail} open /> : null}
+          {op.evidenceDetail !== null ? <ReconciliationEvidence detail={op.evidenceDetail} /> : null}
         </div>
       </div>
     </article>

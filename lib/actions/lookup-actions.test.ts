@@ -27,14 +27,22 @@ vi.mock("@/lib/auth/session", async (original) => {
   };
 });
 
-const { runProviderLookup } = await import("./lookup-actions");
+const { lookupOperationAction } = await import("./lookup-actions");
 
 let t: TestDb;
 let provider: Server;
 let id: string;
+/** How the provider answers the next lookup: with the charge, with an outage, or not at all. */
+let answer: "found" | "down" | "silent";
 
 beforeEach(async () => {
+  answer = "found";
   provider = createServer((_req, res) => {
+    if (answer === "silent") return; // Never answers: the lookup's timeout ends it.
+    if (answer === "down") {
+      res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "maintenance" }));
+      return;
+    }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "ch_9", status: "succeeded" }));
   });
   await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
@@ -47,6 +55,7 @@ beforeEach(async () => {
       urlTemplate: `${base}/charges/{idempotencyKey}`,
       statusField: "status",
       appliedValues: ["succeeded"],
+      timeoutMs: 300,
     },
   });
   const lease = await planAndClaim(
@@ -69,17 +78,39 @@ afterEach(async () => {
 
 it("returns the provider's evidence to an operator and changes nothing", async () => {
   session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
-  const result = await runProviderLookup({ operationId: id });
-  expect(result).toMatchObject({ ok: true, data: { ok: true, status: 200, applied: true, providerId: "ch_9" } });
+  const result = await lookupOperationAction({ id });
+  expect(result).toMatchObject({
+    ok: true,
+    data: {
+      found: { ok: true, status: 200, applied: true, providerId: "ch_9" },
+      suggestion: { outcome: "applied", providerId: "ch_9" },
+    },
+  });
+  expect(result.ok && result.data.text).toContain("Provider id: ch_9.");
   expect((await getOperation(t.client, id, new Date())).phase).toBe("UNKNOWN");
+});
+
+it.each([
+  ["answers 503", "down" as const, /answered 503/],
+  ["does not answer in time", "silent" as const, /did not answer within 300 ms/],
+])("a provider that %s gives no evidence and no suggestion, and the operation stays UNKNOWN", async (_, how, reason) => {
+  session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
+  answer = how;
+  const before = await getOperation(t.client, id, new Date());
+  const result = await lookupOperationAction({ id });
+  expect(result).toMatchObject({ ok: true, data: { found: { ok: false }, suggestion: null } });
+  expect(result.ok && !result.data.found.ok && result.data.found.reason).toMatch(reason);
+  const after = await getOperation(t.client, id, new Date());
+  expect(after).toMatchObject({ phase: "UNKNOWN", evidence: "none", providerId: null, updatedAt: before.updatedAt });
+  expect(after.audit).toHaveLength(before.audit.length);
 });
 
 it("refuses a viewer and a signed-out visitor, and names an unknown operation", async () => {
   session.user = { email: "vic@example.test", name: "Vic", role: "viewer" };
-  expect(await runProviderLookup({ operationId: id })).toMatchObject({ ok: false, code: "forbidden" });
+  expect(await lookupOperationAction({ id })).toMatchObject({ ok: false, code: "forbidden" });
   session.user = null;
-  expect(await runProviderLookup({ operationId: id })).toMatchObject({ ok: false, code: "unauthenticated" });
+  expect(await lookupOperationAction({ id })).toMatchObject({ ok: false, code: "unauthenticated" });
   session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
-  expect(await runProviderLookup({ operationId: "nope" })).toMatchObject({ ok: false, code: "not_found" });
-  expect(await runProviderLookup({ operationId: "" })).toMatchObject({ ok: false, code: "invalid_input" });
+  expect(await lookupOperationAction({ id: "nope" })).toMatchObject({ ok: false, code: "not_found" });
+  expect(await lookupOperationAction({ id: "" })).toMatchObject({ ok: false, code: "invalid_input" });
 });

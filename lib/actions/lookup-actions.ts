@@ -3,17 +3,28 @@
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
 import { lookupForOperation } from "@/lib/ledger/auto-reconcile";
-import type { LookupEvidence } from "@/lib/ledger/provider-lookup";
+import { evidenceText, reconcileSuggestion, type LookupEvidence } from "@/lib/ledger/provider-lookup";
 
-const lookupSchema = z.object({ operationId: z.string().trim().min(1).max(64) }).strict();
+const lookupSchema = z.object({ id: z.string().trim().min(1).max(64) }).strict();
 
-export type ProviderLookupInput = z.input<typeof lookupSchema>;
+export type LookupInput = z.input<typeof lookupSchema>;
+
+/** What the Reconcile dialog shows and fills in. */
+export interface LookupResult {
+  found: LookupEvidence;
+  /** The same evidence as text, for the dialog's evidence field. */
+  text: string;
+  /** What the evidence proves, or null when it proves nothing either way. */
+  suggestion: { outcome: "applied"; providerId: string | null } | { outcome: "not_applied" } | null;
+}
 
 /**
  * Operator role: the lookup is a read, but it calls the provider with the server's credentials, so a viewer may not
  * make the server do it. A lookup that fails comes back as evidence with `ok: false` and a reason, not as an error;
- * an unknown operation is `{ ok: false, code: "not_found" }` from the action wrapper.
+ * an unknown operation is `{ ok: false, code: "not_found" }` from the action wrapper. The person still decides, with
+ * a reason, through the reconcile action.
  */
-export const runProviderLookup = consoleAction("operator", lookupSchema, async (input, ctx): Promise<LookupEvidence> =>
-  lookupForOperation(ctx.client, input.operationId, fetch, ctx.now),
-);
+export const lookupOperationAction = consoleAction("operator", lookupSchema, async (input, ctx): Promise<LookupResult> => {
+  const found = await lookupForOperation(ctx.client, input.id, fetch, ctx.now);
+  return { found, text: evidenceText(found), suggestion: reconcileSuggestion(found) };
+});

@@ -4,9 +4,7 @@ import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
 import { approveOperation, rejectOperation } from "@/lib/ledger/approval";
 import { LedgerError } from "@/lib/ledger/errors";
-import { lookupForOperation } from "@/lib/ledger/auto-reconcile";
 import type { OperationView } from "@/lib/ledger/operation-view";
-import { evidenceText, reconcileSuggestion, type LookupEvidence } from "@/lib/ledger/provider-lookup";
 import { reconcileOperation } from "@/lib/ledger/reconcile";
 import { EFFECT_EVIDENCE, PHASES, type Decision, type Phase } from "@/lib/retry-gate/types";
 
@@ -51,8 +49,6 @@ const reconcileSchema = decisionSchema
     }
   });
 
-const lookupSchema = z.object({ id: z.string().trim().min(1).max(64) }).strict();
-
 export type DecisionInput = z.input<typeof decisionSchema>;
 export type ReconcileInput = z.input<typeof reconcileSchema>;
 export type SeenVersion = z.input<typeof seenSchema>;
@@ -62,15 +58,6 @@ export interface ActionOutcome {
   id: string;
   phase: Phase;
   decision: Decision;
-}
-
-/** A provider lookup for the reconcile dialog: what it found, as text for the evidence field, and the reconciliation it suggests. */
-export interface LookupResult {
-  found: LookupEvidence;
-  /** The same evidence as text, for the dialog's evidence field. */
-  text: string;
-  /** What the evidence proves, or null when it proves nothing either way. */
-  suggestion: { outcome: "applied"; providerId: string | null } | { outcome: "not_applied" } | null;
 }
 
 const outcomeOf = (op: OperationView): ActionOutcome => ({ id: op.id, phase: op.phase, decision: op.decision });
@@ -126,10 +113,4 @@ export const reconcileOperationAction = consoleAction("operator", reconcileSchem
     ),
   );
   return outcomeOf(view);
-});
-
-/** Asks the provider (as the contract's reconcile settings say) and changes nothing: the person still decides, with a reason. */
-export const lookupOperationAction = consoleAction("operator", lookupSchema, async (input, ctx): Promise<LookupResult> => {
-  const found = await lookupForOperation(ctx.client, input.id, fetch, ctx.now);
-  return { found, text: evidenceText(found), suggestion: reconcileSuggestion(found) };
 });

@@ -129,17 +129,26 @@ export class DemoAgent {
 
     let resumed = 0;
     for (const op of ready) {
-      const tool = demoTool(op.tool);
-      if (!tool || this.running.has(op.id)) continue;
+      if (!demoTool(op.tool) || this.running.has(op.id)) continue;
       resumed++;
-      this.stats.resumed++;
-      await this.execute(tool, (op.args ?? {}) as Record<string, unknown>, {
-        idempotencyKey: op.idempotencyKey,
-        runId: op.runId ?? undefined,
-        workerId: `${this.workerPrefix}-resumer`,
-      });
+      await this.resume(op);
     }
     return resumed;
+  }
+
+  /**
+   * Runs one of this agent's operations again, with its own key and arguments: the gate decides whether anything is
+   * sent (a retry waiting for a person is refused and comes back `needs_approval`). Null for a tool the demo lacks.
+   */
+  async resume(op: Pick<Operation, "tool" | "args" | "idempotencyKey" | "runId">): Promise<RunToolResult | null> {
+    const tool = demoTool(op.tool);
+    if (!tool) return null;
+    this.stats.resumed++;
+    return this.execute(tool, (op.args ?? {}) as Record<string, unknown>, {
+      idempotencyKey: op.idempotencyKey,
+      runId: op.runId ?? undefined,
+      workerId: `${this.workerPrefix}-resumer`,
+    });
   }
 
   /** Runs the workers and the resumer until the signal aborts. */
