@@ -1,5 +1,6 @@
-// The main job on a laptop, through the browser: the demo world's providers and agent make an UNKNOWN payment and an
-// ambiguous email; an operator reconciles the payment through the provider lookup and approves one email retry.
+// The main job on a laptop, through the browser: the demo world's providers and agent make an UNKNOWN payment, a lost
+// rollout answer and an ambiguous email; the payment is reconciled by an operator through the provider lookup, the
+// rollout by the server's own lookup, and the email is sent a second time only after one person's approval.
 import type { APIRequestContext, Page } from "@playwright/test";
 import type { CallStatus } from "@/lib/demo/agent";
 import { demoTool, type DemoTool } from "@/lib/demo/tools";
@@ -107,6 +108,44 @@ test.describe("the demo world in the browser", () => {
     // The agent coming back to it is answered from the ledger: the customer was charged exactly once.
     expect(await askAgain(world, reconciled)).toBe("confirmed");
     expect(await world.effects("payments", id)).toHaveLength(1);
+  });
+
+  test("a REPLAYABLE rollout whose answer was lost is reconciled by the provider lookup on its own, audited as the system", async ({
+    page,
+    login,
+    request,
+    demoWorld: world,
+  }) => {
+    await world.fault({ tool: "deploy", fault: "timeout_after_commit", count: 1 });
+    const result = await world.agent.callOnce(0, tool("deploy.release"), { service: "checkout", version: uniqueName("2026.12") });
+    expect(result?.status, world.agentLog.join("\n")).toBe("needs_reconcile");
+    const id = result?.operation.id ?? "";
+    const rollouts = await world.effects("deploy", id);
+    expect(rollouts).toHaveLength(1);
+    const rollout = rollouts[0]!;
+
+    // No person: the server's sweep looks the client token up and records what the provider says.
+    await expect.poll(async () => (await ledger(request, id)).phase, { timeout: 10_000 }).toBe("RECONCILED");
+    const op = await ledger(request, id);
+    expect(op).toMatchObject({ evidence: "applied", providerId: rollout.id, decision: { action: "STOP" } });
+    const reconciled = op.audit.filter((e) => e.action === "operation.reconciled");
+    expect(reconciled).toHaveLength(1);
+    expect(reconciled[0]).toMatchObject({ actorType: "system", fromPhase: "UNKNOWN", toPhase: "RECONCILED" });
+
+    await login("viewer");
+    await page.goto(`/operations/${id}`);
+    await expect(phaseInHeader(page)).toHaveText("Reconciled");
+    const event = page.locator("[data-timeline='audit'][data-action='operation.reconciled']");
+    await expect(event).toContainText("by system");
+    await expect(event).toContainText("provider lookup: status is");
+    const recorded = page.getByRole("region", { name: "Reconciliation evidence" });
+    await expect(recorded).toContainText("Recorded by auto-reconcile (provider lookup)");
+    const lookup = recorded.getByRole("region", { name: "Provider lookup" });
+    await expect(lookup).toHaveAttribute("data-applied", "applied");
+    await expect(lookup.locator("[data-field='provider-id']")).toContainText(rollout.id);
+    await expect(lookup).toContainText(`clientToken=${op.idempotencyKey}`);
+    await screenshot(page, "demo-world-auto-reconciled");
+    expect(await world.effects("deploy", id)).toHaveLength(1);
   });
 
   test("a second email goes out only because a person approved it: exactly two reach the provider", async ({
