@@ -1,4 +1,4 @@
-// readJson refuses text no database can store (lone surrogates, NUL) with a 400, and keeps every other string as sent.
+// readJson refuses text no database can store (lone surrogates, NUL) and __proto__ keys with a 400, and keeps every other string as sent.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BodyError, readJson } from "./request-body";
@@ -17,6 +17,7 @@ describe("readJson", () => {
     ["a NUL", String.raw`{"note":"a\u0000b"}`],
     ["a lone surrogate in a key", String.raw`{"note":{"\ud800":1}}`],
     ["a NUL deep in an array", String.raw`{"note":[[["\u0000"]]]}`],
+    ["a __proto__ key in free-form JSON, which zod would drop", `{"note":{"a":1,"__proto__":{"admin":true}}}`],
   ])("refuses %s as invalid_body", async (_label, text) => {
     const error = await readJson(body(text), schema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BodyError);
@@ -27,6 +28,7 @@ describe("readJson", () => {
     ["an escaped surrogate pair", String.raw`{"note":"\ud83d\ude00"}`, "😀"],
     ["a backslash followed by u0000 as text", String.raw`{"note":"\\u0000"}`, String.raw`\u0000`],
     ["bidi controls and a BOM character", String.raw`{"note":"\u202e\ufeffx"}`, "\u202e\ufeffx"],
+    ["constructor and prototype keys", `{"note":{"constructor":{"prototype":1}}}`, { constructor: { prototype: 1 } }],
   ])("keeps %s", async (_label, text, note) => {
     expect(await readJson(body(text), schema)).toEqual({ note });
   });

@@ -60,12 +60,14 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S): Pr
   const text = await readLimited(req);
   let value: unknown;
   let unstorable = false;
+  let protoKey = false;
   try {
     value =
       text.length === 0
         ? {}
         : JSON.parse(text, (key, v: unknown) => {
             if (UNSTORABLE_TEXT.test(key) || (typeof v === "string" && UNSTORABLE_TEXT.test(v))) unstorable = true;
+            if (key === "__proto__") protoKey = true;
             return v;
           });
   } catch {
@@ -74,6 +76,8 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S): Pr
   if (unstorable) {
     throw new BodyError(400, "invalid_body", "The body holds a NUL character or half a surrogate pair (a lone \\ud800-\\udfff escape); text must be valid Unicode without NUL.");
   }
+  // zod drops "__proto__" from free-form JSON (args, evidence) without a word: the ledger would keep, and compare, other args than were sent.
+  if (protoKey) throw new BodyError(400, "invalid_body", 'The body has a key named "__proto__", which cannot be stored; rename it.');
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error);
