@@ -3,9 +3,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { sqliteFilePath } from "../../lib/config/database-url";
 import { startBenchServer, buildIfStale } from "./bench-server";
-import { DEFAULT_DATABASE_URL } from "./console";
 import { HttpLoad } from "./http-load";
 import { httpLifecycle } from "./lifecycle-http";
 import { sampleRss, treeRssMiB } from "./process-memory";
@@ -13,15 +11,16 @@ import type { BenchModule } from "./types";
 import { AGENTS, BENCH_CONTRACT, BENCH_TOOL } from "./workload";
 
 const OPERATIONS = 1_000_000;
+/** Where the console benchmark keeps its seeded large ledger (OPLEDGER_BENCH_CONSOLE_DATABASE_URL overrides it there too). */
+const SHARED_LEDGER = process.env.OPLEDGER_BENCH_CONSOLE_DATABASE_URL?.replace(/^file:/, "") ?? path.join(".data", "console-bench", "ledger-1m.db");
 const LIMIT_MIB = 512;
 
 /** A private copy of the console benchmark's large ledger (the lifecycle load writes to it), or a fresh seed if there is none. */
 async function largeLedger(workDir: string, log: (line: string) => void): Promise<string> {
   const target = path.join(workDir, "ledger-1m.db");
-  const shared = sqliteFilePath(DEFAULT_DATABASE_URL);
-  if (shared && fs.existsSync(shared)) {
-    log(`copying the ${OPERATIONS.toLocaleString("en")}-operation ledger ${shared}`);
-    const source = new Database(shared, { readonly: true });
+  if (fs.existsSync(SHARED_LEDGER)) {
+    log(`copying the ${OPERATIONS.toLocaleString("en")}-operation ledger ${SHARED_LEDGER}`);
+    const source = new Database(SHARED_LEDGER, { readonly: true });
     try {
       await source.backup(target);
     } finally {
