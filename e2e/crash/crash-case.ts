@@ -77,7 +77,7 @@ async function detail(client: Api, id: string): Promise<OperationDetail> {
 
 /** Waits until the dead worker's lease has run out and, if it died with a request in flight, the sweep made it UNKNOWN. */
 async function waitForRecoverable(client: Api, id: string): Promise<OperationDetail> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const op = await detail(client, id);
     const leaseLeftMs = op.leaseExpiresAt === null ? 0 : Date.parse(op.leaseExpiresAt) - Date.now();
@@ -94,9 +94,11 @@ function guarded(op: Operation) {
   return { phase, attempt, fence, providerId, evidence, leaseOwner, approvedAttempt };
 }
 
-function answerOf(result: ApiResult): string {
-  const code = (result.body as { code?: string } | undefined)?.code;
-  return result.status === 200 ? "200 (no change)" : `${result.status} ${code ?? ""}`.trim();
+/** The API's answer to a call with the dead worker's fence; a 200 says what, if anything, it still moved. */
+function answerOf(result: ApiResult, before: Operation, after: Operation): string {
+  if (result.status !== 200)
+    return `${result.status} ${(result.body as { code?: string } | undefined)?.code ?? ""}`.trim();
+  return after.leaseExpiresAt !== before.leaseExpiresAt ? "200 (lease extended)" : "200 (no change)";
 }
 
 /** What the gate may say once the dead worker's lease is over (PRODUCT.md's table, as lib/retry-gate/decide.ts keeps it). */
@@ -216,14 +218,20 @@ export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: 
 
   // 4. The dead worker's fence can no longer change anything.
   const before = await detail(client, operationId);
-  const probes = [
-    await client.dispatch(operationId, { fence: deadFence }),
-    await client.outcome(operationId, { fence: deadFence, result: "confirmed", providerId: "forged_by_stale_worker" }),
-    await client.heartbeat(operationId, { fence: deadFence, leaseMs: 60_000 }),
-  ];
+  const staleAnswers: string[] = [];
+  let seen: Operation = before;
+  for (const probe of [
+    () => client.dispatch(operationId, { fence: deadFence }),
+    () => client.outcome(operationId, { fence: deadFence, result: "confirmed", providerId: "forged_by_stale_worker" }),
+    () => client.heartbeat(operationId, { fence: deadFence, leaseMs: 60_000 }),
+  ]) {
+    const answer = await probe();
+    const now = await detail(client, operationId);
+    staleAnswers.push(answerOf(answer, seen, now));
+    seen = now;
+  }
   const final = await detail(client, operationId);
   expect(guarded(final), "a stale worker changed the operation").toEqual(guarded(before));
-  const staleAnswers = probes.map(answerOf);
   if (before.fence > deadFence) {
     expect(staleAnswers, "every call with the taken-over fence is refused as stale").toEqual([
       "409 stale_fence",

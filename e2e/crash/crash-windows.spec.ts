@@ -1,8 +1,8 @@
 // Crash windows (issue #6): real worker processes die by SIGKILL at each boundary of a tool call; a recovery worker takes over and the ledger must hold.
 import fs from "node:fs";
 import path from "node:path";
-import { request as requests } from "@playwright/test";
-import { test } from "../fixtures";
+// No page here, so not the fixtures' test, whose console-error guard would start a browser for nothing.
+import { request as requests, test } from "@playwright/test";
 import { createKey, E2E_DB_URL } from "../fixtures/api";
 import { E2E_BASE_URL, REPO_ROOT } from "../fixtures/test-env";
 import { runCrashCase } from "./crash-case";
@@ -33,7 +33,7 @@ async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<vo
 }
 
 test("crash windows: SIGKILL at every boundary and effect class, then a recovery worker takes over", async () => {
-  test.setTimeout(240_000);
+  test.setTimeout(360_000);
   const started = Date.now();
   // A new connection per call: with many cases in flight, a reused keep-alive socket the server just closed would
   // fail a request for reasons that have nothing to do with the ledger.
