@@ -8,14 +8,15 @@ export function publicUrl(config: Env): string {
   return process.env.NEXTAUTH_URL ?? `http://${config.HOSTNAME ?? "localhost"}:${config.PORT}`;
 }
 
+/** scripts/next-server.mjs serves the build and drains on SIGTERM; this process forwards the signal and exits with it. */
 export function launchServer(config: Env, extraEnv: Record<string, string> = {}): void {
-  const args = ["start", "-p", String(config.PORT)];
-  if (config.HOSTNAME) args.push("-H", config.HOSTNAME);
-  const server = spawn(path.join("node_modules", ".bin", "next"), args, {
+  const server = spawn(process.execPath, [path.join(__dirname, "next-server.mjs")], {
     stdio: "inherit",
     env: {
       ...process.env,
       NODE_ENV: "production",
+      PORT: String(config.PORT),
+      ...(config.HOSTNAME ? { HOSTNAME: config.HOSTNAME } : {}),
       DATABASE_URL: config.DATABASE_URL,
       NEXTAUTH_SECRET: resolveAuthSecret(config.DATABASE_URL),
       NEXTAUTH_URL: publicUrl(config),

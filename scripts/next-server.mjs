@@ -1,0 +1,66 @@
+// The production HTTP server (spawned by scripts/launch.ts): Next.js's request handler on a Node server that drains on SIGTERM or SIGINT and then exits.
+//
+// Why not `next start`: after its server.close(), Node keeps serving new requests on connections that were already
+// open and closes them only after the keep-alive timeout, so a busy client (a load balancer's pool) can hold the drain
+// open; and `next start`'s 5 s keep-alive is shorter than load balancers' idle timeouts (60 s), which makes the server
+// close sockets a balancer is about to reuse (ECONNRESET). Here: a long keep-alive, and during the drain every
+// response says `Connection: close` and every connection is closed as soon as it is idle.
+import http from "node:http";
+import next from "next";
+
+/** Longer than the idle timeout of common load balancers and HTTP client pools (60 s). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** Node's default headersTimeout (60 s) must stay above the keep-alive timeout. */
+const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+/** A drain still waiting after this (a request stuck on a lock) ends with exit 1 instead of never. */
+const DRAIN_TIMEOUT_MS = 25_000;
+
+const port = Number(process.env.PORT ?? 3000);
+const hostname = process.env.HOSTNAME || undefined;
+
+const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
+await app.prepare();
+const handle = app.getRequestHandler();
+
+let draining = false;
+const server = http.createServer((req, res) => {
+  if (draining) res.setHeader("connection", "close");
+  res.on("finish", () => {
+    // A connection whose last response just ended is idle: during a drain, close it now rather than after the keep-alive.
+    if (draining) setImmediate(() => server.closeIdleConnections());
+  });
+  handle(req, res).catch((error) => {
+    console.error(`opledger: request ${req.method} ${req.url} failed:`, error);
+    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+    res.end("Internal Server Error");
+  });
+});
+server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+server.headersTimeout = HEADERS_TIMEOUT_MS;
+
+function drain(signal) {
+  if (draining) return;
+  draining = true;
+  const started = Date.now();
+  console.log(`opledger: ${signal}: no new connections; finishing the requests in flight`);
+  server.close(async () => {
+    await app.close().catch((error) => console.error("opledger: closing Next.js failed:", error));
+    console.log(`opledger: drained in ${Date.now() - started} ms; exiting`);
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+  setTimeout(() => {
+    console.error(`opledger: requests still in flight ${DRAIN_TIMEOUT_MS} ms after ${signal}; exiting anyway`);
+    process.exit(1);
+  }, DRAIN_TIMEOUT_MS).unref();
+}
+process.on("SIGTERM", () => drain("SIGTERM"));
+process.on("SIGINT", () => drain("SIGINT"));
+
+server.on("error", (error) => {
+  console.error(`opledger: the HTTP server failed: ${error.message}`);
+  process.exit(1);
+});
+server.listen(port, hostname, () => {
+  console.log(`opledger: listening on http://${hostname ?? "0.0.0.0"}:${port}`);
+});
