@@ -46,17 +46,20 @@ async function signIn(baseUrl: string): Promise<string> {
   return session;
 }
 
-/** `next start` on a production build in `distDir` (what `npm run serve` runs after migrating), without the demo. */
+/** The production server on the build in `distDir`, as `npm run serve` starts it after migrating, without the demo. */
 export async function startConsoleServer(root: string, distDir: string, databaseUrl: string, port: number): Promise<ConsoleServer> {
   if (!fs.existsSync(path.join(root, distDir, "BUILD_ID"))) throw new Error(`no production build in ${distDir}`);
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";
-  const child = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+  // The server `npm run serve` starts (scripts/launch.ts): Next.js's handler on scripts/next-server.mjs.
+  const child = spawn(process.execPath, [path.join(root, "scripts", "next-server.mjs")], {
     cwd: root,
     env: {
       ...process.env,
       NODE_ENV: "production",
       NEXT_DIST_DIR: distDir,
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
       DATABASE_URL: databaseUrl,
       NEXTAUTH_SECRET: "benchmark secret, not for anything real",
       NEXTAUTH_URL: baseUrl,
