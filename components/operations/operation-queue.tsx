@@ -14,7 +14,7 @@ import type { OperationPage, OperationRow } from "./operation-row";
 export type QueueKind = "unknowns" | "approvals";
 
 /** Rows per page of a queue. */
-const QUEUE_PAGE_SIZE = 100;
+const QUEUE_PAGE_SIZE = 200;
 
 function fetchQueue(phase: QueueText["phase"], cursor: string | undefined, signal: AbortSignal): Promise<OperationPage> {
   const params = new URLSearchParams({ phase, limit: String(QUEUE_PAGE_SIZE) });

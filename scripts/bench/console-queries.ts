@@ -4,7 +4,7 @@ import { countQueues, listOperations, listQueue, type OperationFilter } from "..
 
 /** The ledger page's default page size and the Unknowns page's (components/operations). */
 export const LEDGER_PAGE = 50;
-export const QUEUE_PAGE = 100;
+export const QUEUE_PAGE = 200;
 
 export interface ConsoleCase {
   /** Short name used in figures and plans. */
