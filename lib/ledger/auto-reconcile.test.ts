@@ -105,6 +105,17 @@ describe("autoReconcile", () => {
     expect(op).toMatchObject({ phase: "RECONCILED", evidence: "not_applied", decision: { action: "RETRY_SAME_KEY" } });
   });
 
+  it("asks about a \"not applied\" once during the grace period, then again when it ends", async () => {
+    await tool("deploy.release", "REPLAYABLE", lookup());
+    const id = await unknownOp("deploy.release", "tok-grace");
+    const backoff = new LookupBackoff();
+    for (const ms of [1_000, 2_000, 5_000, 9_000]) await autoReconcile(t.client, at(ms), { backoff });
+    expect(requests).toEqual(["tok-grace"]);
+    expect((await autoReconcile(t.client, at(10_002), { backoff })).notApplied).toBe(1);
+    expect(requests).toEqual(["tok-grace", "tok-grace"]);
+    expect((await getOperation(t.client, id, at(10_002))).phase).toBe("RECONCILED");
+  });
+
   it("leaves the operation alone when the lookup fails or proves nothing, and backs off before asking again", async () => {
     await tool("deploy.release", "REPLAYABLE", lookup());
     const down = await unknownOp("deploy.release", "tok-down");

@@ -71,6 +71,11 @@ export class LookupBackoff {
     this.entries.set(id, { failures, notBefore: now.getTime() + delay });
   }
 
+  /** Not before `at`: a definite answer that may not be acted on yet is not worth asking for again until then. */
+  waitUntil(id: string, at: Date): void {
+    this.entries.set(id, { failures: this.entries.get(id)?.failures ?? 0, notBefore: at.getTime() });
+  }
+
   forget(id: string): void {
     this.entries.delete(id);
   }
@@ -157,7 +162,11 @@ export async function autoReconcile(
       backoff?.failed(op.id, now);
       return;
     }
-    if (suggestion.outcome === "not_applied" && now.getTime() - op.updatedAt.getTime() < graceMs) return;
+    const graceEnds = op.updatedAt.getTime() + graceMs;
+    if (suggestion.outcome === "not_applied" && now.getTime() < graceEnds) {
+      backoff?.waitUntil(op.id, new Date(graceEnds));
+      return;
+    }
     try {
       await reconcileOperation(
         client,
