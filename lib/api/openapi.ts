@@ -355,6 +355,11 @@ function schemas(): JsonObject {
         idempotencyKey: { type: "string", description: "Omit to let the server create one, once." },
         runId: { type: "string" },
         agentId: { type: "string" },
+        claim: {
+          ...ref("ClaimInput"),
+          description:
+            "Extension (docs/api-extensions.md): also take the run lease, as POST /operations/{id}/claim would, in the same transaction. The answer's fence and leaseExpiresAt are the lease's.",
+        },
       },
     },
     ClaimInput: {

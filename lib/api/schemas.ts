@@ -17,6 +17,7 @@ export const planBody = z
     idempotencyKey: z.string().min(1).max(255).optional(),
     runId: id.optional(),
     agentId: id.optional(),
+    claim: z.object({ workerId: id, leaseMs }).strict().optional(),
   })
   .strict();
 

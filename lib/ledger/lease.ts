@@ -1,9 +1,10 @@
 // The run lease: claim (or take over an expired one) with a monotonic fencing token, and heartbeat to extend it.
 import type { Db } from "@/lib/db";
+import type { Operation } from "@/lib/generated/prisma/client";
 import { isTerminal } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
-import { appendAudit } from "./audit";
+import { appendAudit, type AuditInput } from "./audit";
 import { LedgerError } from "./errors";
 import { checkFence, operationCommand, writeOperation } from "./operation-store";
 import { operationView, type OperationView } from "./operation-view";
@@ -15,6 +16,28 @@ export interface LeaseView {
   fence: number;
   leaseExpiresAt: string;
   operation: OperationView;
+}
+
+/** The audit record of a claim: a first claim, a renewed one, or the takeover of an expired lease. */
+export function leaseClaimAudit(
+  before: Pick<Operation, "id" | "leaseOwner" | "fence">,
+  input: { workerId: string; leaseMs: number },
+  fence: number,
+  actor: Actor,
+  now: Date,
+): AuditInput {
+  const takeover = before.leaseOwner !== null && before.leaseOwner !== input.workerId;
+  return {
+    subjectType: "operation",
+    subjectId: before.id,
+    actor,
+    action: takeover ? "operation.lease_taken_over" : "operation.lease_claimed",
+    reason: takeover
+      ? `${input.workerId} took over the expired lease of ${before.leaseOwner} (fence ${before.fence} -> ${fence})`
+      : `${input.workerId} claimed the lease (fence ${fence})`,
+    data: { workerId: input.workerId, fence, previousOwner: before.leaseOwner, leaseMs: input.leaseMs },
+    at: now,
+  };
 }
 
 export async function claimLease(
@@ -38,20 +61,7 @@ export async function claimLease(
     const fence = op.fence + 1;
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const updated = await writeOperation(tx, op, { fence, leaseOwner: input.workerId, leaseExpiresAt }, now);
-    const takeover = op.leaseOwner !== null && op.leaseOwner !== input.workerId;
-    await appendAudit(tx, [
-      {
-        subjectType: "operation",
-        subjectId: id,
-        actor,
-        action: takeover ? "operation.lease_taken_over" : "operation.lease_claimed",
-        reason: takeover
-          ? `${input.workerId} took over the expired lease of ${op.leaseOwner} (fence ${op.fence} -> ${fence})`
-          : `${input.workerId} claimed the lease (fence ${fence})`,
-        data: { workerId: input.workerId, fence, previousOwner: op.leaseOwner, leaseMs: input.leaseMs },
-        at: now,
-      },
-    ]);
+    await appendAudit(tx, [leaseClaimAudit(op, input, fence, actor, now)]);
     return { fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
   });
 }

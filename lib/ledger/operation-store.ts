@@ -16,12 +16,30 @@ export interface OperationContext {
   dependency: Dependency | null;
 }
 
-export async function loadContext(tx: Tx | Db, id: string): Promise<OperationContext> {
+/** Contract versions never change once written (an edit is a new version), so each client keeps the ones it has read. */
+const contractVersions = new WeakMap<Db, Map<string, ContractVersion>>();
+/** A bound, not a policy: far above the number of contract versions a deployment uses. */
+const MAX_CACHED_VERSIONS = 10_000;
+
+/** One version of a tool's contract, from `owner`'s cache when it has read it before. */
+export async function findContractVersion(tx: Tx | Db, owner: Db | undefined, tool: string, version: number): Promise<ContractVersion | null> {
+  const cache = owner ? (contractVersions.get(owner) ?? contractVersions.set(owner, new Map()).get(owner)) : undefined;
+  const key = `${version}@${tool}`;
+  const cached = cache?.get(key);
+  if (cached) return cached;
+  const row = await tx.contractVersion.findUnique({ where: { tool_version: { tool, version } } });
+  if (row && cache) {
+    if (cache.size >= MAX_CACHED_VERSIONS) cache.clear();
+    cache.set(key, row);
+  }
+  return row;
+}
+
+/** Loads an operation, its contract version and its dependency's breaker; `cacheOwner` is the client whose cache of contract versions may answer. */
+export async function loadContext(tx: Tx | Db, id: string, cacheOwner?: Db): Promise<OperationContext> {
   const op = await tx.operation.findUnique({ where: { id } });
   if (!op) throw new LedgerError("not_found", `There is no operation ${id}.`);
-  const contract = await tx.contractVersion.findUnique({
-    where: { tool_version: { tool: op.tool, version: op.contractVersion } },
-  });
+  const contract = await findContractVersion(tx, cacheOwner, op.tool, op.contractVersion);
   if (!contract) throw new Error(`Operation ${id} refers to a missing contract version ${op.tool}@${op.contractVersion}.`);
   const dependency = contract.dependency
     ? await tx.dependency.findUnique({ where: { name: contract.dependency } })
@@ -29,30 +47,26 @@ export async function loadContext(tx: Tx | Db, id: string): Promise<OperationCon
   return { op, contract, dependency };
 }
 
+/** The fields a command may change: plain values, so the written row is known without reading it back. */
+export type OperationChanges = Partial<Omit<Operation, "id" | "tool" | "version" | "createdAt" | "updatedAt">>;
+
 /** Writes the operation if its row version is still the one we read; a phase change (optionally through an intermediate phase) must be legal. */
-export async function writeOperation(
-  tx: Tx,
-  op: Operation,
-  data: Omit<Prisma.OperationUpdateManyMutationInput, "version" | "updatedAt">,
-  now: Date,
-  through?: Phase,
-): Promise<Operation> {
-  if (typeof data.phase === "string" && data.phase !== op.phase) {
+export async function writeOperation(tx: Tx, op: Operation, changes: OperationChanges, now: Date, through?: Phase): Promise<Operation> {
+  if (typeof changes.phase === "string" && changes.phase !== op.phase) {
     if (through) {
       assertTransition(op.phase as Phase, through);
-      assertTransition(through, data.phase as Phase);
+      assertTransition(through, changes.phase as Phase);
     } else {
-      assertTransition(op.phase as Phase, data.phase as Phase);
+      assertTransition(op.phase as Phase, changes.phase as Phase);
     }
   }
-  const result = await tx.operation.updateMany({
-    where: { id: op.id, version: op.version },
-    data: { ...data, version: op.version + 1, updatedAt: now },
-  });
+  // Prisma skips undefined fields; so does the row we return.
+  const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as OperationChanges;
+  const written = { ...defined, version: op.version + 1, updatedAt: now };
+  const result = await tx.operation.updateMany({ where: { id: op.id, version: op.version }, data: written });
   if (result.count !== 1) throw new WriteConflict(`operation ${op.id} changed meanwhile`);
-  const updated = await tx.operation.findUnique({ where: { id: op.id } });
-  if (!updated) throw new WriteConflict(`operation ${op.id} vanished`);
-  return updated;
+  // The conditional update matched the version we read, so the row is exactly what we read plus what we wrote.
+  return { ...op, ...written };
 }
 
 /**
@@ -69,7 +83,7 @@ export async function operationCommand<T>(
   work: (tx: Tx, ctx: OperationContext) => Promise<T>,
 ): Promise<T> {
   try {
-    return await withWriteRetry(() => client.$transaction(async (tx) => work(tx, await loadContext(tx, id))));
+    return await withWriteRetry(() => client.$transaction(async (tx) => work(tx, await loadContext(tx, id, client))));
   } catch (error) {
     if (error instanceof LedgerError && error.code === "stale_fence") {
       await client.$transaction((tx) =>

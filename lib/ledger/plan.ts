@@ -7,7 +7,8 @@ import { appendAudit, type AuditInput } from "./audit";
 import { canonicalJson, sha256 } from "./canonical-json";
 import { LedgerError } from "./errors";
 import { newId, newIdempotencyKey } from "./ids";
-import { loadContext } from "./operation-store";
+import { claimLease, leaseClaimAudit } from "./lease";
+import { findContractVersion, loadContext } from "./operation-store";
 import { gateInput, operationView, type OperationView } from "./operation-view";
 import { withWriteRetry } from "./transaction";
 
@@ -17,6 +18,8 @@ export interface PlanInput {
   idempotencyKey?: string;
   runId?: string;
   agentId?: string;
+  /** Take the run lease in the same transaction (an extension of API.md: saves the claim's round trip). */
+  claim?: { workerId: string; leaseMs: number };
 }
 
 export interface PlanResult {
@@ -26,16 +29,15 @@ export interface PlanResult {
 
 async function currentContract(client: Db, tool: string): Promise<ContractVersion> {
   const head = await client.toolContract.findUnique({ where: { tool } });
-  const contract = head
-    ? await client.contractVersion.findUnique({ where: { tool_version: { tool, version: head.currentVersion } } })
-    : null;
+  const contract = head ? await findContractVersion(client, client, tool, head.currentVersion) : null;
   if (!contract) {
     throw new LedgerError("no_contract", `There is no contract for the tool ${tool}; a tool without a contract is never dispatched.`);
   }
   return contract;
 }
 
-async function existingPlan(client: Db, existing: Operation, argsHash: string, actor: Actor, now: Date): Promise<PlanResult> {
+/** The answer to a replayed plan: the same operation (claimed, when the replay asks for the lease, exactly as a separate claim would). */
+async function existingPlan(client: Db, existing: Operation, input: PlanInput, argsHash: string, actor: Actor, now: Date): Promise<PlanResult> {
   if (existing.argsHash !== argsHash) {
     await client.$transaction((tx) =>
       appendAudit(tx, [
@@ -56,7 +58,8 @@ async function existingPlan(client: Db, existing: Operation, argsHash: string, a
       { operationId: existing.id },
     );
   }
-  const ctx = await loadContext(client, existing.id);
+  if (input.claim) return { operation: (await claimLease(client, existing.id, input.claim, actor, now)).operation, created: false };
+  const ctx = await loadContext(client, existing.id, client);
   return { operation: operationView(ctx.op, ctx.contract, ctx.dependency, now), created: false };
 }
 
@@ -78,7 +81,7 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
     const existing = await client.operation.findUnique({
       where: { tool_idempotencyKey: { tool: input.tool, idempotencyKey: input.idempotencyKey } },
     });
-    if (existing) return existingPlan(client, existing, argsHash, actor, now);
+    if (existing) return existingPlan(client, existing, input, argsHash, actor, now);
   }
   const dependency = contract.dependency
     ? await client.dependency.findUnique({ where: { name: contract.dependency } })
@@ -122,6 +125,13 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
       { subjectType: "operation", subjectId: draft.id, actor, action: "operation.approval_requested", fromPhase: "PLANNED", toPhase: "AWAITING_APPROVAL", reason: first.reason, at: now },
     );
   }
+  if (input.claim) {
+    const fence = draft.fence + 1;
+    audit.push(leaseClaimAudit(draft, input.claim, fence, actor, now));
+    draft.fence = fence;
+    draft.leaseOwner = input.claim.workerId;
+    draft.leaseExpiresAt = new Date(now.getTime() + input.claim.leaseMs);
+  }
   try {
     const op = await withWriteRetry(() =>
       client.$transaction(async (tx) => {
@@ -138,6 +148,6 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
       where: { tool_idempotencyKey: { tool: input.tool, idempotencyKey: input.idempotencyKey } },
     });
     if (!winner) throw error;
-    return existingPlan(client, winner, argsHash, actor, now);
+    return existingPlan(client, winner, input, argsHash, actor, now);
   }
 }

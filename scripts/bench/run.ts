@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     } catch (error) {
       // One module that cannot run (no PostgreSQL, say) does not cost the others' figures.
       const message = error instanceof Error ? error.message : String(error);
-      console.error(`   FAILED: ${message}`);
+      console.error(`   FAILED: ${error instanceof Error ? (error.stack ?? message) : message}`);
       failures.push({ name: module.name, error: message });
     } finally {
       fs.rmSync(workDir, { recursive: true, force: true });
