@@ -1,14 +1,22 @@
 // Races between server processes on one database (SQLite file or PostgreSQL): two operators approving at once, a worker and the recovery sweep on the same operations, two sweeps together.
-import { beforeEach, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { planOperation } from "@/lib/ledger/plan";
 import { agent, at, T0, withContract } from "./helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "./helpers/lifecycle";
-import { runTogether } from "./helpers/ledger-processes";
+import { ServerProcesses } from "./helpers/ledger-processes";
 import type { ServerResult } from "./helpers/ledger-server-process";
 import { createTestDb, type TestDb } from "./helpers/test-db";
 
 let t: TestDb;
+/** Two server processes for the whole file: starting one costs more than a test. */
+let servers: ServerProcesses;
 
+beforeAll(() => {
+  servers = new ServerProcesses(2);
+});
+afterAll(async () => {
+  await servers.stop();
+});
 beforeEach(async () => {
   t = await createTestDb();
 });
@@ -47,7 +55,7 @@ async function auditCount(id: string, action: string): Promise<number> {
 describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "PostgreSQL" : "SQLite"})`, () => {
   it("two server processes sweeping together recover each expired lease exactly once", async () => {
     const ops = await expiredDispatches(12);
-    const [a, b] = await runTogether(t.url, [
+    const [a, b] = await servers.runTogether(t.url, [
       { kind: "sweep", now: at(5000).toISOString() },
       { kind: "sweep", now: at(5000).toISOString() },
     ]);
@@ -63,11 +71,11 @@ describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "
   it("two operators approving the same operations at once grant each exactly one attempt", async () => {
     await withContract(t.client, "payments.refund", "IDEMPOTENT", { approval: "required" });
     const planned = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => planOperation(t.client, { tool: "payments.refund", args: { i }, idempotencyKey: `r${i}` }, agent, T0)),
+      Array.from({ length: 8 }, (_, i) => planOperation(t.client, { tool: "payments.refund", args: { i }, idempotencyKey: `r${i}` }, agent, T0)),
     );
     expect(planned.map((p) => p.operation.phase)).toEqual(planned.map(() => "AWAITING_APPROVAL"));
     const ids = planned.map((p) => p.operation.id);
-    const [alice, bob] = await runTogether(t.url, [
+    const [alice, bob] = await servers.runTogether(t.url, [
       { kind: "approve", ids, person: "alice", now: at(1).toISOString() },
       { kind: "approve", ids, person: "bob", now: at(1).toISOString() },
     ]);
@@ -82,7 +90,7 @@ describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "
   it("a late worker report racing the recovery sweep: each operation is confirmed or recovered, never both", async () => {
     const ops = await expiredDispatches(12);
     // The worker confirms in the order the sweep recovers (oldest lease first), so the two meet in the middle.
-    const [worker, sweep] = await runTogether(t.url, [
+    const [worker, sweep] = await servers.runTogether(t.url, [
       { kind: "confirm", items: ops, now: at(5000).toISOString() },
       { kind: "sweep", now: at(5000).toISOString() },
     ]);

@@ -1,4 +1,4 @@
-// One server process for cross-process race tests: opens its own client on the database, says "ready", waits for "go" on stdin, runs one job and prints its result as JSON.
+// A server process for cross-process race tests: for each job line on stdin it opens its own client on the job's database, says "ready", waits for "go", runs the job and prints its result as one JSON line.
 import { createInterface } from "node:readline";
 import { createDb } from "@/lib/db";
 import { approveOperation } from "@/lib/ledger/approval";
@@ -25,12 +25,12 @@ async function settle(p: Promise<unknown>): Promise<string> {
   }
 }
 
-async function run(url: string, job: ServerJob): Promise<ServerResult> {
+async function run(url: string, job: ServerJob, go: () => Promise<unknown>): Promise<ServerResult> {
   const client = createDb(url, 4);
   try {
     await client.operation.count();
     process.stdout.write("ready\n");
-    await new Promise<void>((resolve) => createInterface({ input: process.stdin }).once("line", () => resolve()));
+    await go();
     const now = new Date(job.now);
     switch (job.kind) {
       case "sweep":
@@ -57,12 +57,21 @@ async function run(url: string, job: ServerJob): Promise<ServerResult> {
   }
 }
 
-const [url, job] = process.argv.slice(2);
-if (!url || !job) throw new Error("usage: ledger-server-process.ts <database url> <job json>");
-run(url, JSON.parse(job) as ServerJob).then(
-  (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+/** Lines: `{"url": ..., "job": ...}`, then "go" once this process said "ready"; the process ends with its stdin. */
+async function serve(): Promise<void> {
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  const next = async (): Promise<string | null> => {
+    const line = await lines.next();
+    return line.done ? null : line.value;
+  };
+  for (let line = await next(); line !== null; line = await next()) {
+    const { url, job } = JSON.parse(line) as { url: string; job: ServerJob };
+    const result = await run(url, job, next);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  }
+}
+
+serve().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
