@@ -6,7 +6,7 @@ import { classifyError } from "@/lib/retry-gate/classify-error";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
 import type { ClassifiedError, Phase, ReportedError } from "@/lib/retry-gate/types";
 import { actorName, type Actor } from "./actor";
-import { auditRecord } from "./audit";
+import { appendAudit } from "./audit";
 import { recordOnBreaker } from "./breakers";
 import { LedgerError } from "./errors";
 import { checkFence, operationCommand, writeOperation } from "./operation-store";
@@ -105,21 +105,19 @@ export async function reportOutcome(
         finishedAt: now,
       },
     });
-    await tx.auditEvent.createMany({
-      data: [
-        auditRecord({
-          subjectType: "operation",
-          subjectId: id,
-          actor,
-          action: AUDIT_ACTION[updated.phase as Phase],
-          fromPhase: op.phase,
-          toPhase: updated.phase,
-          reason,
-          data: { attempt: op.attempt, result: input.result, error, providerId: input.providerId ?? null },
-          at: now,
-        }),
-      ],
-    });
+    await appendAudit(tx, [
+      {
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: AUDIT_ACTION[updated.phase as Phase],
+        fromPhase: op.phase,
+        toPhase: updated.phase,
+        reason,
+        data: { attempt: op.attempt, result: input.result, error, providerId: input.providerId ?? null },
+        at: now,
+      },
+    ]);
     const breakerAfter = await recordOnBreaker(tx, dependency, breakerEvent(input.result, error), actor, now, `attempt ${op.attempt} of ${id}`);
     return operationView(updated, contract, breakerAfter, now);
   });
