@@ -66,7 +66,7 @@ export async function startE2eDemoWorld(request: APIRequestContext): Promise<E2e
     agentId,
     workerPrefix: agentId,
     // Short, so the resumer is not kept waiting by the lease of the call that just gave up (a run does not release it).
-    leaseMs: 2000,
+    leaseMs: 3000,
     // A hung provider is given up on after a second: the call is then reported as an unknown outcome.
     providerTimeoutMs: 1000,
     maxWaitMs: 1000,
