@@ -42,7 +42,8 @@ describe("the Unknowns queue", () => {
     // Planned in one order, lost in another; two lost at the same millisecond (their ids break the tie).
     const lostAt = [50_000, 10_000, 40_000, 10_000, 30_000, 20_000, 60_000];
     const lost: { id: string; at: number }[] = [];
-    for (const [i, ms] of lostAt.entries()) lost.push({ id: await unknownAt(`k${i}`, at(i * 1000), at(100_000 + ms)), at: ms });
+    for (const [i, ms] of lostAt.entries())
+      lost.push({ id: await unknownAt(`k${i}`, at(i * 1000), at(100_000 + ms)), at: ms });
     // A confirmed operation is not in the queue.
     const done = await planAndClaim(t.client, { tool: "deploy", args: { key: "done" }, idempotencyKey: "done" }, at(0));
     await dispatch(t.client, done.id, done.fence, at(1));
@@ -58,7 +59,9 @@ describe("the Unknowns queue", () => {
   });
 
   it("refuses a cursor it did not make", async () => {
-    await expect(listQueue(t.client, "UNKNOWN", { cursor: "01JABC", limit: 10 }, at(0))).rejects.toThrow(/not a queue cursor/);
+    await expect(listQueue(t.client, "UNKNOWN", { cursor: "01JABC", limit: 10 }, at(0))).rejects.toThrow(
+      /not a queue cursor/,
+    );
   });
 });
 
@@ -69,12 +72,19 @@ describe("the ledger's age filter", () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const plannedAt = new Date(now - (50 - i * 10) * 60_000); // 50, 40, 30, 20 and 10 minutes ago
-      ids.push((await planAndClaim(t.client, { tool: "deploy", args: { i }, idempotencyKey: `age${i}` }, plannedAt)).id);
+      ids.push(
+        (await planAndClaim(t.client, { tool: "deploy", args: { i }, idempotencyKey: `age${i}` }, plannedAt)).id,
+      );
     }
     const olderThan25Minutes = { createdBefore: new Date(now - 25 * 60_000) };
     const first = await listOperations(t.client, olderThan25Minutes, { limit: 2 }, new Date(now));
     expect(first.items.map((op) => op.id)).toEqual([ids[2], ids[1]]);
-    const second = await listOperations(t.client, olderThan25Minutes, { cursor: first.nextCursor ?? "", limit: 2 }, new Date(now));
+    const second = await listOperations(
+      t.client,
+      olderThan25Minutes,
+      { cursor: first.nextCursor ?? "", limit: 2 },
+      new Date(now),
+    );
     expect(second.items.map((op) => op.id)).toEqual([ids[0]]);
     expect(second.nextCursor).toBeNull();
     const all = await listOperations(t.client, {}, { limit: 10 }, new Date(now));

@@ -13,7 +13,14 @@ export interface PageTiming {
 export async function ledgerPageTimings(server: ConsoleServer, count: number): Promise<PageTiming[]> {
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   try {
     const context = await browser.newContext();
@@ -26,16 +33,26 @@ export async function ledgerPageTimings(server: ConsoleServer, count: number): P
       await page.goto(`${server.baseUrl}/`, { waitUntil: "commit" });
       // performance.now() counts from the navigation's start in the page's own clock.
       const firstRowMs = await page
-        .waitForFunction(() => {
-          const row = document.querySelector("[data-operation-row]");
-          return row && row.getBoundingClientRect().height > 0 ? performance.now() : null;
-        }, null, { polling: "raf", timeout: 60_000 })
+        .waitForFunction(
+          () => {
+            const row = document.querySelector("[data-operation-row]");
+            return row && row.getBoundingClientRect().height > 0 ? performance.now() : null;
+          },
+          null,
+          { polling: "raf", timeout: 60_000 },
+        )
         .then((handle) => handle.jsonValue() as Promise<number>);
       const interactiveMs = await page
-        .waitForFunction(() => {
-          const button = document.querySelector('nav[aria-label="Pages of the ledger"] button');
-          return button && Object.keys(button).some((key) => key.startsWith("__reactProps")) ? performance.now() : null;
-        }, null, { polling: "raf", timeout: 60_000 })
+        .waitForFunction(
+          () => {
+            const button = document.querySelector('nav[aria-label="Pages of the ledger"] button');
+            return button && Object.keys(button).some((key) => key.startsWith("__reactProps"))
+              ? performance.now()
+              : null;
+          },
+          null,
+          { polling: "raf", timeout: 60_000 },
+        )
         .then((handle) => handle.jsonValue() as Promise<number>);
       if (i > 0) timings.push({ firstRowMs, interactiveMs: Math.max(firstRowMs, interactiveMs) });
       await page.close();

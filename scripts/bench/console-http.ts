@@ -5,7 +5,9 @@ import { sampleRss } from "./process-memory";
 
 async function get(server: ConsoleServer, path: string): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${server.baseUrl}${path}`, { headers: { cookie: server.cookie, accept: "application/json" } });
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    headers: { cookie: server.cookie, accept: "application/json" },
+  });
   await response.arrayBuffer();
   const elapsed = performance.now() - started;
   if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);

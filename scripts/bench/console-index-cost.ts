@@ -16,14 +16,21 @@ export interface IndexCostRound {
  * Two fresh ledgers, identical but for the console's indexes, take turns (order alternating per round) running the
  * benchmark's lifecycle (plan, claim, dispatch, confirm) with AGENTS concurrent agents for `seconds` each.
  */
-export async function indexWriteCost(workDir: string, rounds: number, seconds: number, log: (line: string) => void): Promise<IndexCostRound[]> {
+export async function indexWriteCost(
+  workDir: string,
+  rounds: number,
+  seconds: number,
+  log: (line: string) => void,
+): Promise<IndexCostRound[]> {
   const withIndexes = await openLedger(freshSqlite(workDir, "with-console-indexes"));
   const withoutIndexes = await openLedger(freshSqlite(workDir, "without-console-indexes"));
   try {
     for (const index of CONSOLE_INDEXES) await withoutIndexes.client.$executeRawUnsafe(`DROP INDEX "${index}"`);
     const rate = async (client: typeof withIndexes.client, offset: number, forSeconds = seconds): Promise<number> => {
       const t0 = performance.now();
-      const done = await runAgents(AGENTS, Date.now() + forSeconds * 1000, (agent, n) => ledgerLifecycle(client, agent, offset + n));
+      const done = await runAgents(AGENTS, Date.now() + forSeconds * 1000, (agent, n) =>
+        ledgerLifecycle(client, agent, offset + n),
+      );
       return done / ((performance.now() - t0) / 1000);
     };
     // Warm-up: the first lifecycles of a process pay for compiling the queries.
@@ -42,7 +49,9 @@ export async function indexWriteCost(workDir: string, rounds: number, seconds: n
         withRate = await rate(withIndexes.client, offset);
       }
       results.push({ withIndexes: withRate, withoutIndexes: withoutRate });
-      log(`round ${round}: ${withRate.toFixed(0)} lifecycles/s with the console indexes, ${withoutRate.toFixed(0)} without`);
+      log(
+        `round ${round}: ${withRate.toFixed(0)} lifecycles/s with the console indexes, ${withoutRate.toFixed(0)} without`,
+      );
     }
     return results;
   } finally {

@@ -30,9 +30,14 @@ function loggingClient(url: string): { client: Db; captured: Captured[] } {
   const log = [{ emit: "event", level: "query" }] as const;
   const client = sqliteFilePath(url)
     ? new PrismaClient({ adapter: new PrismaBetterSQLite3({ url }), log: [...log] })
-    : (new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 1 }), log: [...log] }) as unknown as PrismaClient);
+    : (new PostgresPrismaClient({
+        adapter: new PrismaPg({ connectionString: url, max: 1 }),
+        log: [...log],
+      }) as unknown as PrismaClient);
   // Typed as a client without logging (Db); the log option above is what makes it emit query events.
-  (client as unknown as QueryLogging).$on("query", (event) => captured.push({ query: event.query, params: event.params }));
+  (client as unknown as QueryLogging).$on("query", (event) =>
+    captured.push({ query: event.query, params: event.params }),
+  );
   return { client, captured };
 }
 
@@ -52,7 +57,9 @@ async function explainAll(url: string, statements: { name: string; captured: Cap
     const sqlite = new Database(file, { readonly: true, fileMustExist: true });
     try {
       return statements.map(({ name, captured }) => {
-        const rows = sqlite.prepare(`EXPLAIN QUERY PLAN ${captured.query}`).all(...paramsOf(captured)) as { detail: string }[];
+        const rows = sqlite.prepare(`EXPLAIN QUERY PLAN ${captured.query}`).all(...paramsOf(captured)) as {
+          detail: string;
+        }[];
         return { name, sql: captured.query, plan: rows.map((r) => r.detail) };
       });
     } finally {

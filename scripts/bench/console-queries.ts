@@ -32,7 +32,12 @@ export interface DeepCursors {
 
 export async function findDeepCursors(client: Db): Promise<DeepCursors> {
   const total = await client.operation.count();
-  const oldest = await client.operation.findMany({ select: { id: true }, orderBy: { id: "asc" }, take: 1, skip: LEDGER_PAGE + 10 });
+  const oldest = await client.operation.findMany({
+    select: { id: true },
+    orderBy: { id: "asc" },
+    take: 1,
+    skip: LEDGER_PAGE + 10,
+  });
   const middle = await client.operation.findFirst({
     select: { tool: true, runId: true, agentId: true },
     where: { runId: { not: null }, agentId: { not: null } },
@@ -47,7 +52,8 @@ export async function findDeepCursors(client: Db): Promise<DeepCursors> {
     orderBy: [{ updatedAt: "asc" }, { id: "asc" }],
     skip: lastPageStart,
   });
-  if (!oldest[0] || !middle?.runId || !middle.agentId) throw new Error("the benchmark database needs a large seeded ledger (npm run seed:large)");
+  if (!oldest[0] || !middle?.runId || !middle.agentId)
+    throw new Error("the benchmark database needs a large seeded ledger (npm run seed:large)");
   return {
     ledger: oldest[0].id,
     ledgerDepth: Math.max(0, total - LEDGER_PAGE - 11),
@@ -61,10 +67,16 @@ export async function findDeepCursors(client: Db): Promise<DeepCursors> {
 
 const DAY_MS = 86_400_000;
 
-function ledgerCase(name: string, title: string, filter: OperationFilter & { age?: string }, cursor?: string): ConsoleCase {
+function ledgerCase(
+  name: string,
+  title: string,
+  filter: OperationFilter & { age?: string },
+  cursor?: string,
+): ConsoleCase {
   const { age, ...rest } = filter;
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...rest, ...(age ? { age } : {}) })) if (typeof value === "string") params.set(key, value);
+  for (const [key, value] of Object.entries({ ...rest, ...(age ? { age } : {}) }))
+    if (typeof value === "string") params.set(key, value);
   if (cursor) params.set("cursor", cursor);
   params.set("limit", String(LEDGER_PAGE));
   return {
@@ -72,7 +84,12 @@ function ledgerCase(name: string, title: string, filter: OperationFilter & { age
     title,
     path: `/api/console/operations?${params.toString()}`,
     run: (client, now) =>
-      listOperations(client, { ...rest, ...(age ? { createdBefore: new Date(now.getTime() - 7 * DAY_MS) } : {}) }, { cursor, limit: LEDGER_PAGE }, now),
+      listOperations(
+        client,
+        { ...rest, ...(age ? { createdBefore: new Date(now.getTime() - 7 * DAY_MS) } : {}) },
+        { cursor, limit: LEDGER_PAGE },
+        now,
+      ),
   };
 }
 
@@ -80,7 +97,12 @@ function ledgerCase(name: string, title: string, filter: OperationFilter & { age
 export function consoleCases(deep: DeepCursors): ConsoleCase[] {
   return [
     ledgerCase("first-page", "ledger, newest page", {}),
-    ledgerCase("deep-page", `ledger, a page ${deep.ledgerDepth.toLocaleString("en")} rows deep by cursor`, {}, deep.ledger),
+    ledgerCase(
+      "deep-page",
+      `ledger, a page ${deep.ledgerDepth.toLocaleString("en")} rows deep by cursor`,
+      {},
+      deep.ledger,
+    ),
     ledgerCase("filter-phase", "ledger filtered by phase (UNKNOWN)", { phase: "UNKNOWN" }),
     ledgerCase("filter-tool", `ledger filtered by tool (${deep.tool})`, { tool: deep.tool }),
     ledgerCase("filter-effect", "ledger filtered by effect class (NON_RETRYABLE)", { effect: "NON_RETRYABLE" }),
@@ -97,7 +119,8 @@ export function consoleCases(deep: DeepCursors): ConsoleCase[] {
       name: "unknowns-last",
       title: `Unknowns queue, last page (${deep.unknownsDepth.toLocaleString("en")} rows deep)`,
       path: `/api/console/queue?phase=UNKNOWN&limit=${QUEUE_PAGE}${deep.unknowns ? `&cursor=${deep.unknowns}` : ""}`,
-      run: (client, now) => listQueue(client, "UNKNOWN", { cursor: deep.unknowns ?? undefined, limit: QUEUE_PAGE }, now),
+      run: (client, now) =>
+        listQueue(client, "UNKNOWN", { cursor: deep.unknowns ?? undefined, limit: QUEUE_PAGE }, now),
     },
     {
       name: "nav-counts",

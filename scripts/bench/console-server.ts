@@ -38,8 +38,18 @@ async function signIn(baseUrl: string): Promise<string> {
   const response = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookiesOf(csrf).join("; "), origin: baseUrl },
-    body: new URLSearchParams({ csrfToken, email: BENCH_ADMIN.email, password: BENCH_ADMIN.password, callbackUrl: "/", json: "true" }),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      cookie: cookiesOf(csrf).join("; "),
+      origin: baseUrl,
+    },
+    body: new URLSearchParams({
+      csrfToken,
+      email: BENCH_ADMIN.email,
+      password: BENCH_ADMIN.password,
+      callbackUrl: "/",
+      json: "true",
+    }),
   });
   const session = cookiesOf(response).find((c) => c.startsWith("next-auth.session-token="));
   if (!session) throw new Error(`signing in the benchmark admin failed (${response.status})`);
@@ -47,7 +57,12 @@ async function signIn(baseUrl: string): Promise<string> {
 }
 
 /** The production server on the build in `distDir`, as `npm run serve` starts it after migrating, without the demo. */
-export async function startConsoleServer(root: string, distDir: string, databaseUrl: string, port: number): Promise<ConsoleServer> {
+export async function startConsoleServer(
+  root: string,
+  distDir: string,
+  databaseUrl: string,
+  port: number,
+): Promise<ConsoleServer> {
   if (!fs.existsSync(path.join(root, distDir, "BUILD_ID"))) throw new Error(`no production build in ${distDir}`);
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";

@@ -41,14 +41,21 @@ async function ensureLargeLedger(url: string, log: (line: string) => void): Prom
   const file = sqliteFilePath(url);
   if (file && !fs.existsSync(file)) {
     log(`seeding ${OPERATIONS.toLocaleString("en")} operations into ${file} (once; takes minutes)`);
-    const seeded = spawnSync("npx", ["tsx", "scripts/seed-large.ts", "--operations", String(OPERATIONS)], { cwd: ROOT, stdio: "inherit", env: { ...process.env, DATABASE_URL: url } });
+    const seeded = spawnSync("npx", ["tsx", "scripts/seed-large.ts", "--operations", String(OPERATIONS)], {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { ...process.env, DATABASE_URL: url },
+    });
     if (seeded.status !== 0) throw new Error("seeding the large ledger failed");
   }
   prepareDatabase(url);
   const client = createDb(url);
   try {
     const count = await client.operation.count();
-    if (count < OPERATIONS) throw new Error(`${redact(url)} holds ${count} operations; the benchmark needs ${OPERATIONS} (npm run seed:large -- --operations ${OPERATIONS - count})`);
+    if (count < OPERATIONS)
+      throw new Error(
+        `${redact(url)} holds ${count} operations; the benchmark needs ${OPERATIONS} (npm run seed:large -- --operations ${OPERATIONS - count})`,
+      );
   } finally {
     await client.$disconnect();
   }
@@ -103,7 +110,9 @@ async function run(options: BenchOptions): Promise<BenchResult> {
   for (const cost of await indexWriteCost(options.workDir, options.rounds, options.roundSeconds / 2, log)) {
     figureOf(figures, "writes with the console indexes (fresh SQLite)", "lifecycles/s").rounds.push(cost.withIndexes);
     figureOf(figures, "writes without them", "lifecycles/s").rounds.push(cost.withoutIndexes);
-    figureOf(figures, "writes with / without the console indexes", "ratio").rounds.push(cost.withIndexes / cost.withoutIndexes);
+    figureOf(figures, "writes with / without the console indexes", "ratio").rounds.push(
+      cost.withIndexes / cost.withoutIndexes,
+    );
   }
 
   const client = createDb(url);
@@ -122,7 +131,9 @@ async function run(options: BenchOptions): Promise<BenchResult> {
         figureOf(figures, `query CPU p95: ${c.name}`, "ms").rounds.push(percentile(cpuMs, 95));
       }
       const lastOf = (label: string): number => figures.get(label)?.rounds.at(-1) ?? Number.NaN;
-      figureOf(figures, "query deep page / first page (p95)", "ratio").rounds.push(lastOf("query p95: deep-page") / lastOf("query p95: first-page"));
+      figureOf(figures, "query deep page / first page (p95)", "ratio").rounds.push(
+        lastOf("query p95: deep-page") / lastOf("query p95: first-page"),
+      );
       figureOf(figures, "query deep page / first page (CPU p95)", "ratio").rounds.push(
         lastOf("query CPU p95: deep-page") / lastOf("query CPU p95: first-page"),
       );
@@ -141,12 +152,26 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     figureOf(figures, "server RSS after start and one pass over every read", "MiB").rounds.push(treeRssMiB(server.pid));
     for (let round = 1; round <= options.rounds; round++) {
       for (const c of cases) {
-        figureOf(figures, `HTTP p95: ${c.name}`, "ms").rounds.push(percentile(await sampleRoute(server, c.path, HTTP_SAMPLES), 95));
+        figureOf(figures, `HTTP p95: ${c.name}`, "ms").rounds.push(
+          percentile(await sampleRoute(server, c.path, HTTP_SAMPLES), 95),
+        );
       }
-      figureOf(figures, "HTTP p95: ledger page HTML (/)", "ms").rounds.push(percentile(await sampleRoute(server, "/", HTTP_SAMPLES), 95));
+      figureOf(figures, "HTTP p95: ledger page HTML (/)", "ms").rounds.push(
+        percentile(await sampleRoute(server, "/", HTTP_SAMPLES), 95),
+      );
       const timings = await ledgerPageTimings(server, PAGE_LOADS);
-      figureOf(figures, "ledger page: first row visible (median of loads)", "ms").rounds.push(percentile(timings.map((t) => t.firstRowMs), 50));
-      figureOf(figures, "ledger page: interactive (median of loads)", "ms").rounds.push(percentile(timings.map((t) => t.interactiveMs), 50));
+      figureOf(figures, "ledger page: first row visible (median of loads)", "ms").rounds.push(
+        percentile(
+          timings.map((t) => t.firstRowMs),
+          50,
+        ),
+      );
+      figureOf(figures, "ledger page: interactive (median of loads)", "ms").rounds.push(
+        percentile(
+          timings.map((t) => t.interactiveMs),
+          50,
+        ),
+      );
       const load = await loadWithMemory(server, paths, LOAD_CONCURRENCY, options.roundSeconds);
       figureOf(figures, `server RSS peak under load (${LOAD_CONCURRENCY} clients)`, "MiB").rounds.push(load.peakRssMiB);
       figureOf(figures, "requests per second under load", "req/s").rounds.push(load.requests / options.roundSeconds);
@@ -158,12 +183,42 @@ async function run(options: BenchOptions): Promise<BenchResult> {
 
   const targets: TargetCheck[] = [
     ...cases.flatMap((c): TargetCheck[] => [
-      { label: `${c.name}: query p95 < ${P95_LIMIT_MS} ms`, figure: `query p95: ${c.name}`, statistic: "median", comparison: "<", limit: P95_LIMIT_MS },
-      { label: `${c.name}: HTTP p95 < ${P95_LIMIT_MS} ms`, figure: `HTTP p95: ${c.name}`, statistic: "median", comparison: "<", limit: P95_LIMIT_MS },
+      {
+        label: `${c.name}: query p95 < ${P95_LIMIT_MS} ms`,
+        figure: `query p95: ${c.name}`,
+        statistic: "median",
+        comparison: "<",
+        limit: P95_LIMIT_MS,
+      },
+      {
+        label: `${c.name}: HTTP p95 < ${P95_LIMIT_MS} ms`,
+        figure: `HTTP p95: ${c.name}`,
+        statistic: "median",
+        comparison: "<",
+        limit: P95_LIMIT_MS,
+      },
     ]),
-    { label: "deep page within 2x of the first page", figure: "query deep page / first page (p95)", statistic: "median", comparison: "<", limit: 2 },
-    { label: "server RSS < 512 MiB after the seed", figure: "server RSS after start and one pass over every read", statistic: "max", comparison: "<", limit: 512 },
-    { label: "server RSS < 512 MiB under load", figure: `server RSS peak under load (${LOAD_CONCURRENCY} clients)`, statistic: "max", comparison: "<", limit: 512 },
+    {
+      label: "deep page within 2x of the first page",
+      figure: "query deep page / first page (p95)",
+      statistic: "median",
+      comparison: "<",
+      limit: 2,
+    },
+    {
+      label: "server RSS < 512 MiB after the seed",
+      figure: "server RSS after start and one pass over every read",
+      statistic: "max",
+      comparison: "<",
+      limit: 512,
+    },
+    {
+      label: "server RSS < 512 MiB under load",
+      figure: `server RSS peak under load (${LOAD_CONCURRENCY} clients)`,
+      statistic: "max",
+      comparison: "<",
+      limit: 512,
+    },
   ];
   return {
     figures: [...figures.values()],
@@ -172,7 +227,12 @@ async function run(options: BenchOptions): Promise<BenchResult> {
       database: redact(url),
       engine: sqliteFilePath(url) ? "sqlite" : "postgresql",
       operations: OPERATIONS,
-      samples: { queryPerRound: QUERY_SAMPLES, httpPerRound: HTTP_SAMPLES, pageLoadsPerRound: PAGE_LOADS, loadConcurrency: LOAD_CONCURRENCY },
+      samples: {
+        queryPerRound: QUERY_SAMPLES,
+        httpPerRound: HTTP_SAMPLES,
+        pageLoadsPerRound: PAGE_LOADS,
+        loadConcurrency: LOAD_CONCURRENCY,
+      },
       reads: Object.fromEntries(cases.map((c) => [c.name, { title: c.title, path: c.path }])),
       plans: Object.fromEntries(plans.map((p) => [p.name, p.plan])),
       sql: Object.fromEntries(plans.map((p) => [p.name, p.sql])),
@@ -209,9 +269,12 @@ async function main(): Promise<void> {
   }).finally(() => fs.rmSync(workDir, { recursive: true, force: true }));
   for (const figure of result.figures) {
     const s = spread(figure.rounds);
-    console.log(`${figure.label.padEnd(62)} ${figure.unit.padStart(5)}  min ${s.min.toFixed(1)}  median ${s.median.toFixed(1)}  max ${s.max.toFixed(1)}`);
+    console.log(
+      `${figure.label.padEnd(62)} ${figure.unit.padStart(5)}  min ${s.min.toFixed(1)}  median ${s.median.toFixed(1)}  max ${s.max.toFixed(1)}`,
+    );
   }
-  for (const [name, plan] of Object.entries(result.notes.plans as Record<string, string[]>)) console.log(`plan ${name}: ${plan.join(" | ")}`);
+  for (const [name, plan] of Object.entries(result.notes.plans as Record<string, string[]>))
+    console.log(`plan ${name}: ${plan.join(" | ")}`);
   if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
 }
 
