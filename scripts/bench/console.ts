@@ -23,7 +23,7 @@ import type { BenchModule, BenchOptions, BenchResult, Figure, TargetCheck } from
 
 const ROOT = path.resolve(__dirname, "..", "..");
 /** The large ledger, seeded once and kept (under .data/, which git ignores). */
-export const DEFAULT_DATABASE_URL = `file:${path.join(ROOT, ".data", "console-bench", "ledger-1m.db")}`;
+const DEFAULT_DATABASE_URL = `file:${path.join(ROOT, ".data", "console-bench", "ledger-1m.db")}`;
 const OPERATIONS = 1_000_000;
 /** Samples per read per round: enough for a p95 (the 95th of 100 is the 5th slowest, of 60 the 3rd). */
 const QUERY_SAMPLES = 100;
