@@ -6,6 +6,7 @@ import { hostileBody, UNICODE_EDGES, type FuzzBody } from "./fuzz-bodies";
 import { expectUnchanged, snapshotLedger } from "./ledger-snapshot";
 import { MATRIX, type RouteRow, type World } from "./matrix";
 import { keyed, seedWorld, signedIn, worldSubjects } from "./principals";
+import { callAction, exposedAction } from "./server-actions";
 
 const SEED = Number(process.env.OPLEDGER_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const RUNS = Number(process.env.OPLEDGER_FUZZ_RUNS ?? 2000);
@@ -143,12 +144,14 @@ test("every write route answers hostile bodies with a 4xx problem document and w
   }
 });
 
-test("bodies full of Unicode edge cases never get a 5xx, and what is accepted reads back the same", async ({ request, playwright }) => {
+test("bodies full of Unicode edge cases never get a 5xx, and what is accepted reads back the same", async ({ request, playwright, browser }) => {
   test.setTimeout(120_000);
   const world = await seedWorld(request);
   const agent = await keyed(playwright, "agent key", ["agent", "operator", "admin"]);
+  const operator = await signedIn(browser, "operator", "fuzz");
   try {
     const key = agent.headers.authorization!.replace(/^Bearer /, "");
+    const forceBreaker = exposedAction("forceDependencyBreaker");
     const strings = fc.sample(fc.oneof(fc.constantFrom(...UNICODE_EDGES), fc.string({ unit: "binary", minLength: 1, maxLength: 30 })), {
       seed: SEED,
       numRuns: 120,
@@ -192,8 +195,17 @@ test("bodies full of Unicode edge cases never get a 5xx, and what is accepted re
       await check("POST", `/api/v1/operations/${world.awaiting.id}/reject`, { actor: s, reason: s });
       await check("POST", `/api/v1/operations/${world.plannedId}/claim`, { workerId: s, leaseMs: 1_000 });
     }
+    // The console's actions take the same strings from a form (or from anyone posting to the action directly).
+    for (const s of UNICODE_EDGES) {
+      const answer = await callAction(operator.request, forceBreaker, [{ name: world.dependency, state: "auto", reason: `${s} reason` }]);
+      const result = answer.result as { ok?: boolean; code?: string } | undefined;
+      if (answer.status !== 200 || (result?.ok !== true && result?.code !== "invalid_input")) {
+        faults.push(`forceDependencyBreaker with reason ${JSON.stringify(s)}\n  -> ${answer.status}: ${answer.text.slice(0, 300)}`);
+      }
+    }
     expect(faults.slice(0, 20), `${faults.length} bad answers (seed ${SEED})`).toEqual([]);
   } finally {
     await agent.dispose();
+    await operator.dispose();
   }
 });

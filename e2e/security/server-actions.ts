@@ -77,6 +77,14 @@ export function actionResult(payload: string): unknown {
   return row === undefined ? undefined : JSON.parse(row);
 }
 
+/**
+ * The arguments as React's encodeReply writes plain JSON: a string that starts with "$" would read as a reference in
+ * the reply protocol, so it goes out as "$$...".
+ */
+function encodeReply(args: unknown[]): string {
+  return JSON.stringify(args, (_key, value: unknown) => (typeof value === "string" && value.startsWith("$") ? `$${value}` : value));
+}
+
 /** POSTs one action call; `headers` adds whatever the principal presents (a cookie rides on the context). */
 export async function callAction(
   request: APIRequestContext,
@@ -86,7 +94,7 @@ export async function callAction(
 ): Promise<ActionAnswer> {
   const response = await request.post(action.page, {
     headers: { "next-action": action.id, "content-type": "text/plain;charset=UTF-8", accept: "text/x-component", ...headers },
-    data: Buffer.from(JSON.stringify(args)),
+    data: Buffer.from(encodeReply(args)),
     failOnStatusCode: false,
     maxRedirects: 0,
   });

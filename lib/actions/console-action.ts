@@ -1,6 +1,6 @@
 // The one wrapper every console server action is built on: session, role, validated input, and errors as a result the form can show.
 import type { z } from "zod";
-import { fieldErrors } from "@/lib/api/request-body";
+import { fieldErrors, unstorableInput } from "@/lib/api/request-body";
 import { ForbiddenError, type Role } from "@/lib/auth/roles";
 import { requireUser, UnauthenticatedError, userActor, type SessionUser } from "@/lib/auth/session";
 import { db, type Db } from "@/lib/db";
@@ -39,6 +39,8 @@ export function consoleAction<S extends z.ZodType, T>(
   return async (input) => {
     try {
       const user = await requireUser(role);
+      const unstorable = unstorableInput(input);
+      if (unstorable) return { ok: false, code: "invalid_input", message: unstorable };
       const parsed = schema.safeParse(input);
       if (!parsed.success) {
         return { ok: false, code: "invalid_input", message: "Some fields need attention.", errors: fieldErrors(parsed.error) };

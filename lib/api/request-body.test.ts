@@ -1,7 +1,7 @@
 // readJson refuses text no database can store (lone surrogates, NUL) and __proto__ keys with a 400, and keeps every other string as sent.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BodyError, readJson } from "./request-body";
+import { BodyError, readJson, unstorableInput } from "./request-body";
 
 const schema = z.object({ note: z.json() }).strict();
 
@@ -31,5 +31,17 @@ describe("readJson", () => {
     ["constructor and prototype keys", `{"note":{"constructor":{"prototype":1}}}`, { constructor: { prototype: 1 } }],
   ])("keeps %s", async (_label, text, note) => {
     expect(await readJson(body(text), schema)).toEqual({ note });
+  });
+});
+
+describe("unstorableInput", () => {
+  it("finds unstorable text at any depth, in keys as in values, without recursion", () => {
+    let deep: unknown = "a\u0000b";
+    for (let i = 0; i < 100_000; i += 1) deep = i % 2 ? [deep] : { k: deep };
+    expect(unstorableInput(deep)).toMatch(/NUL/);
+    expect(unstorableInput({ reason: "fine", seen: { phase: "UNKNOWN" }, list: ["\ud83d\ude00"] })).toBeNull();
+    expect(unstorableInput([{ ["\udc00"]: 1 }])).toMatch(/surrogate/);
+    expect(unstorableInput(JSON.parse('{"a":{"__proto__":1}}'))).toMatch(/__proto__/);
+    expect(unstorableInput({ constructor: 1, prototype: 2 })).toBeNull();
   });
 });

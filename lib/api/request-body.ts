@@ -49,35 +49,48 @@ export function fieldErrors(error: z.ZodError): Record<string, string[]> {
   return out;
 }
 
+const UNSTORABLE_MESSAGE =
+  "The text holds a NUL character or half a surrogate pair (a lone \\ud800-\\udfff escape); text must be valid Unicode without NUL.";
+
 /**
  * Text neither database can store: half a UTF-16 surrogate pair (only a `\ud800`-style escape can carry one; the
  * query engine refuses it) and NUL (PostgreSQL text cannot hold it).
  */
 const UNSTORABLE_TEXT = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/;
 
+/**
+ * Why a decoded body cannot be taken as sent, or null: a string or key holding unstorable text, or a key named
+ * "__proto__", which zod silently drops from free-form JSON (args, evidence), so the ledger would keep, and compare
+ * for idempotency, other args than were sent. Walks without recursion: a body may nest thousands deep.
+ */
+export function unstorableInput(value: unknown): string | null {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v === "string") {
+      if (UNSTORABLE_TEXT.test(v)) return UNSTORABLE_MESSAGE;
+    } else if (v !== null && typeof v === "object") {
+      for (const [key, inner] of Object.entries(v)) {
+        if (key === "__proto__") return 'A key is named "__proto__", which cannot be stored; rename it.';
+        if (UNSTORABLE_TEXT.test(key)) return UNSTORABLE_MESSAGE;
+        pending.push(inner);
+      }
+    }
+  }
+  return null;
+}
+
 export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
   // The content type is not checked: `curl -d` sends form encoding by default, and the body is JSON either way.
   const text = await readLimited(req);
   let value: unknown;
-  let unstorable = false;
-  let protoKey = false;
   try {
-    value =
-      text.length === 0
-        ? {}
-        : JSON.parse(text, (key, v: unknown) => {
-            if (UNSTORABLE_TEXT.test(key) || (typeof v === "string" && UNSTORABLE_TEXT.test(v))) unstorable = true;
-            if (key === "__proto__") protoKey = true;
-            return v;
-          });
+    value = text.length === 0 ? {} : JSON.parse(text);
   } catch {
     throw new BodyError(400, "malformed_json", "The body is not valid JSON.");
   }
-  if (unstorable) {
-    throw new BodyError(400, "invalid_body", "The body holds a NUL character or half a surrogate pair (a lone \\ud800-\\udfff escape); text must be valid Unicode without NUL.");
-  }
-  // zod drops "__proto__" from free-form JSON (args, evidence) without a word: the ledger would keep, and compare, other args than were sent.
-  if (protoKey) throw new BodyError(400, "invalid_body", 'The body has a key named "__proto__", which cannot be stored; rename it.');
+  const unstorable = unstorableInput(value);
+  if (unstorable) throw new BodyError(400, "invalid_body", unstorable);
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error);
