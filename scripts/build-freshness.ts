@@ -3,7 +3,14 @@ import fs from "node:fs";
 import path from "node:path";
 
 const SOURCE_DIRS = ["app", "components", "lib", "public"];
-const SOURCE_FILES = ["next.config.js", "package-lock.json", "prisma/schema.prisma", "postcss.config.mjs", "proxy.ts", "instrumentation.ts"];
+const SOURCE_FILES = [
+  "next.config.js",
+  "package-lock.json",
+  "prisma/schema.prisma",
+  "postcss.config.mjs",
+  "proxy.ts",
+  "instrumentation.ts",
+];
 
 function newestSourceMtime(): number {
   let newest = 0;

@@ -15,8 +15,12 @@ export function buildIfStale({ reuseBuild, log }: Pick<BenchOptions, "reuseBuild
   log(`building the product into ${BENCH_DIST_DIR} (sources changed since the last benchmark build)…`);
   const tsconfig = fs.readFileSync("tsconfig.json", "utf8");
   try {
-    const result = spawnSync("npm", ["run", "build"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NEXT_DIST_DIR: BENCH_DIST_DIR } });
-    if (result.status !== 0) throw new Error("the benchmark build failed (npm run build with NEXT_DIST_DIR=.next-bench)");
+    const result = spawnSync("npm", ["run", "build"], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, NEXT_DIST_DIR: BENCH_DIST_DIR },
+    });
+    if (result.status !== 0)
+      throw new Error("the benchmark build failed (npm run build with NEXT_DIST_DIR=.next-bench)");
   } finally {
     // next build adds its dist dir's type folders to "include"; they are not part of the project.
     fs.writeFileSync("tsconfig.json", tsconfig);
@@ -45,7 +49,11 @@ async function waitUntilHealthy(url: string, child: ChildProcess, timeoutMs: num
 }
 
 /** Migrates the database, starts `next start` on the port with an all-scope API key, and waits for /api/health. */
-export async function startBenchServer(databaseUrl: string, port: number, log: (line: string) => void): Promise<BenchServer> {
+export async function startBenchServer(
+  databaseUrl: string,
+  port: number,
+  log: (line: string) => void,
+): Promise<BenchServer> {
   prepareDatabase(databaseUrl);
   const url = `http://127.0.0.1:${port}`;
   const apiKey = `opl_bench_${randomBytes(24).toString("base64url")}`;

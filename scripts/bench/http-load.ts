@@ -29,7 +29,11 @@ export class HttpLoad {
   }
 
   /** Runs `agents` loops of `scenario` until `seconds` have passed; every request's latency is recorded. */
-  async round(agents: number, seconds: number, scenario: (send: Send, agent: number, n: number) => Promise<void>): Promise<LoadRound> {
+  async round(
+    agents: number,
+    seconds: number,
+    scenario: (send: Send, agent: number, n: number) => Promise<void>,
+  ): Promise<LoadRound> {
     const latenciesMs: number[] = [];
     let scenarios = 0;
     const send: Send = async (call) => {
@@ -43,7 +47,9 @@ export class HttpLoad {
       const text = await response.body.text();
       latenciesMs.push(performance.now() - t0);
       if (response.statusCode !== call.expect) {
-        throw new Error(`${call.method} ${call.path} answered ${response.statusCode}, expected ${call.expect}: ${text.slice(0, 300)}`);
+        throw new Error(
+          `${call.method} ${call.path} answered ${response.statusCode}, expected ${call.expect}: ${text.slice(0, 300)}`,
+        );
       }
       return text.length > 0 ? (JSON.parse(text) as unknown) : null;
     };

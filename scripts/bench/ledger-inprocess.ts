@@ -33,7 +33,9 @@ export const benchmark: BenchModule = {
       for (let round = 1; round <= rounds; round++) {
         const ms = roundSeconds * 1000;
         const t0 = performance.now();
-        const done = await runAgents(AGENTS, Date.now() + ms, (agent, n) => ledgerLifecycle(client, agent, round * 1_000_000 + n));
+        const done = await runAgents(AGENTS, Date.now() + ms, (agent, n) =>
+          ledgerLifecycle(client, agent, round * 1_000_000 + n),
+        );
         const ledgerRate = done / ((performance.now() - t0) / 1000);
         const t1 = performance.now();
         const rawDone = rawRound(raw, ms, 1000 + round);
@@ -41,7 +43,9 @@ export const benchmark: BenchModule = {
         ledgerRates.push(ledgerRate);
         rawRates.push(rawRate);
         ratios.push(ledgerRate / rawRate);
-        log(`round ${round}: ledger ${ledgerRate.toFixed(0)}/s, raw ${rawRate.toFixed(0)}/s, ratio ${(ledgerRate / rawRate).toFixed(2)}`);
+        log(
+          `round ${round}: ledger ${ledgerRate.toFixed(0)}/s, raw ${rawRate.toFixed(0)}/s, ratio ${(ledgerRate / rawRate).toFixed(2)}`,
+        );
       }
     } finally {
       raw.close();
@@ -53,7 +57,15 @@ export const benchmark: BenchModule = {
         { label: "raw better-sqlite3 lifecycles/s", unit: "1/s", rounds: rawRates },
         { label: "ledger / raw", unit: "ratio", rounds: ratios },
       ],
-      targets: [{ label: "ledger at least 50% of raw", figure: "ledger / raw", statistic: "median", comparison: ">=", limit: 0.5 }],
+      targets: [
+        {
+          label: "ledger at least 50% of raw",
+          figure: "ledger / raw",
+          statistic: "median",
+          comparison: ">=",
+          limit: 0.5,
+        },
+      ],
       notes: {
         settings: "journal_mode=WAL, synchronous=FULL, busy_timeout=5000 on both",
         ledgerConcurrency: AGENTS,

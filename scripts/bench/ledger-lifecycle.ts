@@ -11,15 +11,30 @@ export const BENCH_ACTOR: Actor = { type: "system", id: "system", label: "benchm
 
 export async function ledgerLifecycle(client: Db, agent: number, n: number): Promise<void> {
   const workerId = `bench-agent-${agent}`;
-  const { operation } = await planOperation(client, { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId }, BENCH_ACTOR, new Date());
+  const { operation } = await planOperation(
+    client,
+    { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId },
+    BENCH_ACTOR,
+    new Date(),
+  );
   const { fence } = await claimLease(client, operation.id, { workerId, leaseMs: LEASE_MS }, BENCH_ACTOR, new Date());
   await dispatchOperation(client, operation.id, { fence }, BENCH_ACTOR, new Date());
-  const done = await reportOutcome(client, operation.id, { fence, result: "confirmed", providerId: `ch_${operation.id}` }, BENCH_ACTOR, new Date());
+  const done = await reportOutcome(
+    client,
+    operation.id,
+    { fence, result: "confirmed", providerId: `ch_${operation.id}` },
+    BENCH_ACTOR,
+    new Date(),
+  );
   if (done.phase !== "CONFIRMED") throw new Error(`benchmark lifecycle ended ${done.phase}, not CONFIRMED`);
 }
 
 /** Runs `agents` concurrent loops of lifecycles until the deadline; returns how many completed. */
-export async function runAgents(agents: number, deadline: number, lifecycle: (agent: number, n: number) => Promise<void>): Promise<number> {
+export async function runAgents(
+  agents: number,
+  deadline: number,
+  lifecycle: (agent: number, n: number) => Promise<void>,
+): Promise<number> {
   let completed = 0;
   await Promise.all(
     Array.from({ length: agents }, async (_, agent) => {
@@ -33,7 +48,11 @@ export async function runAgents(agents: number, deadline: number, lifecycle: (ag
 }
 
 /** Runs `agents` concurrent loops until `total` lifecycles have completed; returns the seconds it took. */
-export async function runCount(agents: number, total: number, lifecycle: (agent: number, n: number) => Promise<void>): Promise<number> {
+export async function runCount(
+  agents: number,
+  total: number,
+  lifecycle: (agent: number, n: number) => Promise<void>,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(

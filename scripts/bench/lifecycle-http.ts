@@ -22,21 +22,46 @@ interface Operation {
 /** plan, claim, dispatch, outcome: four requests, as API.md describes them. */
 export async function httpLifecycle(send: Send, agent: number, n: number): Promise<void> {
   const workerId = `bench-agent-${agent}`;
-  const planned = (await send({ method: "POST", path: "/api/v1/operations", body: { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId }, expect: 201 })) as Operation;
+  const planned = (await send({
+    method: "POST",
+    path: "/api/v1/operations",
+    body: { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId },
+    expect: 201,
+  })) as Operation;
   const base = `/api/v1/operations/${planned.id}`;
-  const { fence } = (await send({ method: "POST", path: `${base}/claim`, body: { workerId, leaseMs: LEASE_MS }, expect: 200 })) as { fence: number };
+  const { fence } = (await send({
+    method: "POST",
+    path: `${base}/claim`,
+    body: { workerId, leaseMs: LEASE_MS },
+    expect: 200,
+  })) as { fence: number };
   await send({ method: "POST", path: `${base}/dispatch`, body: { fence }, expect: 200 });
-  const done = (await send({ method: "POST", path: `${base}/outcome`, body: { fence, result: "confirmed", providerId: `ch_${planned.id}` }, expect: 200 })) as Operation;
+  const done = (await send({
+    method: "POST",
+    path: `${base}/outcome`,
+    body: { fence, result: "confirmed", providerId: `ch_${planned.id}` },
+    expect: 200,
+  })) as Operation;
   if (done.phase !== "CONFIRMED") throw new Error(`lifecycle of ${planned.id} ended ${done.phase}, not CONFIRMED`);
 }
 
 /** The same lifecycle in three requests: the plan takes the lease too (the claim extension, docs/api-extensions.md). */
 export async function httpLifecycleClaimOnPlan(send: Send, agent: number, n: number): Promise<void> {
   const workerId = `bench-agent-${agent}`;
-  const planned = (await send({ method: "POST", path: "/api/v1/operations", body: { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId, claim: { workerId, leaseMs: LEASE_MS } }, expect: 201 })) as Operation & { fence: number };
+  const planned = (await send({
+    method: "POST",
+    path: "/api/v1/operations",
+    body: { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId, claim: { workerId, leaseMs: LEASE_MS } },
+    expect: 201,
+  })) as Operation & { fence: number };
   const base = `/api/v1/operations/${planned.id}`;
   await send({ method: "POST", path: `${base}/dispatch`, body: { fence: planned.fence }, expect: 200 });
-  const done = (await send({ method: "POST", path: `${base}/outcome`, body: { fence: planned.fence, result: "confirmed", providerId: `ch_${planned.id}` }, expect: 200 })) as Operation;
+  const done = (await send({
+    method: "POST",
+    path: `${base}/outcome`,
+    body: { fence: planned.fence, result: "confirmed", providerId: `ch_${planned.id}` },
+    expect: 200,
+  })) as Operation;
   if (done.phase !== "CONFIRMED") throw new Error(`lifecycle of ${planned.id} ended ${done.phase}, not CONFIRMED`);
 }
 
@@ -67,11 +92,15 @@ export const benchmark: BenchModule = {
       if (!put.ok) throw new Error(`PUT contract answered ${put.status}: ${await put.text()}`);
       await load.round(AGENTS, WARM_UP_SECONDS, trivial);
       await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) => httpLifecycle(send, agent, -1 - n));
-      await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) => httpLifecycleClaimOnPlan(send, agent, -1_000_000 - n));
+      await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) =>
+        httpLifecycleClaimOnPlan(send, agent, -1_000_000 - n),
+      );
       for (let round = 1; round <= rounds; round++) {
         const base = await load.round(AGENTS, roundSeconds, trivial);
         const memory = sampleRss(server.pid);
-        const life = await load.round(AGENTS, roundSeconds, (send, agent, n) => httpLifecycle(send, agent, round * 1_000_000 + n));
+        const life = await load.round(AGENTS, roundSeconds, (send, agent, n) =>
+          httpLifecycle(send, agent, round * 1_000_000 + n),
+        );
         const rss = Math.max(...memory.stop());
         const ratio = perSecond(life, life.requests) / perSecond(base, base.requests);
         record("trivial route requests/s", "1/s", perSecond(base, base.requests));
@@ -82,12 +111,20 @@ export const benchmark: BenchModule = {
         record("lifecycle call p99", "ms", percentile(life.latenciesMs, 99));
         record("lifecycle / trivial requests/s", "ratio", ratio);
         record("server RSS during lifecycle load", "MiB", rss);
-        const short = await load.round(AGENTS, roundSeconds, (send, agent, n) => httpLifecycleClaimOnPlan(send, agent, round * 1_000_000 + 500_000 + n));
+        const short = await load.round(AGENTS, roundSeconds, (send, agent, n) =>
+          httpLifecycleClaimOnPlan(send, agent, round * 1_000_000 + 500_000 + n),
+        );
         record("claim-on-plan lifecycles/s", "1/s", perSecond(short, short.scenarios));
         record("claim-on-plan requests/s", "1/s", perSecond(short, short.requests));
         record("claim-on-plan call p99", "ms", percentile(short.latenciesMs, 99));
-        record("claim-on-plan / trivial requests/s", "ratio", perSecond(short, short.requests) / perSecond(base, base.requests));
-        log(`round ${round}: trivial ${perSecond(base, base.requests).toFixed(0)} req/s; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p50 ${percentile(life.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(life.latenciesMs, 99).toFixed(1)} ms; ratio ${ratio.toFixed(2)}; RSS ${rss.toFixed(0)} MiB; claim on plan ${perSecond(short, short.scenarios).toFixed(0)} lifecycles/s`);
+        record(
+          "claim-on-plan / trivial requests/s",
+          "ratio",
+          perSecond(short, short.requests) / perSecond(base, base.requests),
+        );
+        log(
+          `round ${round}: trivial ${perSecond(base, base.requests).toFixed(0)} req/s; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p50 ${percentile(life.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(life.latenciesMs, 99).toFixed(1)} ms; ratio ${ratio.toFixed(2)}; RSS ${rss.toFixed(0)} MiB; claim on plan ${perSecond(short, short.scenarios).toFixed(0)} lifecycles/s`,
+        );
       }
     } finally {
       await load.close();
@@ -96,15 +133,28 @@ export const benchmark: BenchModule = {
     return {
       figures: Object.values(figures),
       targets: [
-        { label: "lifecycle at least 70% of the trivial route's request rate", figure: "lifecycle / trivial requests/s", statistic: "median", comparison: ">=", limit: 0.7 },
-        { label: "p99 per lifecycle call under 50 ms", figure: "lifecycle call p99", statistic: "median", comparison: "<", limit: 50 },
+        {
+          label: "lifecycle at least 70% of the trivial route's request rate",
+          figure: "lifecycle / trivial requests/s",
+          statistic: "median",
+          comparison: ">=",
+          limit: 0.7,
+        },
+        {
+          label: "p99 per lifecycle call under 50 ms",
+          figure: "lifecycle call p99",
+          statistic: "median",
+          comparison: "<",
+          limit: 50,
+        },
       ],
       notes: {
         trivialRoute: `POST ${TRIVIAL_PATH}: the existing catch-all for unknown /api/v1 paths (404 problem document, no auth, no database)`,
         agents: AGENTS,
         lifecycle: "POST /operations (201), /claim, /dispatch, /outcome confirmed: 4 requests",
         claimOnPlan: "POST /operations with claim (201), /dispatch, /outcome confirmed: 3 requests",
-        loadGenerator: "undici Pool, one keep-alive connection per agent, closed loop, in the runner's process on the same machine",
+        loadGenerator:
+          "undici Pool, one keep-alive connection per agent, closed loop, in the runner's process on the same machine",
         database: "fresh SQLite file, WAL, synchronous=FULL",
       },
     };

@@ -12,7 +12,9 @@ import { AGENTS, BENCH_CONTRACT, BENCH_TOOL } from "./workload";
 
 const OPERATIONS = 1_000_000;
 /** Where the console benchmark keeps its seeded large ledger (OPLEDGER_BENCH_CONSOLE_DATABASE_URL overrides it there too). */
-const SHARED_LEDGER = process.env.OPLEDGER_BENCH_CONSOLE_DATABASE_URL?.replace(/^file:/, "") ?? path.join(".data", "console-bench", "ledger-1m.db");
+const SHARED_LEDGER =
+  process.env.OPLEDGER_BENCH_CONSOLE_DATABASE_URL?.replace(/^file:/, "") ??
+  path.join(".data", "console-bench", "ledger-1m.db");
 const LIMIT_MIB = 512;
 
 /** A private copy of the console benchmark's large ledger (the lifecycle load writes to it), or a fresh seed if there is none. */
@@ -28,7 +30,10 @@ async function largeLedger(workDir: string, log: (line: string) => void): Promis
     }
   } else {
     log(`seeding ${OPERATIONS.toLocaleString("en")} operations (no ledger from the console benchmark to copy)`);
-    const seeded = spawnSync("npx", ["tsx", "scripts/seed-large.ts", "--operations", String(OPERATIONS)], { stdio: "inherit", env: { ...process.env, DATABASE_URL: `file:${target}` } });
+    const seeded = spawnSync("npx", ["tsx", "scripts/seed-large.ts", "--operations", String(OPERATIONS)], {
+      stdio: "inherit",
+      env: { ...process.env, DATABASE_URL: `file:${target}` },
+    });
     if (seeded.status !== 0) throw new Error("seeding the large ledger failed");
   }
   return `file:${target}`;
@@ -54,10 +59,14 @@ export const benchmark: BenchModule = {
       for (let round = 1; round <= rounds; round++) {
         idle.push(treeRssMiB(server.pid));
         const memory = sampleRss(server.pid, 100);
-        const life = await load.round(AGENTS, roundSeconds, (send, agent, n) => httpLifecycle(send, agent, round * 1_000_000 + n));
+        const life = await load.round(AGENTS, roundSeconds, (send, agent, n) =>
+          httpLifecycle(send, agent, round * 1_000_000 + n),
+        );
         peaks.push(Math.max(...memory.stop()));
         rates.push(life.scenarios / life.seconds);
-        log(`round ${round}: RSS before ${idle.at(-1)?.toFixed(0)} MiB, peak under load ${peaks.at(-1)?.toFixed(0)} MiB, ${rates.at(-1)?.toFixed(0)} lifecycles/s`);
+        log(
+          `round ${round}: RSS before ${idle.at(-1)?.toFixed(0)} MiB, peak under load ${peaks.at(-1)?.toFixed(0)} MiB, ${rates.at(-1)?.toFixed(0)} lifecycles/s`,
+        );
       }
     } finally {
       await load.close();
@@ -70,10 +79,26 @@ export const benchmark: BenchModule = {
         { label: "lifecycles/s on the 1M ledger", unit: "1/s", rounds: rates },
       ],
       targets: [
-        { label: `server RSS < ${LIMIT_MIB} MiB after the seed`, figure: "server RSS before the round (1M operations)", statistic: "max", comparison: "<", limit: LIMIT_MIB },
-        { label: `server RSS < ${LIMIT_MIB} MiB under load`, figure: "server RSS peak under lifecycle load", statistic: "max", comparison: "<", limit: LIMIT_MIB },
+        {
+          label: `server RSS < ${LIMIT_MIB} MiB after the seed`,
+          figure: "server RSS before the round (1M operations)",
+          statistic: "max",
+          comparison: "<",
+          limit: LIMIT_MIB,
+        },
+        {
+          label: `server RSS < ${LIMIT_MIB} MiB under load`,
+          figure: "server RSS peak under lifecycle load",
+          statistic: "max",
+          comparison: "<",
+          limit: LIMIT_MIB,
+        },
       ],
-      notes: { rss: "VmRSS of the next start process and its descendants, sampled every 100 ms", operations: OPERATIONS, agents: AGENTS },
+      notes: {
+        rss: "VmRSS of the next start process and its descendants, sampled every 100 ms",
+        operations: OPERATIONS,
+        agents: AGENTS,
+      },
     };
   },
 };

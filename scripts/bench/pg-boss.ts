@@ -35,7 +35,12 @@ export const benchmark: BenchModule = {
     const ledgerUrl = databaseUrl(server, `bench_ledger_${suffix}`);
     prepareDatabase(ledgerUrl);
     const { client } = await openLedger(ledgerUrl, POOL_SIZE);
-    const boss = new PgBoss({ connectionString: databaseUrl(server, `bench_pgboss_${suffix}`), max: POOL_SIZE, supervise: false, schedule: false });
+    const boss = new PgBoss({
+      connectionString: databaseUrl(server, `bench_pgboss_${suffix}`),
+      max: POOL_SIZE,
+      supervise: false,
+      schedule: false,
+    });
     boss.on("error", (error) => log(`pg-boss: ${String(error)}`));
     const ledgerRates: number[] = [];
     const bossRates: number[] = [];
@@ -46,16 +51,22 @@ export const benchmark: BenchModule = {
       await boss.createQueue(QUEUE);
       // The warm-up also sizes the rounds: as many jobs as the ledger completes in a round, the same number for pg-boss.
       const t0 = performance.now();
-      const warm = await runAgents(AGENTS, Date.now() + WARM_UP_SECONDS * 1000, (agent, n) => ledgerLifecycle(client, agent, -1 - n));
+      const warm = await runAgents(AGENTS, Date.now() + WARM_UP_SECONDS * 1000, (agent, n) =>
+        ledgerLifecycle(client, agent, -1 - n),
+      );
       jobs = Math.max(AGENTS * 10, Math.round((warm / ((performance.now() - t0) / 1000)) * roundSeconds));
       await runAgents(AGENTS, Date.now() + WARM_UP_SECONDS * 1000, (agent, n) => bossJob(boss, agent, -1 - n));
       for (let round = 1; round <= rounds; round++) {
-        const ledgerSeconds = await runCount(AGENTS, jobs, (agent, n) => ledgerLifecycle(client, agent, round * 1_000_000 + n));
+        const ledgerSeconds = await runCount(AGENTS, jobs, (agent, n) =>
+          ledgerLifecycle(client, agent, round * 1_000_000 + n),
+        );
         const bossSeconds = await runCount(AGENTS, jobs, (agent, n) => bossJob(boss, agent, round * 1_000_000 + n));
         ledgerRates.push(jobs / ledgerSeconds);
         bossRates.push(jobs / bossSeconds);
         ratios.push(bossSeconds / ledgerSeconds);
-        log(`round ${round}: ${jobs} jobs each; ledger ${(jobs / ledgerSeconds).toFixed(0)}/s, pg-boss ${(jobs / bossSeconds).toFixed(0)}/s, ratio ${(bossSeconds / ledgerSeconds).toFixed(2)}`);
+        log(
+          `round ${round}: ${jobs} jobs each; ledger ${(jobs / ledgerSeconds).toFixed(0)}/s, pg-boss ${(jobs / bossSeconds).toFixed(0)}/s, ratio ${(bossSeconds / ledgerSeconds).toFixed(2)}`,
+        );
       }
     } finally {
       await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
@@ -69,14 +80,24 @@ export const benchmark: BenchModule = {
         { label: "pg-boss jobs/s (send, fetch, complete)", unit: "1/s", rounds: bossRates },
         { label: "ledger / pg-boss", unit: "ratio", rounds: ratios },
       ],
-      targets: [{ label: "ledger at least as fast as pg-boss", figure: "ledger / pg-boss", statistic: "median", comparison: ">=", limit: 1 }],
+      targets: [
+        {
+          label: "ledger at least as fast as pg-boss",
+          figure: "ledger / pg-boss",
+          statistic: "median",
+          comparison: ">=",
+          limit: 1,
+        },
+      ],
       notes: {
         server: server.replace(/\/\/[^@/]*@/, "//***@"),
         jobsPerRound: jobs,
         agents: AGENTS,
         poolSize: POOL_SIZE,
-        pgBoss: "pg-boss 10.4.2 (the last release for Node 20), its own database, supervise and schedule off, default queue policy",
-        ledger: "planOperation, claimLease (fence), dispatchOperation, reportOutcome confirmed, called in-process through the PostgreSQL adapter",
+        pgBoss:
+          "pg-boss 10.4.2 (the last release for Node 20), its own database, supervise and schedule off, default queue policy",
+        ledger:
+          "planOperation, claimLease (fence), dispatchOperation, reportOutcome confirmed, called in-process through the PostgreSQL adapter",
       },
     };
   },

@@ -31,11 +31,15 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
       `INSERT INTO "Operation" (id, tool, contractVersion, effect, idempotencyKey, argsJson, argsHash, agentId, phase, attempt, evidence, fence, version, createdAt, updatedAt)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PLANNED', 0, 'none', 0, 0, ?, ?)`,
     ),
-    claim: db.prepare(`UPDATE "Operation" SET fence = ?, leaseOwner = ?, leaseExpiresAt = ?, version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`),
+    claim: db.prepare(
+      `UPDATE "Operation" SET fence = ?, leaseOwner = ?, leaseExpiresAt = ?, version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`,
+    ),
     dispatch: db.prepare(
       `UPDATE "Operation" SET phase = 'DISPATCHED', attempt = ?, evidence = 'none', notBefore = NULL, firstDispatchedAt = COALESCE(firstDispatchedAt, ?), version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`,
     ),
-    confirm: db.prepare(`UPDATE "Operation" SET phase = 'CONFIRMED', providerId = ?, notBefore = NULL, version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`),
+    confirm: db.prepare(
+      `UPDATE "Operation" SET phase = 'CONFIRMED', providerId = ?, notBefore = NULL, version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`,
+    ),
     insertAttempt: db.prepare(
       `INSERT INTO "Attempt" (id, operationId, number, workerId, fence, result, backoffMs, dispatchedAt) VALUES (?, ?, ?, ?, ?, 'in_flight', 0, ?)`,
     ),
@@ -47,7 +51,14 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
        VALUES (?, 'operation', ?, 'system', 'system', ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
   };
-  type AuditFields = [subjectId: string, action: string, fromPhase: string | null, toPhase: string | null, reason: string, data: string | null];
+  type AuditFields = [
+    subjectId: string,
+    action: string,
+    fromPhase: string | null,
+    toPhase: string | null,
+    reason: string,
+    data: string | null,
+  ];
   /** Appends the events at `now` to the chain, as lib/ledger/audit.ts does: move the head, hash, insert, store the last hash. */
   const audit = (now: number, events: AuditFields[]): void => {
     const head = s.moveHead.get(events.length) as { seq: number | bigint; hash: string };
@@ -57,12 +68,33 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
       seq += 1;
       const id = ulid();
       const createdAt = new Date(now);
-      hash = eventHash(hash, { seq, id, subjectType: "operation", subjectId, actorType: "system", actorId: "system", onBehalfOf: null, action, fromPhase, toPhase, reason, data, createdAt });
+      hash = eventHash(hash, {
+        seq,
+        id,
+        subjectType: "operation",
+        subjectId,
+        actorType: "system",
+        actorId: "system",
+        onBehalfOf: null,
+        action,
+        fromPhase,
+        toPhase,
+        reason,
+        data,
+        createdAt,
+      });
       s.insertAudit.run(id, subjectId, action, fromPhase, toPhase, reason, data, time(now), seq, hash);
     }
     s.setHeadHash.run(hash);
   };
-  type Row = { id: string; version: number | bigint; fence: number | bigint; attempt: number | bigint; idempotencyKey: string; leaseOwner: string | null };
+  type Row = {
+    id: string;
+    version: number | bigint;
+    fence: number | bigint;
+    attempt: number | bigint;
+    idempotencyKey: string;
+    leaseOwner: string | null;
+  };
   const load = (id: string): Row => {
     const row = s.operation.get(id) as Row | undefined;
     if (!row) throw new Error(`raw ledger lost operation ${id}`);
@@ -78,7 +110,18 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
     const id = ulid();
     const argsJson = canonicalJson(benchArgs(agent, n));
     const argsHash = createHash("sha256").update(argsJson).digest("hex");
-    s.insertOperation.run(id, BENCH_TOOL, contractVersion, BENCH_CONTRACT.effect, `opk_${ulid()}`, argsJson, argsHash, `bench-agent-${agent}`, time(now), time(now));
+    s.insertOperation.run(
+      id,
+      BENCH_TOOL,
+      contractVersion,
+      BENCH_CONTRACT.effect,
+      `opk_${ulid()}`,
+      argsJson,
+      argsHash,
+      `bench-agent-${agent}`,
+      time(now),
+      time(now),
+    );
     audit(now, [[id, "operation.planned", null, "PLANNED", "the first attempt may go", null]]);
     return id;
   });
@@ -87,7 +130,16 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
     const op = load(id);
     const fence = Number(op.fence) + 1;
     changed(s.claim.run(fence, workerId, time(now + LEASE_MS), time(now), id, op.version));
-    audit(now, [[id, "operation.lease_claimed", null, null, `${workerId} claimed the lease (fence ${fence})`, JSON.stringify({ workerId, fence, previousOwner: null, leaseMs: LEASE_MS })]]);
+    audit(now, [
+      [
+        id,
+        "operation.lease_claimed",
+        null,
+        null,
+        `${workerId} claimed the lease (fence ${fence})`,
+        JSON.stringify({ workerId, fence, previousOwner: null, leaseMs: LEASE_MS }),
+      ],
+    ]);
     return fence;
   });
   const dispatch = db.transaction((id: string, fence: number): void => {
@@ -99,8 +151,22 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
     changed(s.dispatch.run(attempt, time(now), time(now), id, op.version));
     s.insertAttempt.run(ulid(), id, attempt, op.leaseOwner, fence, time(now));
     audit(now, [
-      [id, "operation.authorized", "PLANNED", "AUTHORIZED", "the first attempt may go", JSON.stringify({ attempt, approved: false })],
-      [id, "operation.dispatched", "AUTHORIZED", "DISPATCHED", `attempt ${attempt} of ${BENCH_CONTRACT.maxAttempts} left with key ${op.idempotencyKey}`, JSON.stringify({ attempt, fence, workerId: op.leaseOwner, backoffMs: 0 })],
+      [
+        id,
+        "operation.authorized",
+        "PLANNED",
+        "AUTHORIZED",
+        "the first attempt may go",
+        JSON.stringify({ attempt, approved: false }),
+      ],
+      [
+        id,
+        "operation.dispatched",
+        "AUTHORIZED",
+        "DISPATCHED",
+        `attempt ${attempt} of ${BENCH_CONTRACT.maxAttempts} left with key ${op.idempotencyKey}`,
+        JSON.stringify({ attempt, fence, workerId: op.leaseOwner, backoffMs: 0 }),
+      ],
     ]);
   });
   const confirm = db.transaction((id: string, fence: number): void => {
@@ -112,7 +178,16 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
     const providerId = `ch_${id}`;
     changed(s.confirm.run(providerId, time(now), id, op.version));
     s.finishAttempt.run(providerId, time(now), attempt.id);
-    audit(now, [[id, "operation.confirmed", "DISPATCHED", "CONFIRMED", `attempt ${Number(op.attempt)} confirmed by the provider as ${providerId}`, JSON.stringify({ attempt: Number(op.attempt), result: "confirmed", error: null, providerId })]]);
+    audit(now, [
+      [
+        id,
+        "operation.confirmed",
+        "DISPATCHED",
+        "CONFIRMED",
+        `attempt ${Number(op.attempt)} confirmed by the provider as ${providerId}`,
+        JSON.stringify({ attempt: Number(op.attempt), result: "confirmed", error: null, providerId }),
+      ],
+    ]);
     s.dependency.get(BENCH_CONTRACT.dependency);
   });
 

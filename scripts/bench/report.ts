@@ -26,7 +26,11 @@ function format(value: number): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? "").length))) ?? [];
-  return rows.map((row) => row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col] ?? 0) : cell.padStart(widths[col] ?? 0))).join("  ")).join("\n");
+  return rows
+    .map((row) =>
+      row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col] ?? 0) : cell.padStart(widths[col] ?? 0))).join("  "),
+    )
+    .join("\n");
 }
 
 export function printResults(results: { name: string; seconds: number; result: BenchResult }[]): void {
@@ -39,7 +43,13 @@ export function printResults(results: { name: string; seconds: number; result: B
       figures.push([`  ${figure.label}`, figure.unit, format(s.min), format(s.median), format(s.max)]);
     }
     for (const t of targetOutcomes(result)) {
-      targets.push([`[${name}] ${t.label}`, t.statistic, format(t.value), `${t.comparison} ${format(t.limit)}`, t.met ? "yes" : "NO"]);
+      targets.push([
+        `[${name}] ${t.label}`,
+        t.statistic,
+        format(t.value),
+        `${t.comparison} ${format(t.limit)}`,
+        t.met ? "yes" : "NO",
+      ]);
     }
   }
   console.log(`\n${table(figures)}\n`);

@@ -17,7 +17,9 @@ const PREFERRED_ORDER = ["ledger-inprocess", "lifecycle-http", "pg-boss", "conso
 
 function isBenchModule(value: unknown): value is BenchModule {
   const candidate = value as Partial<BenchModule> | null;
-  return typeof candidate?.name === "string" && typeof candidate.title === "string" && typeof candidate.run === "function";
+  return (
+    typeof candidate?.name === "string" && typeof candidate.title === "string" && typeof candidate.run === "function"
+  );
 }
 
 /** Every module in scripts/bench that exports a BenchModule as `benchmark`; helpers export none. */
@@ -46,14 +48,20 @@ function gitCommit(): string {
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "8" }, "reuse-build": { type: "boolean", default: false } },
+    options: {
+      rounds: { type: "string", default: "3" },
+      seconds: { type: "string", default: "8" },
+      "reuse-build": { type: "boolean", default: false },
+    },
   });
   const rounds = Number(values.rounds);
   const roundSeconds = Number(values.seconds);
-  if (!Number.isInteger(rounds) || rounds < 1 || !(roundSeconds > 0)) throw new Error("--rounds must be a whole number ≥ 1 and --seconds > 0");
+  if (!Number.isInteger(rounds) || rounds < 1 || !(roundSeconds > 0))
+    throw new Error("--rounds must be a whole number ≥ 1 and --seconds > 0");
   const all = await discoverModules();
   const unknown = positionals.filter((name) => !all.some((m) => m.name === name));
-  if (unknown.length > 0) throw new Error(`No benchmark named ${unknown.join(", ")}; there are: ${all.map((m) => m.name).join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(`No benchmark named ${unknown.join(", ")}; there are: ${all.map((m) => m.name).join(", ")}`);
   const selected = positionals.length > 0 ? all.filter((m) => positionals.includes(m.name)) : all;
 
   const started = new Date();
@@ -65,7 +73,14 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     console.log(`\n== ${module.name}: ${module.title}`);
     try {
-      const result = await module.run({ rounds, roundSeconds, ports, workDir, reuseBuild: values["reuse-build"], log: (line) => console.log(`   ${line}`) });
+      const result = await module.run({
+        rounds,
+        roundSeconds,
+        ports,
+        workDir,
+        reuseBuild: values["reuse-build"],
+        log: (line) => console.log(`   ${line}`),
+      });
       results.push({ name: module.name, title: module.title, seconds: Math.round((Date.now() - t0) / 1000), result });
     } catch (error) {
       // One module that cannot run (no PostgreSQL, say) does not cost the others' figures.
@@ -80,7 +95,13 @@ async function main(): Promise<void> {
   printResults(results);
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const file = path.join(RESULTS_DIR, `${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
   const body = {
     startedAt: started.toISOString(),
     commit: gitCommit(),
