@@ -76,6 +76,10 @@ export async function heartbeatLease(
   return operationCommand(client, id, actor, "heartbeat", now, async (tx, { op, contract, dependency }) => {
     // An expired lease that nobody took over may still be extended: the fence proves it is the same holder.
     checkFence(op, input.fence, now, false);
+    // A finished operation has nothing left to hold a lease for; a late heartbeat must not make it look taken.
+    if (isTerminal(op.phase as Phase)) {
+      throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is no lease left to extend.`);
+    }
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const updated = await writeOperation(tx, op, { leaseExpiresAt }, now);
     return { fence: op.fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };

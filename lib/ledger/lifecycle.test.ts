@@ -72,6 +72,15 @@ describe("dispatch and outcome", () => {
     expect(await t.client.auditEvent.count()).toBe(audits);
   });
 
+  it("refuses a resent confirmation that names another provider id, and a heartbeat on a finished operation", async () => {
+    const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0, "w1", 1000);
+    await dispatch(t.client, id, fence, at(1));
+    await outcome(t.client, id, { fence, result: "confirmed", providerId: "ch_1" }, at(2));
+    expect(await codeOf(outcome(t.client, id, { fence, result: "confirmed", providerId: "ch_2" }, at(3)))).toBe("not_dispatched");
+    expect(await codeOf(heartbeatLease(t.client, id, { fence, leaseMs: 60_000 }, agent, at(5_000)))).toBe("already_finished");
+    expect(await getOperation(t.client, id, at(5_001))).toMatchObject({ phase: "CONFIRMED", providerId: "ch_1" });
+  });
+
   it("schedules an IDEMPOTENT retry with the same key after a 503, refuses it before it is due, then allows it", async () => {
     const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0);
     await dispatch(t.client, id, fence, at(1));

@@ -59,7 +59,13 @@ export async function reportOutcome(
     if (op.phase !== "DISPATCHED" || !attemptRow || attemptRow.result !== "in_flight") {
       if (attemptRow && attemptRow.result === input.result && attemptRow.fence === input.fence) {
         // The same report sent again (the worker lost our answer): nothing new happens.
-        return operationView(op, contract, dependency, now);
+        if (input.result !== "confirmed" || (input.providerId ?? null) === attemptRow.providerId) {
+          return operationView(op, contract, dependency, now);
+        }
+        throw new LedgerError(
+          "not_dispatched",
+          `Attempt ${op.attempt} of ${id} was already reported confirmed as ${attemptRow.providerId ?? "(no provider id)"}; a report naming ${input.providerId ?? "no provider id"} is refused, as no attempt is in flight.`,
+        );
       }
       throw new LedgerError("not_dispatched", `Operation ${id} is ${op.phase}, not DISPATCHED: there is no attempt in flight to report on.`);
     }
