@@ -59,6 +59,7 @@ const common = (withBody: boolean): JsonObject => ({
   "401": shared("Unauthorized"),
   "403": shared("Forbidden"),
   "500": shared("InternalError"),
+  ...(withBody ? { "503": shared("DatabaseBusy") } : {}),
 });
 
 /** Any write can lose a race with a concurrent one; repeating the request is safe. */
@@ -456,12 +457,21 @@ function paths(): JsonObject {
       get: {
         operationId: "health",
         tags: ["service"],
-        summary: "Liveness and database reachability",
+        summary: "Readiness: the service and its database answer (for a load balancer)",
         security: [],
         responses: {
           "200": json("The service is up.", "Health"),
           "503": problem("The service cannot reach its database.", ["database_unavailable"]),
         },
+      },
+    },
+    "/api/health/live": {
+      get: {
+        operationId: "liveness",
+        tags: ["service"],
+        summary: "Liveness: the process answers (no database check; for a restart policy)",
+        security: [],
+        responses: { "200": { description: "The process is up.", content: { "application/json": {} } } },
       },
     },
     "/api/v1/openapi.json": {
@@ -732,6 +742,10 @@ export function openApiDocument(): object {
         Forbidden: problem("The key lacks the scope this endpoint needs.", ["forbidden"]),
         NotFound: problem("No such operation or contract.", ["not_found"]),
         InternalError: problem("The server failed; it was logged. Repeating the request is safe.", ["internal_error"]),
+        DatabaseBusy: problem(
+          "Another writer held the SQLite database past the retries; nothing was written. Repeat after `Retry-After` seconds.",
+          ["database_busy"],
+        ),
       },
       schemas: schemas(),
     },
