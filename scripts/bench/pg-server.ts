@@ -5,7 +5,7 @@ import path from "node:path";
 export function benchPostgresUrl(): string {
   const fromEnv = process.env.OPLEDGER_BENCH_PG_URL ?? process.env.OPLEDGER_TEST_PG_URL;
   if (fromEnv) return fromEnv;
-  const stateFile = path.join(process.cwd(), ".data", "pg-cluster.env");
+  const stateFile = path.resolve(__dirname, "..", "..", ".data", "pg-cluster.env");
   const recorded = fs.existsSync(stateFile)
     ? /OPLEDGER_TEST_PG_URL=["']?([^"'\s]+)/.exec(fs.readFileSync(stateFile, "utf8"))?.[1]
     : undefined;
