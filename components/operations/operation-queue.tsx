@@ -69,10 +69,12 @@ export function OperationQueue({ kind }: { kind: QueueKind }) {
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
   });
-  // The same query as the navigation badges, so the two numbers never disagree for long.
+  // The same query as the navigation badges, so the two numbers never disagree for long; fetched afresh on arrival,
+  // beside the queue itself, so a count from the page before does not contradict the rows.
   const counts = useQuery({
     queryKey: consoleKeys.counts,
     queryFn: ({ signal }) => fetchCounts(signal),
+    refetchOnMount: "always",
     refetchInterval: (q) => (keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
   });
   const rows = query.data?.items ?? [];
