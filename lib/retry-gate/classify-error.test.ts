@@ -102,6 +102,13 @@ describe("classifyError by kind", () => {
     expect(classifyError({ kind })).toEqual({ kind: "unclassified", errorClass: "unclassified" });
   });
 
+  test.each(["__proto__", "_ proto _", "constructor", "toString", "hasOwnProperty"])(
+    "a kind named like an Object property (%s) is unclassified, not a crash",
+    (kind) => {
+      expect(classifyError({ kind })).toEqual({ kind: "unclassified", errorClass: "unclassified" });
+    },
+  );
+
   test("nothing at all is unclassified", () => {
     expect(classifyError({})).toEqual({ kind: "unclassified", errorClass: "unclassified" });
   });

@@ -42,7 +42,8 @@ function kindFromString(kind: string | undefined): ErrorKind | undefined {
     .toLowerCase()
     .replace(/[\s-]+/g, "_");
   if (isErrorKind(normalised)) return normalised;
-  return KIND_ALIASES[normalised];
+  // Own keys only: "constructor" or "__proto__" from a worker must not reach Object.prototype.
+  return Object.hasOwn(KIND_ALIASES, normalised) ? KIND_ALIASES[normalised] : undefined;
 }
 
 /** Only 4xx and 5xx say anything about retrying; other statuses are treated as if absent. */
