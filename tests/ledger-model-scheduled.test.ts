@@ -75,7 +75,7 @@ function heartbeat(index: number): Step {
       const target = op(w, index);
       const fence = target && w.fences.get(fenceKey(worker, target.id));
       if (!target || fence === undefined) return;
-      await settle(w, target.id, heartbeatLease(w.client, target.id, { fence, leaseMs: 5000 }, agent, at(w)), ["stale_fence"]);
+      await settle(w, target.id, heartbeatLease(w.client, target.id, { fence, leaseMs: 5000 }, agent, at(w)), ["stale_fence", "already_finished"]);
     },
     toString: () => `heartbeat(op${index})`,
   };

@@ -12,6 +12,8 @@ import { reportOutcome } from "@/lib/ledger/outcome";
 import { planOperation } from "@/lib/ledger/plan";
 import { reconcileOperation } from "@/lib/ledger/reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/sweep";
+import { isTerminal } from "@/lib/retry-gate/phases";
+import type { Phase } from "@/lib/retry-gate/types";
 import { agent, alice } from "./helpers/ledger-fixtures";
 import {
   at,
@@ -82,7 +84,7 @@ class Claim implements Cmd {
   toString = () => `claim(op${this.op}, ${this.worker}, ${this.leaseMs})`;
 }
 
-/** A worker extends its lease: only with its current fence, and it changes nothing but the lease. */
+/** A worker extends its lease: only with its current fence on an unfinished operation, and it changes nothing but the lease. */
 class Heartbeat implements Cmd {
   constructor(readonly op: number, readonly worker: string, readonly leaseMs: number) {}
   check = () => true;
@@ -91,9 +93,12 @@ class Heartbeat implements Cmd {
     const fence = op && w.fences.get(fenceKey(this.worker, op.id));
     if (!op || fence === undefined) return;
     const before = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
-    const ok = await settle(w, op.id, heartbeatLease(w.client, op.id, { fence, leaseMs: this.leaseMs }, agent, at(w)), ["stale_fence"]);
+    const ok = await settle(w, op.id, heartbeatLease(w.client, op.id, { fence, leaseMs: this.leaseMs }, agent, at(w)), [
+      "stale_fence",
+      "already_finished",
+    ]);
     const after = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
-    expect(ok).toBe(fence === before.fence);
+    expect(ok).toBe(fence === before.fence && !isTerminal(before.phase as Phase));
     expect([after.phase, after.fence, after.attempt]).toEqual([before.phase, before.fence, before.attempt]);
     if (!ok) expect(after.version).toBe(before.version);
   }
