@@ -2,7 +2,7 @@
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { serverEnv } from "./e2e/fixtures/server-process";
-import { E2E_BASE_URL, E2E_DATA_DIR, E2E_DATABASE_URL, E2E_PORT, REPO_ROOT } from "./e2e/fixtures/test-env";
+import { CHROMIUM_LAUNCH_OPTIONS, E2E_BASE_URL, E2E_DATA_DIR, E2E_DATABASE_URL, E2E_PORT, REPO_ROOT } from "./e2e/fixtures/test-env";
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 
@@ -47,18 +47,7 @@ export default defineConfig({
     baseURL: E2E_BASE_URL,
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
-    launchOptions: {
-      // Debian's Chromium; `npx playwright install` cannot download browsers here. --no-sandbox because CI runs as root.
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    },
+    launchOptions: CHROMIUM_LAUNCH_OPTIONS,
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {

@@ -1,5 +1,6 @@
 // Time to interactive of the ledger page in Chromium (Playwright): first row visible, and React's handlers attached.
 import { chromium } from "@playwright/test";
+import { CHROMIUM_LAUNCH_OPTIONS } from "../../e2e/fixtures/test-env";
 import type { ConsoleServer } from "./console-server";
 
 export interface PageTiming {
@@ -11,17 +12,7 @@ export interface PageTiming {
 
 /** Loads the ledger page `count` times in fresh tabs of one signed-in browser (so static assets are cached, as for an operator). */
 export async function ledgerPageTimings(server: ConsoleServer, count: number): Promise<PageTiming[]> {
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
   try {
     const context = await browser.newContext();
     const [name, value] = server.cookie.split(/=(.*)/s) as [string, string];
