@@ -222,7 +222,12 @@ test.describe("contracts", () => {
     const colleague = await secondSession(browser, "admin");
     try {
       await colleague.goto(`/contracts/${tool}/edit`);
-      await colleague.getByLabel("Description", { exact: true }).fill("Saved first by a colleague.");
+      // A fill that lands before React has hydrated the form can be merged with the value React then restores.
+      const description = colleague.getByLabel("Description", { exact: true });
+      await expect(async () => {
+        await description.fill("Saved first by a colleague.");
+        await expect(description).toHaveValue("Saved first by a colleague.", { timeout: 1_000 });
+      }).toPass();
       await colleague.getByRole("button", { name: "Save as version 2" }).click();
       await expect(colleague.getByText("Saved as version 2.")).toBeVisible();
     } finally {
