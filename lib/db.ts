@@ -3,8 +3,11 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "@/lib/generated/prisma-pg/client";
-import { guardSqliteConnection } from "@/lib/sqlite-connection-guard";
-import { ensureSqliteDirectory } from "@/lib/config/database-url";
+import { guardSqliteConnection, Turns } from "@/lib/sqlite-connection-guard";
+import { ensureSqliteDirectory, sqliteFilePath } from "@/lib/config/database-url";
+import { attachLedgerStore } from "@/lib/ledger/store";
+import { openPostgresStore } from "@/lib/ledger/store/postgres";
+import { openSqliteStore } from "@/lib/ledger/store/sqlite";
 import { env } from "@/lib/config/env";
 
 export type Db = PrismaClient;
@@ -16,11 +19,15 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 const engines = new WeakMap<Db, Engine>();
 
-export function createDb(url: string, poolSize = 10): Db {
+/** `sqliteBusyTimeoutMs` is for tests of lock contention; the server always waits SQLITE_BUSY_TIMEOUT_MS. */
+export function createDb(url: string, poolSize = 10, sqliteBusyTimeoutMs = SQLITE_BUSY_TIMEOUT_MS): Db {
   if (isSqlite(url)) {
     ensureSqliteDirectory(url);
-    const client = new PrismaClient({ adapter: guardSqliteConnection(new PrismaBetterSQLite3({ url, timeout: SQLITE_BUSY_TIMEOUT_MS })) });
+    // Prisma's connection and the ledger store's take turns: one transaction at a time in this process.
+    const turns = new Turns();
+    const client = new PrismaClient({ adapter: guardSqliteConnection(new PrismaBetterSQLite3({ url, timeout: sqliteBusyTimeoutMs }), turns) });
     engines.set(client, "sqlite");
+    attachLedgerStore(client, () => openSqliteStore(sqliteFilePath(url) ?? url, turns, sqliteBusyTimeoutMs));
     return client;
   }
   // The one place the engines meet: both clients are generated from the same models (prisma/postgresql/schema.prisma is
@@ -28,6 +35,7 @@ export function createDb(url: string, poolSize = 10): Db {
   // differ only in provider-specific extras the code does not use. Everything else is typed against the SQLite client.
   const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) }) as unknown as Db;
   engines.set(client, "postgresql");
+  attachLedgerStore(client, () => openPostgresStore(url, poolSize));
   return client;
 }
 

@@ -7,7 +7,7 @@ type Transaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
 type Query = Parameters<Adapter["queryRaw"]>[0];
 
 /** A first-come first-served lock: `acquire` resolves with the function that hands the connection on. */
-class Turns {
+export class Turns {
   #tail: Promise<void> = Promise.resolve();
 
   acquire(): Promise<() => void> {
@@ -69,8 +69,7 @@ function guardedTransaction(tx: Transaction, release: () => void): Transaction {
   };
 }
 
-function guardedAdapter(adapter: Adapter): Adapter {
-  const turns = new Turns();
+function guardedAdapter(adapter: Adapter, turns: Turns): Adapter {
   return {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
@@ -90,11 +89,14 @@ function guardedAdapter(adapter: Adapter): Adapter {
   };
 }
 
-/** The adapter factory for PrismaClient, with every connection it opens guarded. */
-export function guardSqliteConnection(factory: Factory): Pick<Factory, "provider" | "adapterName" | "connect"> {
+/**
+ * The adapter factory for PrismaClient, with every connection it opens guarded. `turns` is shared with the ledger's
+ * own connection to the same file (lib/ledger/store/sqlite.ts), so the two never hold transactions at the same time.
+ */
+export function guardSqliteConnection(factory: Factory, turns: Turns): Pick<Factory, "provider" | "adapterName" | "connect"> {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => guardedAdapter(await factory.connect()),
+    connect: async () => guardedAdapter(await factory.connect(), turns),
   };
 }

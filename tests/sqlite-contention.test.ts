@@ -1,7 +1,7 @@
 // SQLite under contention: another connection holding a read or write lock on the file gives retried or clearly failed requests, never a lost acknowledged write, and the client keeps working.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "@/lib/db";
+import { createDb, type Db } from "@/lib/db";
 import { errorResponse } from "@/lib/api/route";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { LedgerError } from "@/lib/ledger/errors";
@@ -29,9 +29,16 @@ function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-async function setBusyTimeout(client: Db, ms: number): Promise<void> {
-  await client.$queryRawUnsafe(`PRAGMA busy_timeout = ${ms}`);
+/** A second client on the test's file whose connections (Prisma's and the ledger store's) wait only `ms` for a lock. */
+async function clientWithBusyTimeout(ms: number): Promise<Db> {
+  const client = createDb(t.url, 10, ms);
+  impatient.push(client);
+  return client;
 }
+const impatient: Db[] = [];
+afterEach(async () => {
+  await Promise.all(impatient.splice(0).map((client) => client.$disconnect()));
+});
 
 type Step = "PLANNED" | "CLAIMED" | "DISPATCHED" | "CONFIRMED";
 
@@ -80,10 +87,10 @@ async function expectNoLostWrite(client: Db, done: Hammered): Promise<void> {
   }
 }
 
-async function hammerWhileLocked(kind: LockKind, holdMs: number): Promise<Hammered> {
+async function hammerWhileLocked(kind: LockKind, holdMs: number, client: Db = t.client): Promise<Hammered> {
   const done: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
   const holder = await holdSqliteLock(t.file!, kind, holdMs);
-  await Promise.all(["a", "b", "c"].map((name) => lane(t.client, name, holder.released, done)));
+  await Promise.all(["a", "b", "c"].map((name) => lane(client, name, holder.released, done)));
   await holder.released;
   return done;
 }
@@ -103,8 +110,8 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
 
   it("gives typed refusals and loses no acknowledged write while another connection holds the write lock past busy_timeout", async () => {
     // A short wait per try, so calls run out of retries (5 tries) while the lock is held, well inside the test's time.
-    await setBusyTimeout(t.client, 100);
-    const done = await hammerWhileLocked("write", 4000);
+    const client = await clientWithBusyTimeout(100);
+    const done = await hammerWhileLocked("write", 4000, client);
     // The lock outlasted every retry of some calls: they failed, clearly, and the rest got through after it.
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
@@ -114,19 +121,19 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     expect([answer.status, answer.headers.get("retry-after")]).toEqual([503, "1"]);
     // The same client keeps working afterwards.
     const after: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
-    await within(10_000, lane(t.client, "after", Promise.resolve(), after), "the ledger after the lock");
+    await within(10_000, lane(client, "after", Promise.resolve(), after), "the ledger after the lock");
     expect(after.refusals).toEqual([]);
   }, 30_000);
 
   it("recovers from SQLITE_BUSY at COMMIT (rollback journal, a reader's SHARED lock): the request fails or retries, the client keeps working", async () => {
     expect(await t.client.$queryRawUnsafe("PRAGMA journal_mode = DELETE")).toEqual([{ journal_mode: "delete" }]);
-    await setBusyTimeout(t.client, 100);
-    const done = await hammerWhileLocked("read", 2500);
+    const client = await clientWithBusyTimeout(100);
+    const done = await hammerWhileLocked("read", 2500, client);
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
     await expectNoLostWrite(t.client, done);
     const after: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
-    await within(10_000, lane(t.client, "after", Promise.resolve(), after), "the ledger after BUSY at COMMIT");
+    await within(10_000, lane(client, "after", Promise.resolve(), after), "the ledger after BUSY at COMMIT");
     expect(after.refusals).toEqual([]);
   }, 30_000);
 

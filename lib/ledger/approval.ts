@@ -5,7 +5,6 @@ import { personActionsFor } from "@/lib/retry-gate/person-actions";
 import type { EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
 import { actorName } from "./actor";
-import { appendAudit } from "./audit";
 import { LedgerError } from "./errors";
 import { checkSeen, operationCommand, writeOperation, type SeenState } from "./operation-store";
 import { operationView, type OperationView } from "./operation-view";
@@ -35,7 +34,7 @@ export async function approveOperation(
     const grantedAttempt = op.attempt + 1;
     const phase: Phase = op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED";
     const updated = await writeOperation(tx, op, { phase, approvedAttempt: grantedAttempt, notBefore: null }, now);
-    await appendAudit(tx, [
+    await tx.appendAudit([
       { subjectType: "operation", subjectId: id, actor, action: "operation.approved", fromPhase: op.phase, toPhase: phase, reason: input.reason, data: { grantedAttempt, approvedBy: actorName(actor) }, at: now },
     ]);
     return operationView(updated, contract, dependency, now);
@@ -50,7 +49,7 @@ export async function rejectOperation(client: Db, id: string, input: DecisionInp
     }
     const rejectionReason = `rejected by ${actorName(actor)}: ${input.reason}`;
     const updated = await writeOperation(tx, op, { phase: "REJECTED", rejectionReason, notBefore: null }, now);
-    await appendAudit(tx, [
+    await tx.appendAudit([
       { subjectType: "operation", subjectId: id, actor, action: "operation.rejected", fromPhase: op.phase, toPhase: "REJECTED", reason: input.reason, at: now },
     ]);
     return operationView(updated, contract, dependency, now);

@@ -19,7 +19,8 @@ export interface AuditInput {
 }
 
 /**
- * Appends the events to the audit log inside the caller's transaction. Call it last in the transaction: moving the
+ * Appends the events to the audit log inside the caller's Prisma transaction (operation commands append through
+ * their store, lib/ledger/store, with chainAuditEvents). Call it last in the transaction: moving the
  * chain's head locks it (a row lock on PostgreSQL, the write lock on SQLite) until the transaction ends, so audit
  * appends are serialized and the chain never forks.
  */
@@ -27,6 +28,16 @@ export async function appendAudit(tx: Prisma.TransactionClient, inputs: AuditInp
   if (inputs.length === 0) return;
   // The update returns the new seq and the head's hash as it was: the previous event's.
   const head = await tx.auditChain.update({ where: { id: 1 }, data: { seq: { increment: inputs.length } } });
+  const { rows, hash } = chainAuditEvents(head, inputs);
+  await tx.auditEvent.createMany({ data: rows });
+  await tx.auditChain.update({ where: { id: 1 }, data: { hash } });
+}
+
+/**
+ * The rows of the events, numbered and hashed onto the chain. `head` is the chain's head just after it was moved by
+ * `inputs.length`: its seq is the last event's, its hash still the previous event's. Returns the new head hash.
+ */
+export function chainAuditEvents(head: { seq: number; hash: string }, inputs: AuditInput[]) {
   let seq = head.seq - inputs.length;
   let hash = head.hash;
   const rows = inputs.map((input) => {
@@ -35,8 +46,7 @@ export async function appendAudit(tx: Prisma.TransactionClient, inputs: AuditInp
     hash = eventHash(hash, row);
     return { ...row, hash };
   });
-  await tx.auditEvent.createMany({ data: rows });
-  await tx.auditChain.update({ where: { id: 1 }, data: { hash } });
+  return { rows, hash };
 }
 
 function auditRow(input: AuditInput) {

@@ -5,6 +5,7 @@ import { SYSTEM_ACTOR, type Actor } from "./actor";
 import { reconcileSchema } from "./contract-schema";
 import { LedgerError } from "./errors";
 import { loadContext } from "./operation-store";
+import { ledgerStore } from "./store";
 import { reconcileOperation } from "./reconcile";
 import { lookupEffect, reconcileSuggestion, type LookupEvidence, type ReconcileSettings } from "./provider-lookup";
 import { WriteConflict } from "./transaction";
@@ -44,7 +45,7 @@ export async function lookupForOperation(
   fetchFn: typeof fetch,
   now: Date,
 ): Promise<LookupEvidence> {
-  const { op, contract } = await loadContext(client, id);
+  const { op, contract } = await loadContext(ledgerStore(client), id);
   const current = (await currentLookupSettings(client, [op.tool])).get(op.tool);
   const own = contract.reconcile ? reconcileSchema.safeParse(JSON.parse(contract.reconcile)) : null;
   const settings = current ?? (own?.success ? own.data : null);

@@ -1,9 +1,8 @@
 // Maps a dependency row to the pure breaker and back, and names the breaker settings.
-import type { Dependency, Prisma } from "@/lib/generated/prisma/client";
+import type { Dependency } from "@/lib/generated/prisma/client";
 import { nextBreaker, type BreakerEvent } from "@/lib/retry-gate/breaker";
 import type { Breaker, BreakerConfig, BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
-import { appendAudit } from "./audit";
 import { LedgerError } from "./errors";
 import type { Tx } from "./operation-store";
 
@@ -22,7 +21,7 @@ export function breakerConfigOf(row: Dependency | null): BreakerConfig {
   return { failureThreshold: row?.failureThreshold ?? 5, cooldownMs: row?.cooldownMs ?? 30_000 };
 }
 
-export function breakerData(b: Breaker): Prisma.DependencyUpdateInput {
+export function breakerData(b: Breaker) {
   return {
     state: b.state,
     consecutiveFailures: b.consecutiveFailures,
@@ -51,10 +50,9 @@ export async function recordOnBreaker(
   const after = nextBreaker(before, event, breakerConfigOf(dependency), now.getTime());
   if (!breakerChanged(before, after)) return dependency;
   const data = { ...breakerData(after), version: dependency.version + 1, ...(event.type === "failure" ? { lastFailureAt: now } : {}) };
-  const moved = await tx.dependency.updateMany({ where: { name: dependency.name, version: dependency.version }, data });
-  if (moved.count !== 1) throw new LedgerError("write_conflict", "The dependency's breaker changed meanwhile.");
+  if (!(await tx.updateDependency(dependency.name, dependency.version, { ...data, updatedAt: now }))) throw new LedgerError("write_conflict", "The dependency's breaker changed meanwhile.");
   if (before.state !== after.state) {
-    await appendAudit(tx, [
+    await tx.appendAudit([
       {
         subjectType: "dependency",
         subjectId: dependency.name,
@@ -66,5 +64,5 @@ export async function recordOnBreaker(
       },
     ]);
   }
-  return (await tx.dependency.findUnique({ where: { name: dependency.name } })) ?? dependency;
+  return (await tx.dependency(dependency.name)) ?? dependency;
 }

@@ -4,7 +4,6 @@ import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
 import { decide } from "@/lib/retry-gate/decide";
 import type { Decision, Phase } from "@/lib/retry-gate/types";
 import { actorName, type Actor } from "./actor";
-import { appendAudit } from "./audit";
 import { recordOnBreaker } from "./breakers";
 import { LedgerError, type LedgerErrorCode } from "./errors";
 import { newId } from "./ids";
@@ -49,7 +48,7 @@ async function routeToPeople(tx: Tx, ctx: OperationContext, code: LedgerErrorCod
         : null;
   if (target === null || op.phase === target) return;
   await writeOperation(tx, op, { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}) }, now);
-  await appendAudit(tx, [
+  await tx.appendAudit([
     {
       subjectType: "operation",
       subjectId: op.id,
@@ -91,7 +90,7 @@ export async function dispatchOperation(
     }
     const attempt = op.attempt + 1;
     const previous = op.attempt > 0
-      ? await tx.attempt.findUnique({ where: { operationId_number: { operationId: id, number: op.attempt } } })
+      ? await tx.attempt(id, op.attempt)
       : null;
     const backoffMs = previous?.finishedAt ? Math.max(0, now.getTime() - previous.finishedAt.getTime()) : 0;
     const allowed = input0.breaker ? breakerAllowsDispatch(input0.breaker, input0.breakerConfig, now.getTime()) : null;
@@ -106,20 +105,23 @@ export async function dispatchOperation(
       now,
       "AUTHORIZED",
     );
-    await tx.attempt.create({
-      data: {
-        id: newId(),
-        operationId: id,
-        number: attempt,
-        workerId: op.leaseOwner ?? actor.label,
-        fence: op.fence,
-        result: "in_flight",
-        backoffMs,
-        dispatchedAt: now,
-      },
+    await tx.insertAttempt({
+      id: newId(),
+      operationId: id,
+      number: attempt,
+      workerId: op.leaseOwner ?? actor.label,
+      fence: op.fence,
+      result: "in_flight",
+      errorKind: null,
+      httpStatus: null,
+      errorMessage: null,
+      backoffMs,
+      providerId: null,
+      dispatchedAt: now,
+      finishedAt: null,
     });
     const approved = op.approvedAttempt === attempt;
-    await appendAudit(tx, [
+    await tx.appendAudit([
       { subjectType: "operation", subjectId: id, actor, action: "operation.authorized", fromPhase: op.phase, toPhase: "AUTHORIZED", reason: decision.reason, data: { attempt, approved }, at: now },
       { subjectType: "operation", subjectId: id, actor, action: "operation.dispatched", fromPhase: "AUTHORIZED", toPhase: "DISPATCHED", reason: `attempt ${attempt} of ${contract.maxAttempts} left with key ${op.idempotencyKey}`, data: { attempt, fence: op.fence, workerId: op.leaseOwner, backoffMs }, at: now },
     ]);

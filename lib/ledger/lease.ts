@@ -4,7 +4,7 @@ import type { Operation } from "@/lib/generated/prisma/client";
 import { isTerminal } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
-import { appendAudit, type AuditInput } from "./audit";
+import type { AuditInput } from "./audit";
 import { LedgerError } from "./errors";
 import { checkFence, operationCommand, writeOperation } from "./operation-store";
 import { operationView, type OperationView } from "./operation-view";
@@ -61,7 +61,7 @@ export async function claimLease(
     const fence = op.fence + 1;
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const updated = await writeOperation(tx, op, { fence, leaseOwner: input.workerId, leaseExpiresAt }, now);
-    await appendAudit(tx, [leaseClaimAudit(op, input, fence, actor, now)]);
+    await tx.appendAudit([leaseClaimAudit(op, input, fence, actor, now)]);
     return { fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
   });
 }

@@ -1,10 +1,11 @@
-// The operation store: the row a conditional write returns is the stored row, and contract versions are read once per client.
+// The operation store: the row a conditional write returns is the stored row, and each operation keeps its contract version.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, contractFor, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
 import { putContract } from "./contracts";
 import { loadContext, writeOperation } from "./operation-store";
+import { ledgerStore } from "./store";
 
 let t: TestDb;
 beforeEach(async () => {
@@ -17,7 +18,7 @@ describe("writeOperation", () => {
   it("returns exactly the row the database now holds, without reading it back", async () => {
     const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
     await dispatch(t.client, id, fence, at(1));
-    const written = await t.client.$transaction(async (tx) => {
+    const written = await ledgerStore(t.client).transaction(async (tx) => {
       const { op } = await loadContext(tx, id);
       return writeOperation(tx, op, { phase: "UNKNOWN", lastError: '{"kind":"timeout"}', notBefore: undefined, providerId: null }, at(2));
     });
@@ -27,9 +28,9 @@ describe("writeOperation", () => {
 
   it("refuses a write on a version that moved, changing nothing", async () => {
     const { id } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
-    const { op } = await loadContext(t.client, id);
+    const { op } = await loadContext(ledgerStore(t.client), id);
     await dispatch(t.client, id, op.fence, at(1));
-    await expect(t.client.$transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2)))).rejects.toThrow(/changed meanwhile/);
+    await expect(ledgerStore(t.client).transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2)))).rejects.toThrow(/changed meanwhile/);
     expect((await t.client.operation.findUniqueOrThrow({ where: { id } })).leaseOwner).toBe("w1");
   });
 });
@@ -37,10 +38,10 @@ describe("writeOperation", () => {
 describe("loadContext", () => {
   it("keeps each operation on the contract version it was planned under after the contract changes", async () => {
     const first = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
-    expect((await loadContext(t.client, first.id, t.client)).contract.maxAttempts).toBe(3);
+    expect((await loadContext(ledgerStore(t.client), first.id)).contract.maxAttempts).toBe(3);
     await putContract(t.client, "payments.charge", contractFor("IDEMPOTENT", { dependency: "payments-api", maxAttempts: 7 }), agent, at(1));
     const second = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k2" }, at(2));
-    expect((await loadContext(t.client, first.id, t.client)).contract).toMatchObject({ version: 1, maxAttempts: 3 });
-    expect((await loadContext(t.client, second.id, t.client)).contract).toMatchObject({ version: 2, maxAttempts: 7 });
+    expect((await loadContext(ledgerStore(t.client), first.id)).contract).toMatchObject({ version: 1, maxAttempts: 3 });
+    expect((await loadContext(ledgerStore(t.client), second.id)).contract).toMatchObject({ version: 2, maxAttempts: 7 });
   });
 });

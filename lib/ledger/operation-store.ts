@@ -1,14 +1,14 @@
 // Loads an operation with its contract version and breaker, and writes it back only if nobody changed it meanwhile.
 import type { Db } from "@/lib/db";
-import type { ContractVersion, Dependency, Operation, Prisma } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { assertTransition } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
-import { appendAudit } from "./audit";
 import { LedgerError } from "./errors";
+import { ledgerStore, type LedgerReads, type LedgerTx } from "./store";
 import { WriteConflict, withWriteRetry } from "./transaction";
 
-export type Tx = Prisma.TransactionClient;
+export type Tx = LedgerTx;
 
 export interface OperationContext {
   op: Operation;
@@ -16,34 +16,13 @@ export interface OperationContext {
   dependency: Dependency | null;
 }
 
-/** Contract versions never change once written (an edit is a new version), so each client keeps the ones it has read. */
-const contractVersions = new WeakMap<Db, Map<string, ContractVersion>>();
-/** A bound, not a policy: far above the number of contract versions a deployment uses. */
-const MAX_CACHED_VERSIONS = 10_000;
-
-/** One version of a tool's contract, from `owner`'s cache when it has read it before. */
-export async function findContractVersion(tx: Tx | Db, owner: Db | undefined, tool: string, version: number): Promise<ContractVersion | null> {
-  const cache = owner ? (contractVersions.get(owner) ?? contractVersions.set(owner, new Map()).get(owner)) : undefined;
-  const key = `${version}@${tool}`;
-  const cached = cache?.get(key);
-  if (cached) return cached;
-  const row = await tx.contractVersion.findUnique({ where: { tool_version: { tool, version } } });
-  if (row && cache) {
-    if (cache.size >= MAX_CACHED_VERSIONS) cache.clear();
-    cache.set(key, row);
-  }
-  return row;
-}
-
-/** Loads an operation, its contract version and its dependency's breaker; `cacheOwner` is the client whose cache of contract versions may answer. */
-export async function loadContext(tx: Tx | Db, id: string, cacheOwner?: Db): Promise<OperationContext> {
-  const op = await tx.operation.findUnique({ where: { id } });
+/** Loads an operation, its contract version and its dependency's breaker. */
+export async function loadContext(reads: LedgerReads, id: string): Promise<OperationContext> {
+  const op = await reads.operation(id);
   if (!op) throw new LedgerError("not_found", `There is no operation ${id}.`);
-  const contract = await findContractVersion(tx, cacheOwner, op.tool, op.contractVersion);
+  const contract = await reads.contractVersion(op.tool, op.contractVersion);
   if (!contract) throw new Error(`Operation ${id} refers to a missing contract version ${op.tool}@${op.contractVersion}.`);
-  const dependency = contract.dependency
-    ? await tx.dependency.findUnique({ where: { name: contract.dependency } })
-    : null;
+  const dependency = contract.dependency ? await reads.dependency(contract.dependency) : null;
   return { op, contract, dependency };
 }
 
@@ -60,19 +39,18 @@ export async function writeOperation(tx: Tx, op: Operation, changes: OperationCh
       assertTransition(op.phase as Phase, changes.phase as Phase);
     }
   }
-  // Prisma skips undefined fields; so does the row we return.
+  // Undefined fields are left alone, in the row we write and in the one we return.
   const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as OperationChanges;
   const written = { ...defined, version: op.version + 1, updatedAt: now };
-  const result = await tx.operation.updateMany({ where: { id: op.id, version: op.version }, data: written });
-  if (result.count !== 1) throw new WriteConflict(`operation ${op.id} changed meanwhile`);
+  if (!(await tx.updateOperation(op.id, op.version, written))) throw new WriteConflict(`operation ${op.id} changed meanwhile`);
   // The conditional update matched the version we read, so the row is exactly what we read plus what we wrote.
   return { ...op, ...written };
 }
 
 /**
- * Runs one command on one operation in one transaction, retried on write conflicts. A stale fence is
- * refused with nothing changed, and the refusal itself is audited (in its own transaction, since the
- * command's transaction rolls back).
+ * Runs one command on one operation in one transaction of the client's ledger store, retried on write conflicts.
+ * A stale fence is refused with nothing changed, and the refusal itself is audited (in its own transaction, since
+ * the command's transaction rolls back).
  */
 export async function operationCommand<T>(
   client: Db,
@@ -82,12 +60,13 @@ export async function operationCommand<T>(
   now: Date,
   work: (tx: Tx, ctx: OperationContext) => Promise<T>,
 ): Promise<T> {
+  const store = ledgerStore(client);
   try {
-    return await withWriteRetry(() => client.$transaction(async (tx) => work(tx, await loadContext(tx, id, client))));
+    return await withWriteRetry(() => store.transaction(async (tx) => work(tx, await loadContext(tx, id))));
   } catch (error) {
     if (error instanceof LedgerError && error.code === "stale_fence") {
-      await client.$transaction((tx) =>
-        appendAudit(tx, [
+      await store.transaction((tx) =>
+        tx.appendAudit([
           { subjectType: "operation", subjectId: id, actor, action: "operation.stale_fence_rejected", reason: error.message, data: { command }, at: now },
         ]),
       );

@@ -6,7 +6,6 @@ import { classifyError } from "@/lib/retry-gate/classify-error";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
 import type { ClassifiedError, Phase, ReportedError } from "@/lib/retry-gate/types";
 import { actorName, type Actor } from "./actor";
-import { appendAudit } from "./audit";
 import { recordOnBreaker } from "./breakers";
 import { LedgerError } from "./errors";
 import { checkFence, operationCommand, writeOperation } from "./operation-store";
@@ -53,7 +52,7 @@ export async function reportOutcome(
   return operationCommand(client, id, actor, "outcome", now, async (tx, ctx) => {
     const { op, contract, dependency } = ctx;
     checkFence(op, input.fence, now, false);
-    const attemptRow = await tx.attempt.findUnique({ where: { operationId_number: { operationId: id, number: op.attempt } } });
+    const attemptRow = await tx.attempt(id, op.attempt);
     // Under READ COMMITTED (PostgreSQL) the sweep may have committed between our two reads: start over and see it.
     if (op.phase === "DISPATCHED" && attemptRow?.result !== "in_flight") throw new WriteConflict(`attempt ${op.attempt} of ${id} moved on meanwhile`);
     if (op.phase !== "DISPATCHED" || !attemptRow || attemptRow.result !== "in_flight") {
@@ -100,18 +99,15 @@ export async function reportOutcome(
       }
     }
     const updated = await writeOperation(tx, op, data, now);
-    await tx.attempt.update({
-      where: { id: attemptRow.id },
-      data: {
-        result: input.result,
-        errorKind: error?.kind ?? null,
-        httpStatus: error?.httpStatus ?? null,
-        errorMessage: error?.message?.slice(0, 2000) ?? null,
-        providerId: input.providerId ?? null,
-        finishedAt: now,
-      },
+    await tx.updateAttempt(attemptRow.id, {
+      result: input.result,
+      errorKind: error?.kind ?? null,
+      httpStatus: error?.httpStatus ?? null,
+      errorMessage: error?.message?.slice(0, 2000) ?? null,
+      providerId: input.providerId ?? null,
+      finishedAt: now,
     });
-    await appendAudit(tx, [
+    await tx.appendAudit([
       {
         subjectType: "operation",
         subjectId: id,

@@ -3,13 +3,14 @@ import type { Db } from "@/lib/db";
 import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
 import { actorName, type Actor } from "./actor";
-import { appendAudit, type AuditInput } from "./audit";
+import type { AuditInput } from "./audit";
 import { canonicalJson, sha256 } from "./canonical-json";
 import { LedgerError } from "./errors";
 import { newId, newIdempotencyKey } from "./ids";
 import { claimLease, leaseClaimAudit } from "./lease";
-import { findContractVersion, loadContext } from "./operation-store";
+import { loadContext } from "./operation-store";
 import { gateInput, operationView, type OperationView } from "./operation-view";
+import { ledgerStore, UniqueViolation, type LedgerStore } from "./store";
 import { withWriteRetry } from "./transaction";
 
 export interface PlanInput {
@@ -27,9 +28,9 @@ export interface PlanResult {
   created: boolean;
 }
 
-async function currentContract(client: Db, tool: string): Promise<ContractVersion> {
-  const head = await client.toolContract.findUnique({ where: { tool } });
-  const contract = head ? await findContractVersion(client, client, tool, head.currentVersion) : null;
+async function currentContract(store: LedgerStore, tool: string): Promise<ContractVersion> {
+  const version = await store.currentContractVersion(tool);
+  const contract = version === null ? null : await store.contractVersion(tool, version);
   if (!contract) {
     throw new LedgerError("no_contract", `There is no contract for the tool ${tool}; a tool without a contract is never dispatched.`);
   }
@@ -39,8 +40,8 @@ async function currentContract(client: Db, tool: string): Promise<ContractVersio
 /** The answer to a replayed plan: the same operation (claimed, when the replay asks for the lease, exactly as a separate claim would). */
 async function existingPlan(client: Db, existing: Operation, input: PlanInput, argsHash: string, actor: Actor, now: Date): Promise<PlanResult> {
   if (existing.argsHash !== argsHash) {
-    await client.$transaction((tx) =>
-      appendAudit(tx, [
+    await ledgerStore(client).transaction((tx) =>
+      tx.appendAudit([
         {
           subjectType: "operation",
           subjectId: existing.id,
@@ -59,16 +60,13 @@ async function existingPlan(client: Db, existing: Operation, input: PlanInput, a
     );
   }
   if (input.claim) return { operation: (await claimLease(client, existing.id, input.claim, actor, now)).operation, created: false };
-  const ctx = await loadContext(client, existing.id, client);
+  const ctx = await loadContext(ledgerStore(client), existing.id);
   return { operation: operationView(ctx.op, ctx.contract, ctx.dependency, now), created: false };
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && (error as { code?: unknown }).code === "P2002";
-}
-
 export async function planOperation(client: Db, input: PlanInput, actor: Actor, now: Date): Promise<PlanResult> {
-  const contract = await currentContract(client, input.tool);
+  const store = ledgerStore(client);
+  const contract = await currentContract(store, input.tool);
   if (contract.idempotencyKey === "required" && !input.idempotencyKey) {
     throw new LedgerError(
       "idempotency_key_required",
@@ -78,14 +76,10 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
   const argsJson = canonicalJson(input.args);
   const argsHash = sha256(argsJson);
   if (input.idempotencyKey) {
-    const existing = await client.operation.findUnique({
-      where: { tool_idempotencyKey: { tool: input.tool, idempotencyKey: input.idempotencyKey } },
-    });
+    const existing = await store.operationByKey(input.tool, input.idempotencyKey);
     if (existing) return existingPlan(client, existing, input, argsHash, actor, now);
   }
-  const dependency = contract.dependency
-    ? await client.dependency.findUnique({ where: { name: contract.dependency } })
-    : null;
+  const dependency = contract.dependency ? await store.dependency(contract.dependency) : null;
   const draft: Operation = {
     id: newId(),
     tool: input.tool,
@@ -133,20 +127,17 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
     draft.leaseExpiresAt = new Date(now.getTime() + input.claim.leaseMs);
   }
   try {
-    const op = await withWriteRetry(() =>
-      client.$transaction(async (tx) => {
-        const created = await tx.operation.create({ data: draft });
-        await appendAudit(tx, audit);
-        return created;
+    await withWriteRetry(() =>
+      store.transaction(async (tx) => {
+        await tx.insertOperation(draft);
+        await tx.appendAudit(audit);
       }),
     );
-    return { operation: operationView(op, contract, dependency, now), created: true };
+    return { operation: operationView(draft, contract, dependency, now), created: true };
   } catch (error) {
-    if (!isUniqueViolation(error) || !input.idempotencyKey) throw error;
+    if (!(error instanceof UniqueViolation) || !input.idempotencyKey) throw error;
     // A concurrent request planned the same (tool, key) first: answer as its replay.
-    const winner = await client.operation.findUnique({
-      where: { tool_idempotencyKey: { tool: input.tool, idempotencyKey: input.idempotencyKey } },
-    });
+    const winner = await store.operationByKey(input.tool, input.idempotencyKey);
     if (!winner) throw error;
     return existingPlan(client, winner, input, argsHash, actor, now);
   }

@@ -4,6 +4,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import type { EffectClass, Phase } from "@/lib/retry-gate/types";
 import { encodeTime } from "ulid";
 import { loadContext } from "./operation-store";
+import { ledgerStore } from "./store";
 import { attemptView, auditView, operationView, type AttemptView, type AuditView, type OperationView } from "./operation-view";
 
 export interface OperationDetail extends OperationView {
@@ -12,7 +13,7 @@ export interface OperationDetail extends OperationView {
 }
 
 export async function getOperation(client: Db, id: string, now: Date): Promise<OperationDetail> {
-  const { op, contract, dependency } = await loadContext(client, id);
+  const { op, contract, dependency } = await loadContext(ledgerStore(client), id);
   const [attempts, audit] = await Promise.all([
     client.attempt.findMany({ where: { operationId: id }, orderBy: { number: "asc" } }),
     client.auditEvent.findMany({ where: { subjectType: "operation", subjectId: id }, orderBy: { id: "asc" } }),

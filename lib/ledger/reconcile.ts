@@ -2,7 +2,7 @@
 import type { Db } from "@/lib/db";
 import type { Actor } from "./actor";
 import { actorName } from "./actor";
-import { appendAudit, type AuditInput } from "./audit";
+import type { AuditInput } from "./audit";
 import { LedgerError } from "./errors";
 import { checkFence, checkSeen, operationCommand, writeOperation, type SeenState } from "./operation-store";
 import { operationView, type OperationView } from "./operation-view";
@@ -65,7 +65,7 @@ export async function reconcileOperation(
         { subjectType: "operation", subjectId: id, actor, action: "operation.approved", fromPhase: "RECONCILED", toPhase: "RECONCILED", reason: input.reason ?? "retry approved with the reconciliation", data: { grantedAttempt: op.attempt + 1 }, at: now },
       );
     }
-    await appendAudit(tx, audit);
+    await tx.appendAudit(audit);
     return operationView(updated, contract, dependency, now);
   });
 }

@@ -1,0 +1,191 @@
+// The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
+import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import { chainAuditEvents, type AuditInput } from "../audit";
+import type { AttemptChanges, DependencyChanges, LedgerReads, LedgerTx, OperationColumns } from "./types";
+
+export type Row = Record<string, unknown>;
+
+/** How one engine runs a statement; values are already in the engine's representation. */
+export interface Executor {
+  rows(sql: string, params: unknown[]): Promise<Row[]>;
+  /** Returns how many rows the statement changed. */
+  run(sql: string, params: unknown[]): Promise<number>;
+}
+
+/** How one engine represents the values Prisma's models use. */
+export interface ValueCodec {
+  toDb(value: unknown): unknown;
+  /** A DateTime column as the driver returned it. */
+  date(value: unknown): Date;
+  /** A Boolean column as the driver returned it. */
+  boolean(value: unknown): boolean;
+}
+
+interface Table {
+  name: string;
+  dates: readonly string[];
+  booleans: readonly string[];
+}
+
+const OPERATION: Table = { name: "Operation", dates: ["firstDispatchedAt", "notBefore", "leaseExpiresAt", "createdAt", "updatedAt"], booleans: [] };
+const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"], booleans: [] };
+const DEPENDENCY: Table = { name: "Dependency", dates: ["openedAt", "lastFailureAt", "updatedAt"], booleans: ["probeInFlight"] };
+const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finishedAt"], booleans: [] };
+const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
+
+/** A row as Prisma's generated type describes it: DateTime columns as Date, Boolean columns as boolean. */
+function fromDb<T>(codec: ValueCodec, table: Table, row: Row | undefined): T | null {
+  if (!row) return null;
+  const out: Row = { ...row };
+  for (const column of table.dates) if (out[column] !== null && out[column] !== undefined) out[column] = codec.date(out[column]);
+  for (const column of table.booleans) if (out[column] !== null && out[column] !== undefined) out[column] = codec.boolean(out[column]);
+  return out as T;
+}
+
+const q = (column: string): string => `"${column}"`;
+
+function insertSql(table: Table, columns: string[], rowCount = 1): string {
+  const one = `(${columns.map(() => "?").join(", ")})`;
+  return `INSERT INTO ${q(table.name)} (${columns.map(q).join(", ")}) VALUES ${Array.from({ length: rowCount }, () => one).join(", ")}`;
+}
+
+/** Columns whose value is undefined are left alone, as Prisma does. */
+function defined(changes: Row): [string, unknown][] {
+  return Object.entries(changes).filter(([, value]) => value !== undefined);
+}
+
+export const SELECT = {
+  operation: `SELECT * FROM "Operation" WHERE "id" = ?`,
+  operationByKey: `SELECT * FROM "Operation" WHERE "tool" = ? AND "idempotencyKey" = ?`,
+  currentContractVersion: `SELECT "currentVersion" FROM "ToolContract" WHERE "tool" = ?`,
+  contractVersion: `SELECT * FROM "ContractVersion" WHERE "tool" = ? AND "version" = ?`,
+  dependency: `SELECT * FROM "Dependency" WHERE "name" = ?`,
+  attempt: `SELECT * FROM "Attempt" WHERE "operationId" = ? AND "number" = ?`,
+} as const;
+
+const MOVE_AUDIT_HEAD = `UPDATE "AuditChain" SET "seq" = "seq" + ? WHERE "id" = 1 RETURNING "seq", "hash"`;
+const SET_AUDIT_HEAD_HASH = `UPDATE "AuditChain" SET "hash" = ? WHERE "id" = 1`;
+
+/** Contract versions never change once written (an edit is a new version): each store keeps the ones it has read. */
+export class ContractVersionCache {
+  /** A bound, not a policy: far above the number of contract versions a deployment uses. */
+  static readonly MAX = 10_000;
+  readonly #versions = new Map<string, ContractVersion>();
+
+  async get(tool: string, version: number, read: () => Promise<ContractVersion | null>): Promise<ContractVersion | null> {
+    const key = `${version}@${tool}`;
+    const cached = this.#versions.get(key);
+    if (cached) return cached;
+    const row = await read();
+    if (row) {
+      if (this.#versions.size >= ContractVersionCache.MAX) this.#versions.clear();
+      this.#versions.set(key, row);
+    }
+    return row;
+  }
+}
+
+/** The reads, on any executor. */
+export class SqlLedgerReads implements LedgerReads {
+  constructor(
+    protected readonly x: Executor,
+    protected readonly codec: ValueCodec,
+    protected readonly contracts: ContractVersionCache,
+  ) {}
+
+  protected async one<T>(table: Table, sql: string, params: unknown[]): Promise<T | null> {
+    const [row] = await this.x.rows(sql, params.map((value) => this.codec.toDb(value)));
+    return fromDb<T>(this.codec, table, row);
+  }
+
+  operation(id: string): Promise<Operation | null> {
+    return this.one(OPERATION, SELECT.operation, [id]);
+  }
+
+  operationByKey(tool: string, idempotencyKey: string): Promise<Operation | null> {
+    return this.one(OPERATION, SELECT.operationByKey, [tool, idempotencyKey]);
+  }
+
+  async currentContractVersion(tool: string): Promise<number | null> {
+    const [row] = await this.x.rows(SELECT.currentContractVersion, [tool]);
+    return row ? Number(row.currentVersion) : null;
+  }
+
+  contractVersion(tool: string, version: number): Promise<ContractVersion | null> {
+    return this.contracts.get(tool, version, () => this.one(CONTRACT_VERSION, SELECT.contractVersion, [tool, version]));
+  }
+
+  dependency(name: string): Promise<Dependency | null> {
+    return this.one(DEPENDENCY, SELECT.dependency, [name]);
+  }
+
+  attempt(operationId: string, number: number): Promise<Attempt | null> {
+    return this.one(ATTEMPT, SELECT.attempt, [operationId, number]);
+  }
+}
+
+/** The writes, on an executor that is inside a transaction. */
+export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
+  constructor(
+    x: Executor,
+    codec: ValueCodec,
+    contracts: ContractVersionCache,
+    /** The engine's statement for claimExpiredLease (PostgreSQL adds FOR UPDATE SKIP LOCKED). */
+    private readonly expiredLeaseSql: string,
+  ) {
+    super(x, codec, contracts);
+  }
+
+  private async insert(table: Table, row: Row): Promise<void> {
+    const entries = Object.entries(row);
+    await this.x.run(insertSql(table, entries.map(([column]) => column)), entries.map(([, value]) => this.codec.toDb(value)));
+  }
+
+  /** UPDATE ... WHERE the key columns match; returns how many rows changed. */
+  private update(table: Table, changes: Row, where: Row): Promise<number> {
+    const set = defined(changes);
+    const keys = Object.entries(where);
+    const sql = `UPDATE ${q(table.name)} SET ${set.map(([column]) => `${q(column)} = ?`).join(", ")} WHERE ${keys.map(([column]) => `${q(column)} = ?`).join(" AND ")}`;
+    return this.x.run(sql, [...set, ...keys].map(([, value]) => this.codec.toDb(value)));
+  }
+
+  insertOperation(op: Operation): Promise<void> {
+    return this.insert(OPERATION, op as unknown as Row);
+  }
+
+  async updateOperation(id: string, version: number, columns: OperationColumns): Promise<boolean> {
+    return (await this.update(OPERATION, columns, { id, version })) === 1;
+  }
+
+  insertAttempt(row: Attempt): Promise<void> {
+    return this.insert(ATTEMPT, row as unknown as Row);
+  }
+
+  async updateAttempt(id: string, changes: AttemptChanges): Promise<void> {
+    await this.update(ATTEMPT, changes, { id });
+  }
+
+  async updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean> {
+    return (await this.update(DEPENDENCY, changes, { name, version })) === 1;
+  }
+
+  async appendAudit(inputs: AuditInput[]): Promise<void> {
+    if (inputs.length === 0) return;
+    const [head] = await this.x.rows(MOVE_AUDIT_HEAD, [inputs.length]);
+    if (!head) throw new Error("The audit chain has no head row; the database is not migrated.");
+    const { rows, hash } = chainAuditEvents({ seq: Number(head.seq), hash: String(head.hash) }, inputs);
+    const columns = Object.keys(rows[0] ?? {});
+    await this.x.run(
+      insertSql(AUDIT_EVENT, columns, rows.length),
+      rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column]))),
+    );
+    await this.x.run(SET_AUDIT_HEAD_HASH, [hash]);
+  }
+
+  claimExpiredLease(now: Date): Promise<Operation | null> {
+    return this.one(OPERATION, this.expiredLeaseSql, [now]);
+  }
+}
+
+/** The portable part of claimExpiredLease's statement. */
+export const EXPIRED_LEASE_SQL = `SELECT * FROM "Operation" WHERE "phase" = 'DISPATCHED' AND "leaseExpiresAt" < ? ORDER BY "leaseExpiresAt" LIMIT 1`;

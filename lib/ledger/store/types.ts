@@ -1,0 +1,49 @@
+// The ledger's own data access for operation commands: plain SQL through the database driver, one implementation per engine.
+import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { AuditInput } from "../audit";
+
+/** The reads an operation command needs; outside a transaction each one sees the latest committed state. */
+export interface LedgerReads {
+  operation(id: string): Promise<Operation | null>;
+  operationByKey(tool: string, idempotencyKey: string): Promise<Operation | null>;
+  /** The version a tool's contract is at now, or null when the tool has no contract. */
+  currentContractVersion(tool: string): Promise<number | null>;
+  /** A contract version; they never change once written, so the store may answer from memory. */
+  contractVersion(tool: string, version: number): Promise<ContractVersion | null>;
+  dependency(name: string): Promise<Dependency | null>;
+  attempt(operationId: string, number: number): Promise<Attempt | null>;
+}
+
+export type AttemptChanges = Partial<Omit<Attempt, "id" | "operationId" | "number">>;
+export type DependencyChanges = Partial<Omit<Dependency, "name">>;
+export type OperationColumns = Partial<Omit<Operation, "id">>;
+
+/** Reads and writes inside one transaction; every write of a command and its audit records commit together or not at all. */
+export interface LedgerTx extends LedgerReads {
+  /** Throws UniqueViolation when (tool, idempotencyKey) or the id is taken. */
+  insertOperation(op: Operation): Promise<void>;
+  /** Writes the columns only if the row is still at `version`; false when it is not (someone else wrote first). */
+  updateOperation(id: string, version: number, columns: OperationColumns): Promise<boolean>;
+  insertAttempt(row: Attempt): Promise<void>;
+  updateAttempt(id: string, changes: AttemptChanges): Promise<void>;
+  /** Writes the breaker only if the dependency is still at `version`; false when it is not. */
+  updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean>;
+  /** Appends the events to the audit hash chain (lib/ledger/audit.ts has the rules). */
+  appendAudit(inputs: AuditInput[]): Promise<void>;
+  /**
+   * The oldest DISPATCHED operation whose lease expired before `now`, locked for this transaction and skipped by
+   * concurrent callers (PostgreSQL); on SQLite, where one writer runs at a time, simply the oldest.
+   */
+  claimExpiredLease(now: Date): Promise<Operation | null>;
+}
+
+export interface LedgerStore extends LedgerReads {
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A row with the same key (or id) exists already. */
+export class UniqueViolation extends Error {
+  override name = "UniqueViolation";
+}
