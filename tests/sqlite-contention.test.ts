@@ -30,7 +30,7 @@ function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
 }
 
 /** A second client on the test's file whose connections (Prisma's and the ledger store's) wait only `ms` for a lock. */
-async function clientWithBusyTimeout(ms: number): Promise<Db> {
+function clientWithBusyTimeout(ms: number): Db {
   const client = createDb(t.url, 10, ms);
   impatient.push(client);
   return client;
@@ -110,7 +110,7 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
 
   it("gives typed refusals and loses no acknowledged write while another connection holds the write lock past busy_timeout", async () => {
     // A short wait per try, so calls run out of retries (5 tries) while the lock is held, well inside the test's time.
-    const client = await clientWithBusyTimeout(100);
+    const client = clientWithBusyTimeout(100);
     const done = await hammerWhileLocked("write", 4000, client);
     // The lock outlasted every retry of some calls: they failed, clearly, and the rest got through after it.
     expect(done.refusals.length).toBeGreaterThan(0);
@@ -127,7 +127,7 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
 
   it("recovers from SQLITE_BUSY at COMMIT (rollback journal, a reader's SHARED lock): the request fails or retries, the client keeps working", async () => {
     expect(await t.client.$queryRawUnsafe("PRAGMA journal_mode = DELETE")).toEqual([{ journal_mode: "delete" }]);
-    const client = await clientWithBusyTimeout(100);
+    const client = clientWithBusyTimeout(100);
     const done = await hammerWhileLocked("read", 2500, client);
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));

@@ -11,7 +11,7 @@ const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === TIMESTAMP || oid === TIMESTAMPTZ
       ? (value: string) => new Date(oid === TIMESTAMP ? `${value.replace(" ", "T")}Z` : value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 /** An ISO string: TIMESTAMP (without time zone) takes its digits as they are, which is UTC. */
@@ -44,7 +44,7 @@ function executor(client: Queryable): Executor {
     }
   };
   return {
-    rows: async (sql, params) => (await query(sql, params)).rows,
+    rows: async (sql, params) => (await query(sql, params)).rows as Record<string, unknown>[],
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
   };
 }

@@ -150,7 +150,7 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
   }
 
   insertOperation(op: Operation): Promise<void> {
-    return this.insert(OPERATION, op as unknown as Row);
+    return this.insert(OPERATION, op);
   }
 
   async updateOperation(id: string, version: number, columns: OperationColumns): Promise<boolean> {
@@ -158,7 +158,7 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
   }
 
   insertAttempt(row: Attempt): Promise<void> {
-    return this.insert(ATTEMPT, row as unknown as Row);
+    return this.insert(ATTEMPT, row);
   }
 
   async updateAttempt(id: string, changes: AttemptChanges): Promise<void> {

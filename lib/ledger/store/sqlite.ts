@@ -29,12 +29,12 @@ function executor(db: Database.Database): Executor {
     return prepared;
   };
   return {
-    rows: async (sql, params) => statement(sql).all(...params) as Record<string, unknown>[],
-    run: async (sql, params) => {
+    rows: (sql, params) => Promise.resolve(statement(sql).all(...params) as Record<string, unknown>[]),
+    run: (sql, params) => {
       try {
-        return statement(sql).run(...params).changes;
+        return Promise.resolve(statement(sql).run(...params).changes);
       } catch (error) {
-        throw isUniqueViolation(error) ? new UniqueViolation((error as Error).message, { cause: error }) : error;
+        return Promise.reject(isUniqueViolation(error) ? new UniqueViolation((error as Error).message, { cause: error }) : error);
       }
     },
   };
@@ -74,8 +74,6 @@ export function openSqliteStore(file: string, turns: Turns, busyTimeoutMs: numbe
           if (db.inTransaction) db.exec("ROLLBACK");
         }
       }),
-    close: async () => {
-      await turns.alone(async () => db.close());
-    },
+    close: () => turns.alone(() => Promise.resolve(db.close())).then(() => undefined),
   };
 }
