@@ -34,7 +34,7 @@ function executor(db: Database.Database): Executor {
       try {
         return Promise.resolve(statement(sql).run(...params).changes);
       } catch (error) {
-        return Promise.reject(isUniqueViolation(error) ? new UniqueViolation((error as Error).message, { cause: error }) : error);
+        return Promise.reject(isUniqueViolation(error) ? new UniqueViolation((error as Error).message, { cause: error }) : (error as Error));
       }
     },
   };
