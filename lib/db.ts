@@ -17,16 +17,12 @@ export type Engine = "sqlite" | "postgresql";
 /** How long a SQLite writer waits for a lock before failing with SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
-const engines = new WeakMap<Db, Engine>();
-
-/** `sqliteBusyTimeoutMs` is for tests of lock contention; the server always waits SQLITE_BUSY_TIMEOUT_MS. */
 export function createDb(url: string, poolSize = 10, sqliteBusyTimeoutMs = SQLITE_BUSY_TIMEOUT_MS): Db {
   if (isSqlite(url)) {
     ensureSqliteDirectory(url);
     // Prisma's connection and the ledger store's take turns: one transaction at a time in this process.
     const turns = new Turns();
     const client = new PrismaClient({ adapter: guardSqliteConnection(new PrismaBetterSQLite3({ url, timeout: sqliteBusyTimeoutMs }), turns) });
-    engines.set(client, "sqlite");
     attachLedgerStore(client, () => openSqliteStore(sqliteFilePath(url) ?? url, turns, sqliteBusyTimeoutMs));
     return client;
   }
@@ -34,14 +30,8 @@ export function createDb(url: string, poolSize = 10, sqliteBusyTimeoutMs = SQLIT
   // derived from prisma/schema.prisma, and scripts/pg-schema.test.ts fails on drift), so they share one model API and
   // differ only in provider-specific extras the code does not use. Everything else is typed against the SQLite client.
   const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) }) as unknown as Db;
-  engines.set(client, "postgresql");
   attachLedgerStore(client, () => openPostgresStore(url, poolSize));
   return client;
-}
-
-/** Which engine a client from createDb talks to (the few engine-specific statements branch on it); any other client gets the portable path. */
-export function engineOf(client: Db): Engine {
-  return engines.get(client) ?? "sqlite";
 }
 
 const globalForDb = globalThis as unknown as { opledgerDb?: Db };

@@ -5,6 +5,7 @@ import type { ApiKey } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
 import { appendAudit } from "@/lib/ledger/audit";
 import { newId } from "@/lib/ledger/ids";
+import { ledgerStore } from "@/lib/ledger/store";
 
 export const API_SCOPES = ["agent", "operator", "admin"] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
@@ -68,7 +69,7 @@ export async function revokeApiKey(client: Db, id: string, actor: Actor, now: Da
 /** Finds the live key for a presented secret: lookup by hash, then a constant-time comparison of the digests. */
 export async function verifyApiKey(client: Db, presented: string, now: Date): Promise<ApiKey | null> {
   const digest = hashApiKey(presented);
-  const record = await client.apiKey.findUnique({ where: { hash: digest } });
+  const record = await ledgerStore(client).apiKeyByHash(digest);
   if (!record || record.revokedAt) return null;
   if (!timingSafeEqual(Buffer.from(record.hash, "hex"), Buffer.from(digest, "hex"))) return null;
   if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {

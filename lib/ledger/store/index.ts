@@ -2,16 +2,24 @@
 import type { Db } from "@/lib/db";
 import type { LedgerStore } from "./types";
 
-const openers = new WeakMap<Db, () => LedgerStore>();
-const stores = new WeakMap<Db, LedgerStore>();
+// Kept on the client under global symbols, not in a module's WeakMap: a production build may bundle this module
+// into several chunks, and every copy must find the store that createDb attached.
+const OPEN = Symbol.for("opledger.ledgerStore.open");
+const OPENED = Symbol.for("opledger.ledgerStore");
+
+interface WithStore {
+  [OPEN]?: () => LedgerStore;
+  [OPENED]?: LedgerStore;
+}
 
 /** Called by createDb: the store for `client` talks to the same database, and `$disconnect` closes it too. */
 export function attachLedgerStore(client: Db, open: () => LedgerStore): void {
-  openers.set(client, open);
+  const holder = client as unknown as WithStore;
+  holder[OPEN] = open;
   const disconnect = client.$disconnect.bind(client);
   client.$disconnect = async () => {
-    const store = stores.get(client);
-    stores.delete(client);
+    const store = holder[OPENED];
+    holder[OPENED] = undefined;
     await store?.close();
     await disconnect();
   };
@@ -19,13 +27,12 @@ export function attachLedgerStore(client: Db, open: () => LedgerStore): void {
 
 /** The ledger store of a client made by createDb. */
 export function ledgerStore(client: Db): LedgerStore {
-  const existing = stores.get(client);
+  const holder = client as unknown as WithStore;
+  const existing = holder[OPENED];
   if (existing) return existing;
-  const open = openers.get(client);
+  const open = holder[OPEN];
   if (!open) throw new Error("This Prisma client was not made by createDb, so it has no ledger store.");
-  const store = open();
-  stores.set(client, store);
-  return store;
+  return (holder[OPENED] = open());
 }
 
 export type { LedgerReads, LedgerStore, LedgerTx } from "./types";

@@ -62,6 +62,7 @@ export function openPostgresStore(connectionString: string, poolSize: number): L
     contractVersion: (tool, version) => reads.contractVersion(tool, version),
     dependency: (name) => reads.dependency(name),
     attempt: (operationId, number) => reads.attempt(operationId, number),
+    apiKeyByHash: (hash) => reads.apiKeyByHash(hash),
     transaction: async (work) => {
       const client = await pool.connect();
       let broken: Error | undefined;

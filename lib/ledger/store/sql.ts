@@ -1,5 +1,5 @@
 // The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
-import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { ApiKey, Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { chainAuditEvents, type AuditInput } from "../audit";
 import type { AttemptChanges, DependencyChanges, LedgerReads, LedgerTx, OperationColumns } from "./types";
 
@@ -31,6 +31,7 @@ const OPERATION: Table = { name: "Operation", dates: ["firstDispatchedAt", "notB
 const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"], booleans: [] };
 const DEPENDENCY: Table = { name: "Dependency", dates: ["openedAt", "lastFailureAt", "updatedAt"], booleans: ["probeInFlight"] };
 const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finishedAt"], booleans: [] };
+const API_KEY: Table = { name: "ApiKey", dates: ["createdAt", "lastUsedAt", "revokedAt"], booleans: [] };
 const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
 
 /** A row as Prisma's generated type describes it: DateTime columns as Date, Boolean columns as boolean. */
@@ -61,6 +62,7 @@ export const SELECT = {
   contractVersion: `SELECT * FROM "ContractVersion" WHERE "tool" = ? AND "version" = ?`,
   dependency: `SELECT * FROM "Dependency" WHERE "name" = ?`,
   attempt: `SELECT * FROM "Attempt" WHERE "operationId" = ? AND "number" = ?`,
+  apiKeyByHash: `SELECT * FROM "ApiKey" WHERE "hash" = ?`,
 } as const;
 
 const MOVE_AUDIT_HEAD = `UPDATE "AuditChain" SET "seq" = "seq" + ? WHERE "id" = 1 RETURNING "seq", "hash"`;
@@ -121,6 +123,10 @@ export class SqlLedgerReads implements LedgerReads {
 
   attempt(operationId: string, number: number): Promise<Attempt | null> {
     return this.one(ATTEMPT, SELECT.attempt, [operationId, number]);
+  }
+
+  apiKeyByHash(hash: string): Promise<ApiKey | null> {
+    return this.one(API_KEY, SELECT.apiKeyByHash, [hash]);
   }
 }
 

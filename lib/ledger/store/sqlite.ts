@@ -62,6 +62,7 @@ export function openSqliteStore(file: string, turns: Turns, busyTimeoutMs: numbe
     contractVersion: (tool, version) => read(() => reads.contractVersion(tool, version)),
     dependency: (name) => read(() => reads.dependency(name)),
     attempt: (operationId, number) => read(() => reads.attempt(operationId, number)),
+    apiKeyByHash: (hash) => read(() => reads.apiKeyByHash(hash)),
     transaction: (work) =>
       turns.alone(async () => {
         // IMMEDIATE takes the write lock at once: a transaction that reads first and writes later cannot lose its snapshot.

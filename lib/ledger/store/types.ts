@@ -1,5 +1,5 @@
 // The ledger's own data access for operation commands: plain SQL through the database driver, one implementation per engine.
-import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { ApiKey, Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import type { AuditInput } from "../audit";
 
 /** The reads an operation command needs; outside a transaction each one sees the latest committed state. */
@@ -12,6 +12,8 @@ export interface LedgerReads {
   contractVersion(tool: string, version: number): Promise<ContractVersion | null>;
   dependency(name: string): Promise<Dependency | null>;
   attempt(operationId: string, number: number): Promise<Attempt | null>;
+  /** The API key stored under a secret's sha256 hash (every API request asks, so it is here and not in Prisma). */
+  apiKeyByHash(hash: string): Promise<ApiKey | null>;
 }
 
 export type AttemptChanges = Partial<Omit<Attempt, "id" | "operationId" | "number">>;
