@@ -89,9 +89,7 @@ export async function dispatchOperation(
       );
     }
     const attempt = op.attempt + 1;
-    const previous = op.attempt > 0
-      ? await tx.attempt(id, op.attempt)
-      : null;
+    const previous = ctx.attempt;
     const backoffMs = previous?.finishedAt ? Math.max(0, now.getTime() - previous.finishedAt.getTime()) : 0;
     const allowed = input0.breaker ? breakerAllowsDispatch(input0.breaker, input0.breakerConfig, now.getTime()) : null;
     const breakerAfter = allowed?.allowed && allowed.probe

@@ -1,6 +1,6 @@
 // Loads an operation with its contract version and breaker, and writes it back only if nobody changed it meanwhile.
 import type { Db } from "@/lib/db";
-import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { assertTransition } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "./actor";
@@ -14,16 +14,18 @@ export interface OperationContext {
   op: Operation;
   contract: ContractVersion;
   dependency: Dependency | null;
+  /** The attempt numbered op.attempt; null before the first dispatch. */
+  attempt: Attempt | null;
 }
 
-/** Loads an operation, its contract version and its dependency's breaker. */
+/** Loads an operation, its contract version, its dependency's breaker and its current attempt. */
 export async function loadContext(reads: LedgerReads, id: string): Promise<OperationContext> {
-  const op = await reads.operation(id);
-  if (!op) throw new LedgerError("not_found", `There is no operation ${id}.`);
+  const rows = await reads.operationContext(id);
+  if (!rows) throw new LedgerError("not_found", `There is no operation ${id}.`);
+  const { op } = rows;
   const contract = await reads.contractVersion(op.tool, op.contractVersion);
   if (!contract) throw new Error(`Operation ${id} refers to a missing contract version ${op.tool}@${op.contractVersion}.`);
-  const dependency = contract.dependency ? await reads.dependency(contract.dependency) : null;
-  return { op, contract, dependency };
+  return { ...rows, contract };
 }
 
 /** The fields a command may change: plain values, so the written row is known without reading it back. */

@@ -10,7 +10,6 @@ import { recordOnBreaker } from "./breakers";
 import { LedgerError } from "./errors";
 import { checkFence, operationCommand, writeOperation } from "./operation-store";
 import { gateInput, operationView, type OperationView } from "./operation-view";
-import { WriteConflict } from "./transaction";
 
 export type OutcomeResult = "confirmed" | "failed" | "unknown";
 
@@ -50,11 +49,8 @@ export async function reportOutcome(
   random: () => number = Math.random,
 ): Promise<OperationView> {
   return operationCommand(client, id, actor, "outcome", now, async (tx, ctx) => {
-    const { op, contract, dependency } = ctx;
+    const { op, contract, dependency, attempt: attemptRow } = ctx;
     checkFence(op, input.fence, now, false);
-    const attemptRow = await tx.attempt(id, op.attempt);
-    // Under READ COMMITTED (PostgreSQL) the sweep may have committed between our two reads: start over and see it.
-    if (op.phase === "DISPATCHED" && attemptRow?.result !== "in_flight") throw new WriteConflict(`attempt ${op.attempt} of ${id} moved on meanwhile`);
     if (op.phase !== "DISPATCHED" || !attemptRow || attemptRow.result !== "in_flight") {
       if (attemptRow && attemptRow.result === input.result && attemptRow.fence === input.fence) {
         // The same report sent again (the worker lost our answer): nothing new happens.

@@ -1,6 +1,6 @@
 // Plans an operation before anything leaves: idempotent on (tool, idempotency key), args compared by canonical hash.
 import type { Db } from "@/lib/db";
-import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
 import { actorName, type Actor } from "./actor";
 import type { AuditInput } from "./audit";
@@ -28,13 +28,14 @@ export interface PlanResult {
   created: boolean;
 }
 
-async function currentContract(store: LedgerStore, tool: string): Promise<ContractVersion> {
-  const version = await store.currentContractVersion(tool);
-  const contract = version === null ? null : await store.contractVersion(tool, version);
-  if (!contract) {
+/** The tool's current contract version and its dependency's breaker. */
+async function currentContract(store: LedgerStore, tool: string): Promise<{ contract: ContractVersion; dependency: Dependency | null }> {
+  const head = await store.contractHead(tool);
+  const contract = head ? await store.contractVersion(tool, head.version) : null;
+  if (!head || !contract) {
     throw new LedgerError("no_contract", `There is no contract for the tool ${tool}; a tool without a contract is never dispatched.`);
   }
-  return contract;
+  return { contract, dependency: head.dependency };
 }
 
 /** The answer to a replayed plan: the same operation (claimed, when the replay asks for the lease, exactly as a separate claim would). */
@@ -66,7 +67,7 @@ async function existingPlan(client: Db, existing: Operation, input: PlanInput, a
 
 export async function planOperation(client: Db, input: PlanInput, actor: Actor, now: Date): Promise<PlanResult> {
   const store = ledgerStore(client);
-  const contract = await currentContract(store, input.tool);
+  const { contract, dependency } = await currentContract(store, input.tool);
   if (contract.idempotencyKey === "required" && !input.idempotencyKey) {
     throw new LedgerError(
       "idempotency_key_required",
@@ -79,7 +80,6 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
     const existing = await store.operationByKey(input.tool, input.idempotencyKey);
     if (existing) return existingPlan(client, existing, input, argsHash, actor, now);
   }
-  const dependency = contract.dependency ? await store.dependency(contract.dependency) : null;
   const draft: Operation = {
     id: newId(),
     tool: input.tool,

@@ -1,6 +1,6 @@
 // The ledger store on PostgreSQL: its own pg pool beside Prisma's, prepared statements by name, one client per transaction.
 import pg from "pg";
-import { ContractVersionCache, EXPIRED_LEASE_SQL, SqlLedgerReads, SqlLedgerTx, type Executor, type ValueCodec } from "./sql";
+import { ContractVersionCache, EXPIRED_LEASE_SQL, SqlLedgerReads, SqlLedgerTx, storeReads, type Dialect, type Executor, type ValueCodec } from "./sql";
 import { UniqueViolation, type LedgerStore } from "./types";
 
 const TIMESTAMP = 1114;
@@ -33,6 +33,8 @@ function statement(sql: string): { name: string; text: string } {
   return found;
 }
 
+const DIALECT: Dialect = { expiredLeaseSql: `${EXPIRED_LEASE_SQL} FOR UPDATE SKIP LOCKED`, writesInWith: true };
+
 type Queryable = Pick<pg.PoolClient, "query">;
 
 function executor(client: Queryable): Executor {
@@ -56,20 +58,14 @@ export function openPostgresStore(connectionString: string, poolSize: number): L
   const contracts = new ContractVersionCache();
   const reads = new SqlLedgerReads(executor(pool), codec, contracts);
   return {
-    operation: (id) => reads.operation(id),
-    operationByKey: (tool, key) => reads.operationByKey(tool, key),
-    currentContractVersion: (tool) => reads.currentContractVersion(tool),
-    contractVersion: (tool, version) => reads.contractVersion(tool, version),
-    dependency: (name) => reads.dependency(name),
-    attempt: (operationId, number) => reads.attempt(operationId, number),
-    apiKeyByHash: (hash) => reads.apiKeyByHash(hash),
+    ...storeReads(reads, (work) => work()),
     transaction: async (work) => {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
         try {
-          const result = await work(new SqlLedgerTx(executor(client), codec, contracts, `${EXPIRED_LEASE_SQL} FOR UPDATE SKIP LOCKED`));
+          const result = await work(new SqlLedgerTx(executor(client), codec, contracts, DIALECT));
           await client.query("COMMIT");
           return result;
         } catch (error) {

@@ -1,7 +1,7 @@
 // The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
-import type { ApiKey, Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import { Prisma, type ApiKey, type Attempt, type ContractVersion, type Dependency, type Operation } from "@/lib/generated/prisma/client";
 import { chainAuditEvents, type AuditInput } from "../audit";
-import type { AttemptChanges, DependencyChanges, LedgerReads, LedgerTx, OperationColumns } from "./types";
+import type { AttemptChanges, ContractHead, DependencyChanges, LedgerReads, LedgerTx, OperationColumns, OperationRows } from "./types";
 
 export type Row = Record<string, unknown>;
 
@@ -45,6 +45,26 @@ function fromDb<T>(codec: ValueCodec, table: Table, row: Row | undefined): T | n
 
 const q = (column: string): string => `"${column}"`;
 
+/** The columns of a joined table under `alias.column`, so they do not clash with the main table's. */
+function aliased(alias: string, columns: Record<string, string>): string {
+  return Object.values(columns).map((column) => `${alias}.${q(column)} AS ${q(`${alias}.${column}`)}`).join(", ");
+}
+
+/** Takes the `alias.`-prefixed columns out of a joined row; null when the join found no row (its key column is null). */
+function joined(row: Row, alias: string, key: string): Row | null {
+  const out: Row = {};
+  const prefix = `${alias}.`;
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith(prefix)) {
+      out[column.slice(prefix.length)] = value;
+      delete row[column];
+    }
+  }
+  return out[key] === null || out[key] === undefined ? null : out;
+}
+
+const DEPENDENCY_OF_CONTRACT = `LEFT JOIN "Dependency" d ON d."name" = c."dependency"`;
+
 function insertSql(table: Table, columns: string[], rowCount = 1): string {
   const one = `(${columns.map(() => "?").join(", ")})`;
   return `INSERT INTO ${q(table.name)} (${columns.map(q).join(", ")}) VALUES ${Array.from({ length: rowCount }, () => one).join(", ")}`;
@@ -58,7 +78,13 @@ function defined(changes: Row): [string, unknown][] {
 export const SELECT = {
   operation: `SELECT * FROM "Operation" WHERE "id" = ?`,
   operationByKey: `SELECT * FROM "Operation" WHERE "tool" = ? AND "idempotencyKey" = ?`,
-  currentContractVersion: `SELECT "currentVersion" FROM "ToolContract" WHERE "tool" = ?`,
+  contractHead: `SELECT t."currentVersion", ${aliased("d", Prisma.DependencyScalarFieldEnum)} FROM "ToolContract" t
+    LEFT JOIN "ContractVersion" c ON c."tool" = t."tool" AND c."version" = t."currentVersion" ${DEPENDENCY_OF_CONTRACT}
+    WHERE t."tool" = ?`,
+  operationContext: `SELECT o.*, ${aliased("d", Prisma.DependencyScalarFieldEnum)}, ${aliased("a", Prisma.AttemptScalarFieldEnum)} FROM "Operation" o
+    LEFT JOIN "ContractVersion" c ON c."tool" = o."tool" AND c."version" = o."contractVersion" ${DEPENDENCY_OF_CONTRACT}
+    LEFT JOIN "Attempt" a ON a."operationId" = o."id" AND a."number" = o."attempt"
+    WHERE o."id" = ?`,
   contractVersion: `SELECT * FROM "ContractVersion" WHERE "tool" = ? AND "version" = ?`,
   dependency: `SELECT * FROM "Dependency" WHERE "name" = ?`,
   attempt: `SELECT * FROM "Attempt" WHERE "operationId" = ? AND "number" = ?`,
@@ -108,9 +134,23 @@ export class SqlLedgerReads implements LedgerReads {
     return this.one(OPERATION, SELECT.operationByKey, [tool, idempotencyKey]);
   }
 
-  async currentContractVersion(tool: string): Promise<number | null> {
-    const [row] = await this.x.rows(SELECT.currentContractVersion, [tool]);
-    return row ? Number(row.currentVersion) : null;
+  async contractHead(tool: string): Promise<ContractHead | null> {
+    const [row] = await this.x.rows(SELECT.contractHead, [tool]);
+    if (!row) return null;
+    const dependency = joined(row, "d", "name");
+    return { version: Number(row.currentVersion), dependency: fromDb<Dependency>(this.codec, DEPENDENCY, dependency ?? undefined) };
+  }
+
+  async operationContext(id: string): Promise<OperationRows | null> {
+    const [row] = await this.x.rows(SELECT.operationContext, [id]);
+    if (!row) return null;
+    const dependency = joined(row, "d", "name");
+    const attempt = joined(row, "a", "id");
+    return {
+      op: fromDb<Operation>(this.codec, OPERATION, row) as Operation,
+      dependency: fromDb<Dependency>(this.codec, DEPENDENCY, dependency ?? undefined),
+      attempt: fromDb<Attempt>(this.codec, ATTEMPT, attempt ?? undefined),
+    };
   }
 
   contractVersion(tool: string, version: number): Promise<ContractVersion | null> {
@@ -130,14 +170,35 @@ export class SqlLedgerReads implements LedgerReads {
   }
 }
 
+/** The reads of a store, each one run through `around` (SQLite waits for its connection's turn). */
+export function storeReads(reads: SqlLedgerReads, around: <T>(work: () => Promise<T>) => Promise<T>): LedgerReads {
+  return {
+    operation: (id) => around(() => reads.operation(id)),
+    operationByKey: (tool, key) => around(() => reads.operationByKey(tool, key)),
+    contractHead: (tool) => around(() => reads.contractHead(tool)),
+    operationContext: (id) => around(() => reads.operationContext(id)),
+    contractVersion: (tool, version) => around(() => reads.contractVersion(tool, version)),
+    dependency: (name) => around(() => reads.dependency(name)),
+    attempt: (operationId, number) => around(() => reads.attempt(operationId, number)),
+    apiKeyByHash: (hash) => around(() => reads.apiKeyByHash(hash)),
+  };
+}
+
+/** How an engine's statements differ. */
+export interface Dialect {
+  /** The statement of claimExpiredLease (PostgreSQL adds FOR UPDATE SKIP LOCKED). */
+  expiredLeaseSql: string;
+  /** Whether an INSERT may run inside WITH of an UPDATE (PostgreSQL): the audit append then takes one round trip less. */
+  writesInWith: boolean;
+}
+
 /** The writes, on an executor that is inside a transaction. */
 export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
   constructor(
     x: Executor,
     codec: ValueCodec,
     contracts: ContractVersionCache,
-    /** The engine's statement for claimExpiredLease (PostgreSQL adds FOR UPDATE SKIP LOCKED). */
-    private readonly expiredLeaseSql: string,
+    private readonly dialect: Dialect,
   ) {
     super(x, codec, contracts);
   }
@@ -181,15 +242,18 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
     if (!head) throw new Error("The audit chain has no head row; the database is not migrated.");
     const { rows, hash } = chainAuditEvents({ seq: Number(head.seq), hash: String(head.hash) }, inputs);
     const columns = Object.keys(rows[0] ?? {});
-    await this.x.run(
-      insertSql(AUDIT_EVENT, columns, rows.length),
-      rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column]))),
-    );
+    const insert = insertSql(AUDIT_EVENT, columns, rows.length);
+    const values = rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column])));
+    if (this.dialect.writesInWith) {
+      await this.x.run(`WITH inserted AS (${insert}) ${SET_AUDIT_HEAD_HASH}`, [...values, hash]);
+      return;
+    }
+    await this.x.run(insert, values);
     await this.x.run(SET_AUDIT_HEAD_HASH, [hash]);
   }
 
   claimExpiredLease(now: Date): Promise<Operation | null> {
-    return this.one(OPERATION, this.expiredLeaseSql, [now]);
+    return this.one(OPERATION, this.dialect.expiredLeaseSql, [now]);
   }
 }
 

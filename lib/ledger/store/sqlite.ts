@@ -1,7 +1,7 @@
 // The ledger store on SQLite: its own better-sqlite3 connection, taking turns with Prisma's connection to the same file.
 import Database from "better-sqlite3";
 import type { Turns } from "@/lib/sqlite-connection-guard";
-import { ContractVersionCache, EXPIRED_LEASE_SQL, SqlLedgerReads, SqlLedgerTx, type Executor, type ValueCodec } from "./sql";
+import { ContractVersionCache, EXPIRED_LEASE_SQL, SqlLedgerReads, SqlLedgerTx, storeReads, type Executor, type ValueCodec } from "./sql";
 import { UniqueViolation, type LedgerStore, type LedgerTx } from "./types";
 
 /** DateTime as Prisma's SQLite adapter writes it (ISO 8601 with +00:00), so both write the same text and it sorts. */
@@ -53,16 +53,9 @@ export function openSqliteStore(file: string, turns: Turns, busyTimeoutMs: numbe
   const x = executor(db);
   const contracts = new ContractVersionCache();
   const reads = new SqlLedgerReads(x, codec, contracts);
-  const tx: LedgerTx = new SqlLedgerTx(x, codec, contracts, EXPIRED_LEASE_SQL);
-  const read = <T>(work: () => Promise<T>): Promise<T> => turns.alone(work);
+  const tx: LedgerTx = new SqlLedgerTx(x, codec, contracts, { expiredLeaseSql: EXPIRED_LEASE_SQL, writesInWith: false });
   return {
-    operation: (id) => read(() => reads.operation(id)),
-    operationByKey: (tool, key) => read(() => reads.operationByKey(tool, key)),
-    currentContractVersion: (tool) => read(() => reads.currentContractVersion(tool)),
-    contractVersion: (tool, version) => read(() => reads.contractVersion(tool, version)),
-    dependency: (name) => read(() => reads.dependency(name)),
-    attempt: (operationId, number) => read(() => reads.attempt(operationId, number)),
-    apiKeyByHash: (hash) => read(() => reads.apiKeyByHash(hash)),
+    ...storeReads(reads, (work) => turns.alone(work)),
     transaction: (work) =>
       turns.alone(async () => {
         // IMMEDIATE takes the write lock at once: a transaction that reads first and writes later cannot lose its snapshot.

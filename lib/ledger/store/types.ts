@@ -6,14 +6,28 @@ import type { AuditInput } from "../audit";
 export interface LedgerReads {
   operation(id: string): Promise<Operation | null>;
   operationByKey(tool: string, idempotencyKey: string): Promise<Operation | null>;
-  /** The version a tool's contract is at now, or null when the tool has no contract. */
-  currentContractVersion(tool: string): Promise<number | null>;
+  /** The version a tool's contract is at now and its dependency's breaker, in one query; null when the tool has no contract. */
+  contractHead(tool: string): Promise<ContractHead | null>;
+  /** An operation with its dependency's breaker and its current attempt, in one query. */
+  operationContext(id: string): Promise<OperationRows | null>;
   /** A contract version; they never change once written, so the store may answer from memory. */
   contractVersion(tool: string, version: number): Promise<ContractVersion | null>;
   dependency(name: string): Promise<Dependency | null>;
   attempt(operationId: string, number: number): Promise<Attempt | null>;
   /** The API key stored under a secret's sha256 hash (every API request asks, so it is here and not in Prisma). */
   apiKeyByHash(hash: string): Promise<ApiKey | null>;
+}
+
+export interface ContractHead {
+  version: number;
+  dependency: Dependency | null;
+}
+
+export interface OperationRows {
+  op: Operation;
+  dependency: Dependency | null;
+  /** The attempt numbered op.attempt (null before the first dispatch). */
+  attempt: Attempt | null;
 }
 
 export type AttemptChanges = Partial<Omit<Attempt, "id" | "operationId" | "number">>;
