@@ -57,7 +57,11 @@ export async function startBenchServer(
   prepareDatabase(databaseUrl);
   const url = `http://127.0.0.1:${port}`;
   const apiKey = `opl_bench_${randomBytes(24).toString("base64url")}`;
-  const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+  // OPLEDGER_BENCH_CPU_PROFILE=<dir>: the server writes a V8 CPU profile there when it stops (docs/benchmarks.md).
+  const profileDir = process.env.OPLEDGER_BENCH_CPU_PROFILE;
+  const profiling = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const nextBin = path.join("node_modules", "next", "dist", "bin", "next");
+  const child = spawn(process.execPath, [...profiling, nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
     stdio: ["ignore", "ignore", "pipe"],
     env: {
       ...process.env,

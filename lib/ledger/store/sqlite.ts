@@ -40,6 +40,79 @@ function executor(db: Database.Database): Executor {
   };
 }
 
+interface Queued {
+  work: (tx: LedgerTx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit: the transactions that queue up while one runs share the next BEGIN IMMEDIATE ... COMMIT, each inside
+ * its own savepoint, so one fsync makes a whole batch durable. A transaction that throws is rolled back to its
+ * savepoint and leaves the others alone; none is answered before the COMMIT, and if the COMMIT fails all of them fail.
+ * Within the batch they run one after another, as separate transactions would.
+ */
+class GroupCommit {
+  static readonly MAX_BATCH = 32;
+  readonly #queue: Queued[] = [];
+  #draining = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly tx: LedgerTx,
+    private readonly turns: Turns,
+  ) {}
+
+  run<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, GroupCommit.MAX_BATCH);
+        await this.turns.alone(() => this.#commit(batch));
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #commit(batch: Queued[]): Promise<void> {
+    const failAll = (error: unknown): void => {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      for (const queued of batch) queued.reject(error);
+    };
+    const answers: (() => void)[] = [];
+    try {
+      // IMMEDIATE takes the write lock at once: a transaction that reads first and writes later cannot lose its snapshot.
+      this.db.exec("BEGIN IMMEDIATE");
+      for (const queued of batch) {
+        this.db.exec("SAVEPOINT command");
+        try {
+          const value = await queued.work(this.tx);
+          this.db.exec("RELEASE command");
+          answers.push(() => queued.resolve(value));
+        } catch (error) {
+          // Some errors (a full disk, I/O) end the whole transaction: then nothing in the batch was written.
+          if (!this.db.inTransaction) return failAll(error);
+          this.db.exec("ROLLBACK TO command");
+          this.db.exec("RELEASE command");
+          answers.push(() => queued.reject(error));
+        }
+      }
+      this.db.exec("COMMIT");
+    } catch (error) {
+      return failAll(error);
+    }
+    for (const answer of answers) answer();
+  }
+}
+
 /**
  * Opens the store on a migrated SQLite file with the server's durability settings (the journal mode is the file's:
  * applySqliteSettings puts it in WAL when the server starts). Every use of the connection
@@ -54,20 +127,10 @@ export function openSqliteStore(file: string, turns: Turns, busyTimeoutMs: numbe
   const contracts = new ContractVersionCache();
   const reads = new SqlLedgerReads(x, codec, contracts);
   const tx: LedgerTx = new SqlLedgerTx(x, codec, contracts, { expiredLeaseSql: EXPIRED_LEASE_SQL, writesInWith: false });
+  const commits = new GroupCommit(db, tx, turns);
   return {
     ...storeReads(reads, (work) => turns.alone(work)),
-    transaction: (work) =>
-      turns.alone(async () => {
-        // IMMEDIATE takes the write lock at once: a transaction that reads first and writes later cannot lose its snapshot.
-        db.exec("BEGIN IMMEDIATE");
-        try {
-          const result = await work(tx);
-          db.exec("COMMIT");
-          return result;
-        } finally {
-          if (db.inTransaction) db.exec("ROLLBACK");
-        }
-      }),
+    transaction: (work) => commits.run(work),
     close: () => turns.alone(() => Promise.resolve(db.close())).then(() => undefined),
   };
 }

@@ -1,0 +1,99 @@
+// The ledger store on both engines: what it writes Prisma reads back unchanged, its transactions commit or roll back
+// whole (on SQLite several share one COMMIT), and a duplicate key is a UniqueViolation.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Operation } from "@/lib/generated/prisma/client";
+import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
+import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
+import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
+import { verifyAuditChain } from "../audit-chain";
+import { ledgerStore, UniqueViolation } from ".";
+
+let t: TestDb;
+beforeEach(async () => {
+  t = await createTestDb();
+  await withContract(t.client, "payments.charge", "IDEMPOTENT", { dependency: "payments-api" });
+});
+afterEach(async () => t.close());
+
+function draft(id: string, key: string): Operation {
+  return {
+    id, tool: "payments.charge", contractVersion: 1, effect: "IDEMPOTENT", idempotencyKey: key, argsJson: "{}", argsHash: "h",
+    runId: null, agentId: "a1", phase: "PLANNED", attempt: 0, evidence: "none", evidenceJson: null, providerId: null,
+    approvedAttempt: null, approvalRequestedBy: null, rejectionReason: null, lastError: null, firstDispatchedAt: null,
+    notBefore: new Date("2026-11-30T12:00:00.007Z"), leaseOwner: "w1", leaseExpiresAt: new Date("2026-12-01T00:00:00.999Z"),
+    fence: 1, version: 0, createdAt: T0, updatedAt: T0,
+  };
+}
+
+const plannedEvent = (id: string) => ({ subjectType: "operation" as const, subjectId: id, actor: agent, action: "operation.planned", toPhase: "PLANNED", at: T0 });
+
+describe("ledger store", () => {
+  it("writes rows Prisma reads back field for field, dates to the millisecond", async () => {
+    const op = draft("01STORE0000000000000000001", "k1");
+    await ledgerStore(t.client).transaction(async (tx) => {
+      await tx.insertOperation(op);
+      await tx.appendAudit([plannedEvent(op.id)]);
+    });
+    expect(await t.client.operation.findUniqueOrThrow({ where: { id: op.id } })).toEqual(op);
+    expect((await ledgerStore(t.client).operationContext(op.id))?.op).toEqual(op);
+  });
+
+  it("reads an operation with its breaker and current attempt in one query, as Prisma sees them", async () => {
+    const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
+    const planned = await ledgerStore(t.client).operationContext(id);
+    expect(planned?.attempt).toBeNull();
+    await dispatch(t.client, id, fence, at(1));
+    const rows = await ledgerStore(t.client).operationContext(id);
+    expect(rows?.attempt).toEqual(await t.client.attempt.findUniqueOrThrow({ where: { operationId_number: { operationId: id, number: 1 } } }));
+    expect(rows?.dependency).toEqual(await t.client.dependency.findUniqueOrThrow({ where: { name: "payments-api" } }));
+    expect(rows?.dependency?.probeInFlight).toBe(false);
+    expect(await ledgerStore(t.client).contractHead("payments.charge")).toEqual({ version: 1, dependency: rows?.dependency });
+    expect(await ledgerStore(t.client).contractHead("no.such.tool")).toBeNull();
+  });
+
+  it("commits each of many concurrent transactions or none of one that throws, and keeps the audit chain whole", async () => {
+    const store = ledgerStore(t.client);
+    const results = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, n) =>
+        store.transaction(async (tx) => {
+          const op = draft(`01STORE00000000000000000${String(n).padStart(2, "0")}`, `k${n}`);
+          await tx.insertOperation(op);
+          await tx.appendAudit([plannedEvent(op.id)]);
+          if (n % 5 === 0) throw new Error(`command ${n} failed after writing`);
+          return n;
+        }),
+      ),
+    );
+    const failed = results.flatMap((r, n) => (r.status === "rejected" ? [n] : []));
+    expect(failed).toEqual([0, 5, 10, 15, 20]);
+    const stored = await t.client.operation.findMany({ select: { idempotencyKey: true } });
+    expect(stored.map((r) => r.idempotencyKey).sort()).toEqual(
+      Array.from({ length: 24 }, (_, n) => n).filter((n) => n % 5 !== 0).map((n) => `k${n}`).sort(),
+    );
+    const report = await verifyAuditChain(t.client);
+    expect(report.problems).toEqual([]);
+    expect(await t.client.auditEvent.count({ where: { action: "operation.planned" } })).toBe(19);
+  });
+
+  it("answers a duplicate key with UniqueViolation and writes nothing of that transaction", async () => {
+    const store = ledgerStore(t.client);
+    await store.transaction((tx) => tx.insertOperation(draft("01STORE0000000000000000001", "k1")));
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.appendAudit([plannedEvent("01STORE0000000000000000002")]);
+        await tx.insertOperation(draft("01STORE0000000000000000002", "k1"));
+      }),
+    ).rejects.toBeInstanceOf(UniqueViolation);
+    expect(await t.client.operation.count()).toBe(1);
+    expect(await t.client.auditEvent.count({ where: { subjectId: "01STORE0000000000000000002" } })).toBe(0);
+  });
+
+  it("writes a conditional update only at the version it names", async () => {
+    const store = ledgerStore(t.client);
+    const op = draft("01STORE0000000000000000001", "k1");
+    await store.transaction((tx) => tx.insertOperation(op));
+    expect(await store.transaction((tx) => tx.updateOperation(op.id, 1, { leaseOwner: "w2" }))).toBe(false);
+    expect(await store.transaction((tx) => tx.updateOperation(op.id, 0, { leaseOwner: "w2", version: 1, leaseExpiresAt: null }))).toBe(true);
+    expect(await t.client.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({ leaseOwner: "w2", version: 1, leaseExpiresAt: null });
+  });
+});
