@@ -66,12 +66,14 @@ class GroupCommit {
   run<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#draining) void this.#drain();
+      if (this.#draining) return;
+      this.#draining = true;
+      // Wait for the requests whose I/O is already in: those that reach their transaction now join this batch.
+      setImmediate(() => void this.#drain());
     });
   }
 
   async #drain(): Promise<void> {
-    this.#draining = true;
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, GroupCommit.MAX_BATCH);
