@@ -69,11 +69,11 @@ async function run(client: Db, command: string, values: Record<string, string | 
       const report = await verifyAuditChain(client);
       const before = report.unchained > 0 ? ` (and ${report.unchained} older events written before the chain began)` : "";
       if (report.ok) {
-        console.log(`audit chains intact: ${report.chained} events in ${report.heads.length} chains${before}; anchor ${report.anchor}`);
-        console.log("Keep the anchor somewhere else (a ticket, a log store): it proves later that nothing before it changed.");
+        console.log(`audit chain intact: ${report.chained} events${before}; head ${report.head.seq} ${report.head.hash}`);
+        console.log("Keep the head hash somewhere else (a ticket, a log store): it proves later that nothing before it changed.");
         return;
       }
-      console.error(`audit chains BROKEN: ${report.chained} chained events${before}`);
+      console.error(`audit chain BROKEN: ${report.chained} chained events${before}`);
       for (const problem of report.problems) console.error(`  - ${problem}`);
       process.exitCode = 1;
       return;

@@ -1,7 +1,7 @@
 // Audit records: appended in the same transaction as the change they explain, each one linked into the hash chain.
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "./actor";
-import { auditChainOf, eventHash } from "./audit-chain";
+import { eventHash } from "./audit-chain";
 import { newId } from "./ids";
 
 export type AuditSubject = "operation" | "contract" | "dependency" | "user" | "api_key";
@@ -21,35 +21,28 @@ export interface AuditInput {
 /**
  * Appends the events to the audit log inside the caller's Prisma transaction (operation commands append through
  * their store, lib/ledger/store, with chainAuditEvents). Call it last in the transaction: moving the
- * head of the events' chain locks it (a row lock on PostgreSQL, the write lock on SQLite) until the transaction ends,
- * so appends to one chain are serialized and it never forks.
+ * chain's head locks it (a row lock on PostgreSQL, the write lock on SQLite) until the transaction ends, so audit
+ * appends are serialized and the chain never forks.
  */
 export async function appendAudit(tx: Prisma.TransactionClient, inputs: AuditInput[]): Promise<void> {
   if (inputs.length === 0) return;
-  const chain = auditChainFor(inputs);
   // The update returns the new seq and the head's hash as it was: the previous event's.
-  const head = await tx.auditChain.update({ where: { id: chain }, data: { seq: { increment: inputs.length } } });
-  const { rows, hash } = chainAuditEvents(chain, head, inputs);
+  const head = await tx.auditChain.update({ where: { id: 1 }, data: { seq: { increment: inputs.length } } });
+  const { rows, hash } = chainAuditEvents(head, inputs);
   await tx.auditEvent.createMany({ data: rows });
-  await tx.auditChain.update({ where: { id: chain }, data: { hash } });
-}
-
-/** The chain one append goes to: its first event's subject's (an append is one command's events, nearly always one subject's). */
-export function auditChainFor(inputs: AuditInput[]): number {
-  const first = inputs[0];
-  return first ? auditChainOf(first.subjectType, first.subjectId) : 1;
+  await tx.auditChain.update({ where: { id: 1 }, data: { hash } });
 }
 
 /**
- * The rows of the events, numbered and hashed onto `chain`. `head` is the chain's head just after it was moved by
+ * The rows of the events, numbered and hashed onto the chain. `head` is the chain's head just after it was moved by
  * `inputs.length`: its seq is the last event's, its hash still the previous event's. Returns the new head hash.
  */
-export function chainAuditEvents(chain: number, head: { seq: number; hash: string }, inputs: AuditInput[]) {
+export function chainAuditEvents(head: { seq: number; hash: string }, inputs: AuditInput[]) {
   let seq = head.seq - inputs.length;
   let hash = head.hash;
   const rows = inputs.map((input) => {
     seq += 1;
-    const row = { ...auditRow(input), chain, seq };
+    const row = { ...auditRow(input), seq };
     hash = eventHash(hash, row);
     return { ...row, hash };
   });

@@ -1,6 +1,6 @@
 // The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
 import { Prisma, type ApiKey, type Attempt, type ContractVersion, type Dependency, type Operation } from "@/lib/generated/prisma/client";
-import { auditChainFor, chainAuditEvents, type AuditInput } from "../audit";
+import { chainAuditEvents, type AuditInput } from "../audit";
 import type { AttemptChanges, ContractHead, DependencyChanges, LedgerReads, LedgerTx, OperationColumns, OperationRows } from "./types";
 
 export type Row = Record<string, unknown>;
@@ -91,8 +91,8 @@ export const SELECT = {
   apiKeyByHash: `SELECT * FROM "ApiKey" WHERE "hash" = ?`,
 } as const;
 
-const MOVE_AUDIT_HEAD = `UPDATE "AuditChain" SET "seq" = "seq" + ? WHERE "id" = ? RETURNING "seq", "hash"`;
-const SET_AUDIT_HEAD_HASH = `UPDATE "AuditChain" SET "hash" = ? WHERE "id" = ?`;
+const MOVE_AUDIT_HEAD = `UPDATE "AuditChain" SET "seq" = "seq" + ? WHERE "id" = 1 RETURNING "seq", "hash"`;
+const SET_AUDIT_HEAD_HASH = `UPDATE "AuditChain" SET "hash" = ? WHERE "id" = 1`;
 
 /** Contract versions never change once written (an edit is a new version): each store keeps the ones it has read. */
 export class ContractVersionCache {
@@ -238,19 +238,18 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
 
   async appendAudit(inputs: AuditInput[]): Promise<void> {
     if (inputs.length === 0) return;
-    const chain = auditChainFor(inputs);
-    const [head] = await this.x.rows(MOVE_AUDIT_HEAD, [inputs.length, chain]);
-    if (!head) throw new Error(`Audit chain ${chain} has no head row; the database is not migrated.`);
-    const { rows, hash } = chainAuditEvents(chain, { seq: Number(head.seq), hash: String(head.hash) }, inputs);
+    const [head] = await this.x.rows(MOVE_AUDIT_HEAD, [inputs.length]);
+    if (!head) throw new Error("The audit chain has no head row; the database is not migrated.");
+    const { rows, hash } = chainAuditEvents({ seq: Number(head.seq), hash: String(head.hash) }, inputs);
     const columns = Object.keys(rows[0] ?? {});
     const insert = insertSql(AUDIT_EVENT, columns, rows.length);
     const values = rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column])));
     if (this.dialect.writesInWith) {
-      await this.x.run(`WITH inserted AS (${insert}) ${SET_AUDIT_HEAD_HASH}`, [...values, hash, chain]);
+      await this.x.run(`WITH inserted AS (${insert}) ${SET_AUDIT_HEAD_HASH}`, [...values, hash]);
       return;
     }
     await this.x.run(insert, values);
-    await this.x.run(SET_AUDIT_HEAD_HASH, [hash, chain]);
+    await this.x.run(SET_AUDIT_HEAD_HASH, [hash]);
   }
 
   claimExpiredLease(now: Date): Promise<Operation | null> {
