@@ -23,8 +23,16 @@ export interface ChainedEvent {
 }
 
 export function eventHash(previousHash: string, event: ChainedEvent): string {
+  // The same bytes as JSON.stringify([seq, ...fields]): the seq is an integer, so "[" + seq + "," + the tail.
+  return createHash("sha256").update(previousHash).update(`\n[${event.seq},`).update(eventHashTail(event)).digest("hex");
+}
+
+/**
+ * The hashed JSON after the seq: `"id","subjectType",...,"createdAt"]`. PostgreSQL's opledger_append_audit hashes it
+ * behind the seq it assigns, so both engines chain the same bytes.
+ */
+export function eventHashTail(event: Omit<ChainedEvent, "seq">): string {
   const fields = [
-    event.seq,
     event.id,
     event.subjectType,
     event.subjectId,
@@ -38,7 +46,7 @@ export function eventHash(previousHash: string, event: ChainedEvent): string {
     event.data,
     event.createdAt.toISOString(),
   ];
-  return createHash("sha256").update(previousHash).update("\n").update(JSON.stringify(fields)).digest("hex");
+  return JSON.stringify(fields).slice(1);
 }
 
 export interface AuditChainReport {

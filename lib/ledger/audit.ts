@@ -49,7 +49,8 @@ export function chainAuditEvents(head: { seq: number; hash: string }, inputs: Au
   return { rows, hash };
 }
 
-function auditRow(input: AuditInput) {
+/** An event's row before it is chained (no seq, no hash). */
+export function auditRow(input: AuditInput) {
   return {
     id: newId(),
     subjectType: input.subjectType,

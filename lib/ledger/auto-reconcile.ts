@@ -8,7 +8,7 @@ import { loadContext } from "./operation-store";
 import { ledgerStore } from "./store";
 import { reconcileOperation } from "./reconcile";
 import { lookupEffect, reconcileSuggestion, type LookupEvidence, type ReconcileSettings } from "./provider-lookup";
-import { WriteConflict } from "./transaction";
+import { isWriteConflict } from "./transaction";
 
 /** The system, named for what it did, so the audit trail says a lookup and not a person reconciled. */
 export const AUTO_RECONCILER: Actor = { ...SYSTEM_ACTOR, label: "auto-reconcile (provider lookup)" };
@@ -186,7 +186,7 @@ export async function autoReconcile(
       else report.notApplied++;
     } catch (error) {
       // A person or another server settled it first.
-      if (error instanceof LedgerError || error instanceof WriteConflict) return;
+      if (error instanceof LedgerError || isWriteConflict(error)) return;
       throw error;
     }
   });

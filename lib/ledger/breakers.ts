@@ -50,7 +50,8 @@ export async function recordOnBreaker(
   const after = nextBreaker(before, event, breakerConfigOf(dependency), now.getTime());
   if (!breakerChanged(before, after)) return dependency;
   const data = { ...breakerData(after), version: dependency.version + 1, ...(event.type === "failure" ? { lastFailureAt: now } : {}) };
-  if (!(await tx.updateDependency(dependency.name, dependency.version, { ...data, updatedAt: now }))) throw new LedgerError("write_conflict", "The dependency's breaker changed meanwhile.");
+  const written = { ...data, updatedAt: now };
+  if (!(await tx.updateDependency(dependency.name, dependency.version, written))) throw new LedgerError("write_conflict", "The dependency's breaker changed meanwhile.");
   if (before.state !== after.state) {
     await tx.appendAudit([
       {
@@ -64,5 +65,6 @@ export async function recordOnBreaker(
       },
     ]);
   }
-  return (await tx.dependency(dependency.name)) ?? dependency;
+  // The conditional update matched the version we read, so the row is what we read plus what we wrote.
+  return { ...dependency, ...written };
 }

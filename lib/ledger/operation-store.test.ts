@@ -6,6 +6,7 @@ import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
 import { putContract } from "./contracts";
 import { loadContext, writeOperation } from "./operation-store";
 import { ledgerStore } from "./store";
+import { WriteConflict } from "./transaction";
 
 let t: TestDb;
 beforeEach(async () => {
@@ -30,7 +31,7 @@ describe("writeOperation", () => {
     const { id } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
     const { op } = await loadContext(ledgerStore(t.client), id);
     await dispatch(t.client, id, op.fence, at(1));
-    await expect(ledgerStore(t.client).transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2)))).rejects.toThrow(/changed meanwhile/);
+    await expect(ledgerStore(t.client).transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2)))).rejects.toBeInstanceOf(WriteConflict);
     expect((await t.client.operation.findUniqueOrThrow({ where: { id } })).leaseOwner).toBe("w1");
   });
 });

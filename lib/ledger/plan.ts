@@ -10,7 +10,7 @@ import { newId, newIdempotencyKey } from "./ids";
 import { claimLease, leaseClaimAudit } from "./lease";
 import { loadContext } from "./operation-store";
 import { gateInput, operationView, type OperationView } from "./operation-view";
-import { ledgerStore, UniqueViolation, type LedgerStore } from "./store";
+import { isUniqueViolation, ledgerStore, type LedgerStore } from "./store";
 import { withWriteRetry } from "./transaction";
 
 export interface PlanInput {
@@ -135,7 +135,7 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
     );
     return { operation: operationView(draft, contract, dependency, now), created: true };
   } catch (error) {
-    if (!(error instanceof UniqueViolation) || !input.idempotencyKey) throw error;
+    if (!isUniqueViolation(error) || !input.idempotencyKey) throw error;
     // A concurrent request planned the same (tool, key) first: answer as its replay.
     const winner = await store.operationByKey(input.tool, input.idempotencyKey);
     if (!winner) throw error;

@@ -6,7 +6,7 @@ import { recordOnBreaker } from "./breakers";
 import { LedgerError } from "./errors";
 import { writeOperation, type Tx } from "./operation-store";
 import { ledgerStore } from "./store";
-import { WriteConflict } from "./transaction";
+import { isWriteConflict } from "./transaction";
 
 const BATCH = 100;
 
@@ -37,7 +37,7 @@ async function moveToUnknown(tx: Tx, op: Operation, now: Date): Promise<void> {
 
 /** Lost a race (the operation, or its dependency's breaker, changed meanwhile): leave the row for the next pass. */
 function lostRace(error: unknown): boolean {
-  return error instanceof WriteConflict || (error instanceof LedgerError && error.code === "write_conflict");
+  return isWriteConflict(error) || (error instanceof LedgerError && error.code === "write_conflict");
 }
 
 /**

@@ -9,6 +9,14 @@ export class WriteConflict extends Error {
 }
 
 /**
+ * Recognised by name, not instanceof: a production build may bundle this module twice (the server's start-up code
+ * and a route), and the ledger store raises the class of the copy that opened it.
+ */
+export function isWriteConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === "WriteConflict";
+}
+
+/**
  * SQLite kept its lock past busy_timeout (the adapter reports SQLITE_BUSY as P1008 "Operation has timed out", or as
  * a bare driver error at COMMIT), or this process's transactions queued past Prisma's maxWait (P2028).
  */
@@ -24,7 +32,7 @@ function isBusy(error: Error): boolean {
 type Retry = "conflict" | "busy" | null;
 
 function retryKind(error: unknown): Retry {
-  if (error instanceof WriteConflict) return "conflict";
+  if (isWriteConflict(error)) return "conflict";
   if (!(error instanceof Error)) return null;
   if (isBusy(error)) return "busy";
   // P2034: write conflict or deadlock (PostgreSQL).

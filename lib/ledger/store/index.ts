@@ -36,4 +36,4 @@ export function ledgerStore(client: Db): LedgerStore {
 }
 
 export type { LedgerReads, LedgerStore, LedgerTx } from "./types";
-export { UniqueViolation } from "./types";
+export { isUniqueViolation, UniqueViolation } from "./types";

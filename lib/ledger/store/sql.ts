@@ -21,16 +21,16 @@ export interface ValueCodec {
   boolean(value: unknown): boolean;
 }
 
-interface Table {
+export interface Table {
   name: string;
   dates: readonly string[];
   booleans: readonly string[];
 }
 
-const OPERATION: Table = { name: "Operation", dates: ["firstDispatchedAt", "notBefore", "leaseExpiresAt", "createdAt", "updatedAt"], booleans: [] };
+export const OPERATION: Table = { name: "Operation", dates: ["firstDispatchedAt", "notBefore", "leaseExpiresAt", "createdAt", "updatedAt"], booleans: [] };
 const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"], booleans: [] };
-const DEPENDENCY: Table = { name: "Dependency", dates: ["openedAt", "lastFailureAt", "updatedAt"], booleans: ["probeInFlight"] };
-const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finishedAt"], booleans: [] };
+export const DEPENDENCY: Table = { name: "Dependency", dates: ["openedAt", "lastFailureAt", "updatedAt"], booleans: ["probeInFlight"] };
+export const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finishedAt"], booleans: [] };
 const API_KEY: Table = { name: "ApiKey", dates: ["createdAt", "lastUsedAt", "revokedAt"], booleans: [] };
 const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
 
@@ -89,6 +89,7 @@ export const SELECT = {
   dependency: `SELECT * FROM "Dependency" WHERE "name" = ?`,
   attempt: `SELECT * FROM "Attempt" WHERE "operationId" = ? AND "number" = ?`,
   apiKeyByHash: `SELECT * FROM "ApiKey" WHERE "hash" = ?`,
+  oldestExpiredLease: `SELECT * FROM "Operation" WHERE "phase" = 'DISPATCHED' AND "leaseExpiresAt" < ? ORDER BY "leaseExpiresAt" LIMIT 1`,
 } as const;
 
 const MOVE_AUDIT_HEAD = `UPDATE "AuditChain" SET "seq" = "seq" + ? WHERE "id" = 1 RETURNING "seq", "hash"`;
@@ -168,6 +169,11 @@ export class SqlLedgerReads implements LedgerReads {
   apiKeyByHash(hash: string): Promise<ApiKey | null> {
     return this.one(API_KEY, SELECT.apiKeyByHash, [hash]);
   }
+
+  /** The DISPATCHED operation whose lease expired first, before `now`. */
+  protected oldestExpiredLease(now: Date): Promise<Operation | null> {
+    return this.one(OPERATION, SELECT.oldestExpiredLease, [now]);
+  }
 }
 
 /** The reads of a store, each one run through `around` (SQLite waits for its connection's turn). */
@@ -184,56 +190,51 @@ export function storeReads(reads: SqlLedgerReads, around: <T>(work: () => Promis
   };
 }
 
-/** How an engine's statements differ. */
-export interface Dialect {
-  /** The statement of claimExpiredLease (PostgreSQL adds FOR UPDATE SKIP LOCKED). */
-  expiredLeaseSql: string;
-  /** Whether an INSERT may run inside WITH of an UPDATE (PostgreSQL): the audit append then takes one round trip less. */
-  writesInWith: boolean;
+/** One statement with its values in the engine's representation. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
 }
 
-/** The writes, on an executor that is inside a transaction. */
+export function insertStatement(codec: ValueCodec, table: Table, row: object): Statement {
+  const entries = Object.entries(row);
+  return { sql: insertSql(table, entries.map(([column]) => column)), params: entries.map(([, value]) => codec.toDb(value)) };
+}
+
+/** UPDATE ... WHERE the key columns match. */
+export function updateStatement(codec: ValueCodec, table: Table, changes: object, where: Row): Statement {
+  const set = defined(changes as Row);
+  const keys = Object.entries(where);
+  return {
+    sql: `UPDATE ${q(table.name)} SET ${set.map(([column]) => `${q(column)} = ?`).join(", ")} WHERE ${keys.map(([column]) => `${q(column)} = ?`).join(" AND ")}`,
+    params: [...set, ...keys].map(([, value]) => codec.toDb(value)),
+  };
+}
+
+/** The writes inside a transaction, one statement each (SQLite). */
 export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
-  constructor(
-    x: Executor,
-    codec: ValueCodec,
-    contracts: ContractVersionCache,
-    private readonly dialect: Dialect,
-  ) {
-    super(x, codec, contracts);
+  private async write({ sql, params }: Statement): Promise<number> {
+    return this.x.run(sql, params);
   }
 
-  private async insert(table: Table, row: Row): Promise<void> {
-    const entries = Object.entries(row);
-    await this.x.run(insertSql(table, entries.map(([column]) => column)), entries.map(([, value]) => this.codec.toDb(value)));
-  }
-
-  /** UPDATE ... WHERE the key columns match; returns how many rows changed. */
-  private update(table: Table, changes: Row, where: Row): Promise<number> {
-    const set = defined(changes);
-    const keys = Object.entries(where);
-    const sql = `UPDATE ${q(table.name)} SET ${set.map(([column]) => `${q(column)} = ?`).join(", ")} WHERE ${keys.map(([column]) => `${q(column)} = ?`).join(" AND ")}`;
-    return this.x.run(sql, [...set, ...keys].map(([, value]) => this.codec.toDb(value)));
-  }
-
-  insertOperation(op: Operation): Promise<void> {
-    return this.insert(OPERATION, op);
+  async insertOperation(op: Operation): Promise<void> {
+    await this.write(insertStatement(this.codec, OPERATION, op));
   }
 
   async updateOperation(id: string, version: number, columns: OperationColumns): Promise<boolean> {
-    return (await this.update(OPERATION, columns, { id, version })) === 1;
+    return (await this.write(updateStatement(this.codec, OPERATION, columns, { id, version }))) === 1;
   }
 
-  insertAttempt(row: Attempt): Promise<void> {
-    return this.insert(ATTEMPT, row);
+  async insertAttempt(row: Attempt): Promise<void> {
+    await this.write(insertStatement(this.codec, ATTEMPT, row));
   }
 
   async updateAttempt(id: string, changes: AttemptChanges): Promise<void> {
-    await this.update(ATTEMPT, changes, { id });
+    await this.write(updateStatement(this.codec, ATTEMPT, changes, { id }));
   }
 
   async updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean> {
-    return (await this.update(DEPENDENCY, changes, { name, version })) === 1;
+    return (await this.write(updateStatement(this.codec, DEPENDENCY, changes, { name, version }))) === 1;
   }
 
   async appendAudit(inputs: AuditInput[]): Promise<void> {
@@ -242,20 +243,14 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
     if (!head) throw new Error("The audit chain has no head row; the database is not migrated.");
     const { rows, hash } = chainAuditEvents({ seq: Number(head.seq), hash: String(head.hash) }, inputs);
     const columns = Object.keys(rows[0] ?? {});
-    const insert = insertSql(AUDIT_EVENT, columns, rows.length);
-    const values = rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column])));
-    if (this.dialect.writesInWith) {
-      await this.x.run(`WITH inserted AS (${insert}) ${SET_AUDIT_HEAD_HASH}`, [...values, hash]);
-      return;
-    }
-    await this.x.run(insert, values);
+    await this.x.run(
+      insertSql(AUDIT_EVENT, columns, rows.length),
+      rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column]))),
+    );
     await this.x.run(SET_AUDIT_HEAD_HASH, [hash]);
   }
 
   claimExpiredLease(now: Date): Promise<Operation | null> {
-    return this.one(OPERATION, this.dialect.expiredLeaseSql, [now]);
+    return this.oldestExpiredLease(now);
   }
 }
-
-/** The portable part of claimExpiredLease's statement. */
-export const EXPIRED_LEASE_SQL = `SELECT * FROM "Operation" WHERE "phase" = 'DISPATCHED' AND "leaseExpiresAt" < ? ORDER BY "leaseExpiresAt" LIMIT 1`;

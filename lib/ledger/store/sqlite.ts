@@ -1,7 +1,7 @@
 // The ledger store on SQLite: its own better-sqlite3 connection, taking turns with Prisma's connection to the same file.
 import Database from "better-sqlite3";
 import type { Turns } from "@/lib/sqlite-connection-guard";
-import { ContractVersionCache, EXPIRED_LEASE_SQL, SqlLedgerReads, SqlLedgerTx, storeReads, type Executor, type ValueCodec } from "./sql";
+import { ContractVersionCache, SqlLedgerReads, SqlLedgerTx, storeReads, type Executor, type ValueCodec } from "./sql";
 import { UniqueViolation, type LedgerStore, type LedgerTx } from "./types";
 
 /** DateTime as Prisma's SQLite adapter writes it (ISO 8601 with +00:00), so both write the same text and it sorts. */
@@ -128,7 +128,7 @@ export function openSqliteStore(file: string, turns: Turns, busyTimeoutMs: numbe
   const x = executor(db);
   const contracts = new ContractVersionCache();
   const reads = new SqlLedgerReads(x, codec, contracts);
-  const tx: LedgerTx = new SqlLedgerTx(x, codec, contracts, { expiredLeaseSql: EXPIRED_LEASE_SQL, writesInWith: false });
+  const tx: LedgerTx = new SqlLedgerTx(x, codec, contracts);
   const commits = new GroupCommit(db, tx, turns);
   return {
     ...storeReads(reads, (work) => turns.alone(work)),

@@ -6,6 +6,7 @@ import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
 import { verifyAuditChain } from "../audit-chain";
+import { WriteConflict } from "../transaction";
 import { ledgerStore, UniqueViolation } from ".";
 
 let t: TestDb;
@@ -92,7 +93,13 @@ describe("ledger store", () => {
     const store = ledgerStore(t.client);
     const op = draft("01STORE0000000000000000001", "k1");
     await store.transaction((tx) => tx.insertOperation(op));
-    expect(await store.transaction((tx) => tx.updateOperation(op.id, 1, { leaseOwner: "w2" }))).toBe(false);
+    // As writeOperation uses it: SQLite answers false at once, PostgreSQL refuses the whole command when it is sent.
+    const stale = store.transaction(async (tx) => {
+      await tx.appendAudit([plannedEvent(op.id)]);
+      if (!(await tx.updateOperation(op.id, 1, { leaseOwner: "w2" }))) throw new WriteConflict("moved");
+    });
+    await expect(stale).rejects.toBeInstanceOf(WriteConflict);
+    expect(await t.client.auditEvent.count({ where: { subjectId: op.id } })).toBe(0);
     expect(await store.transaction((tx) => tx.updateOperation(op.id, 0, { leaseOwner: "w2", version: 1, leaseExpiresAt: null }))).toBe(true);
     expect(await t.client.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({ leaseOwner: "w2", version: 1, leaseExpiresAt: null });
   });

@@ -38,23 +38,29 @@ export type OperationColumns = Partial<Omit<Operation, "id">>;
 export interface LedgerTx extends LedgerReads {
   /** Throws UniqueViolation when (tool, idempotencyKey) or the id is taken. */
   insertOperation(op: Operation): Promise<void>;
-  /** Writes the columns only if the row is still at `version`; false when it is not (someone else wrote first). */
+  /**
+   * Writes the columns only if the row is still at `version`. When it is not (someone else wrote first): false on
+   * SQLite; on PostgreSQL, whose writes are sent together at the end, the transaction fails with WriteConflict.
+   */
   updateOperation(id: string, version: number, columns: OperationColumns): Promise<boolean>;
   insertAttempt(row: Attempt): Promise<void>;
   updateAttempt(id: string, changes: AttemptChanges): Promise<void>;
-  /** Writes the breaker only if the dependency is still at `version`; false when it is not. */
+  /** Writes the breaker only if the dependency is still at `version`; when it is not, as updateOperation. */
   updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean>;
   /** Appends the events to the audit hash chain (lib/ledger/audit.ts has the rules). */
   appendAudit(inputs: AuditInput[]): Promise<void>;
   /**
-   * The oldest DISPATCHED operation whose lease expired before `now`, locked for this transaction and skipped by
-   * concurrent callers (PostgreSQL); on SQLite, where one writer runs at a time, simply the oldest.
+   * The oldest DISPATCHED operation whose lease expired before `now`. On SQLite the transaction holds the write lock,
+   * so nobody else moves it meanwhile; on PostgreSQL a concurrent sweep may, and then this command's write fails.
    */
   claimExpiredLease(now: Date): Promise<Operation | null>;
 }
 
 export interface LedgerStore extends LedgerReads {
-  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` as one transaction: all of its writes are made when it resolves, none when it throws. On SQLite a real
+   * transaction (several may share one COMMIT); on PostgreSQL the writes are sent as one statement at the end.
+   */
   transaction<T>(work: (tx: LedgerTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -62,4 +68,9 @@ export interface LedgerStore extends LedgerReads {
 /** A row with the same key (or id) exists already. */
 export class UniqueViolation extends Error {
   override name = "UniqueViolation";
+}
+
+/** Recognised by name, not instanceof, for the reason isWriteConflict gives (lib/ledger/transaction.ts). */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && error.name === "UniqueViolation";
 }
