@@ -18,11 +18,28 @@ export async function ledgerLifecycle(client: Db, agent: number, n: number): Pro
     new Date(),
   );
   const { fence } = await claimLease(client, operation.id, { workerId, leaseMs: LEASE_MS }, BENCH_ACTOR, new Date());
-  await dispatchOperation(client, operation.id, { fence }, BENCH_ACTOR, new Date());
+  await finishLifecycle(client, operation.id, fence);
+}
+
+/** The same lifecycle in three steps: the plan takes the lease (the claim extension, docs/api-extensions.md). */
+export async function ledgerLifecycleClaimOnPlan(client: Db, agent: number, n: number): Promise<void> {
+  const workerId = `bench-agent-${agent}`;
+  const { operation } = await planOperation(
+    client,
+    { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId, claim: { workerId, leaseMs: LEASE_MS } },
+    BENCH_ACTOR,
+    new Date(),
+  );
+  await finishLifecycle(client, operation.id, operation.fence);
+}
+
+/** Dispatch and a confirmed outcome with the lease's fence. */
+async function finishLifecycle(client: Db, id: string, fence: number): Promise<void> {
+  await dispatchOperation(client, id, { fence }, BENCH_ACTOR, new Date());
   const done = await reportOutcome(
     client,
-    operation.id,
-    { fence, result: "confirmed", providerId: `ch_${operation.id}` },
+    id,
+    { fence, result: "confirmed", providerId: `ch_${id}` },
     BENCH_ACTOR,
     new Date(),
   );

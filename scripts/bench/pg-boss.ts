@@ -1,7 +1,7 @@
 // Benchmark 4: the ledger's lifecycle on PostgreSQL beside pg-boss (send, fetch, complete) for the same number of jobs on the same server.
 import PgBoss from "pg-boss";
 import { createPgDatabase, databaseUrl, openLedger } from "./databases";
-import { ledgerLifecycle, runAgents, runCount } from "./ledger-lifecycle";
+import { ledgerLifecycle, ledgerLifecycleClaimOnPlan, runAgents, runCount } from "./ledger-lifecycle";
 import { benchPostgresUrl } from "./pg-server";
 import { prepareDatabase } from "../prepare-database";
 import type { BenchModule } from "./types";
@@ -45,6 +45,8 @@ export const benchmark: BenchModule = {
     const ledgerRates: number[] = [];
     const bossRates: number[] = [];
     const ratios: number[] = [];
+    const shortRates: number[] = [];
+    const shortRatios: number[] = [];
     let jobs = 0;
     try {
       await boss.start();
@@ -61,11 +63,16 @@ export const benchmark: BenchModule = {
           ledgerLifecycle(client, agent, round * 1_000_000 + n),
         );
         const bossSeconds = await runCount(AGENTS, jobs, (agent, n) => bossJob(boss, agent, round * 1_000_000 + n));
+        const shortSeconds = await runCount(AGENTS, jobs, (agent, n) =>
+          ledgerLifecycleClaimOnPlan(client, agent, round * 1_000_000 + 500_000 + n),
+        );
+        shortRates.push(jobs / shortSeconds);
+        shortRatios.push(bossSeconds / shortSeconds);
         ledgerRates.push(jobs / ledgerSeconds);
         bossRates.push(jobs / bossSeconds);
         ratios.push(bossSeconds / ledgerSeconds);
         log(
-          `round ${round}: ${jobs} jobs each; ledger ${(jobs / ledgerSeconds).toFixed(0)}/s, pg-boss ${(jobs / bossSeconds).toFixed(0)}/s, ratio ${(bossSeconds / ledgerSeconds).toFixed(2)}`,
+          `round ${round}: ${jobs} jobs each; ledger ${(jobs / ledgerSeconds).toFixed(0)}/s, pg-boss ${(jobs / bossSeconds).toFixed(0)}/s, ratio ${(bossSeconds / ledgerSeconds).toFixed(2)}; claim on plan ${(jobs / shortSeconds).toFixed(0)}/s, ratio ${(bossSeconds / shortSeconds).toFixed(2)}`,
         );
       }
     } finally {
@@ -79,6 +86,8 @@ export const benchmark: BenchModule = {
         { label: "ledger lifecycles/s (PostgreSQL)", unit: "1/s", rounds: ledgerRates },
         { label: "pg-boss jobs/s (send, fetch, complete)", unit: "1/s", rounds: bossRates },
         { label: "ledger / pg-boss", unit: "ratio", rounds: ratios },
+        { label: "ledger, claim on plan (3 steps), lifecycles/s", unit: "1/s", rounds: shortRates },
+        { label: "claim on plan / pg-boss", unit: "ratio", rounds: shortRatios },
       ],
       targets: [
         {
@@ -97,7 +106,7 @@ export const benchmark: BenchModule = {
         pgBoss:
           "pg-boss 10.4.2 (the last release for Node 20), its own database, supervise and schedule off, default queue policy",
         ledger:
-          "planOperation, claimLease (fence), dispatchOperation, reportOutcome confirmed, called in-process through the PostgreSQL adapter",
+          "planOperation, claimLease (fence), dispatchOperation, reportOutcome confirmed, called in-process on the ledger store's pg pool; claim on plan: planOperation with claim, then dispatch and outcome",
       },
     };
   },
