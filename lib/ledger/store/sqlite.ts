@@ -16,7 +16,7 @@ const codec: ValueCodec = {
   boolean: (value) => value === 1 || value === true || value === "1",
 };
 
-function isUniqueViolation(error: unknown): boolean {
+function isSqliteUniqueError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
@@ -34,7 +34,7 @@ function executor(db: Database.Database): Executor {
       try {
         return Promise.resolve(statement(sql).run(...params).changes);
       } catch (error) {
-        return Promise.reject(isUniqueViolation(error) ? new UniqueViolation((error as Error).message, { cause: error }) : (error as Error));
+        return Promise.reject(isSqliteUniqueError(error) ? new UniqueViolation((error as Error).message, { cause: error }) : (error as Error));
       }
     },
   };
