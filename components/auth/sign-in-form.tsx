@@ -2,6 +2,7 @@
 // The sign-in form: email and password through next-auth's credentials provider, and single sign-on when configured.
 import { signIn } from "next-auth/react";
 import { useRef, useState, type FormEvent } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { signInErrorMessage, UNREACHABLE_MESSAGE } from "./sign-in-messages";
 
 export interface SignInFormProps {
@@ -27,6 +28,8 @@ export function SignInForm({ callbackUrl, sso, initialError }: SignInFormProps) 
   const [pending, setPending] = useState<Pending>(null);
   const [error, setError] = useState<string | null>(initialError ? signInErrorMessage(initialError) : null);
   const passwordRef = useRef<HTMLInputElement>(null);
+  // Before hydration a submit would be the browser's own: a GET with the password in the address. So no submit until then.
+  const hydrated = useHydrated();
 
   function failed(message: string) {
     setError(message);
@@ -83,7 +86,7 @@ export function SignInForm({ callbackUrl, sso, initialError }: SignInFormProps) 
         ) : null}
       </div>
 
-      <form onSubmit={(event) => void submit(event)} aria-busy={pending === "password"} className="flex flex-col gap-4">
+      <form method="post" onSubmit={(event) => void submit(event)} aria-busy={pending === "password"} className="flex flex-col gap-4">
         <div className="flex flex-col gap-1">
           <label htmlFor="signin-email" className="font-medium text-ink">
             Email
@@ -117,7 +120,7 @@ export function SignInForm({ callbackUrl, sso, initialError }: SignInFormProps) 
         </div>
         <button
           type="submit"
-          disabled={busy}
+          disabled={busy || !hydrated}
           className="mt-1 rounded-md bg-ink px-3 py-2 font-medium text-surface hover:bg-ink/85 disabled:cursor-progress disabled:opacity-70"
         >
           {pending === "password" ? "Signing in…" : "Sign in"}

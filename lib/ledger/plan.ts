@@ -10,7 +10,7 @@ import { newId, newIdempotencyKey } from "./ids";
 import { claimLease, leaseClaimAudit } from "./lease";
 import { loadContext } from "./operation-store";
 import { gateInput, operationView, type OperationView } from "./operation-view";
-import { isUniqueViolation, ledgerStore, type LedgerStore } from "./store";
+import { isUniqueViolation, ledgerStore, type LedgerReads } from "./store";
 import { withWriteRetry } from "./transaction";
 
 export interface PlanInput {
@@ -29,7 +29,7 @@ export interface PlanResult {
 }
 
 /** The tool's current contract version and its dependency's breaker. */
-async function currentContract(store: LedgerStore, tool: string): Promise<{ contract: ContractVersion; dependency: Dependency | null }> {
+async function currentContract(store: LedgerReads, tool: string): Promise<{ contract: ContractVersion; dependency: Dependency | null }> {
   const head = await store.contractHead(tool);
   const contract = head ? await store.contractVersion(tool, head.version) : null;
   if (!head || !contract) {
@@ -65,29 +65,57 @@ async function existingPlan(client: Db, existing: Operation, input: PlanInput, a
   return { operation: operationView(ctx.op, ctx.contract, ctx.dependency, now), created: false };
 }
 
+type Planned = { existing: Operation } | { created: OperationView };
+
 export async function planOperation(client: Db, input: PlanInput, actor: Actor, now: Date): Promise<PlanResult> {
   const store = ledgerStore(client);
-  const { contract, dependency } = await currentContract(store, input.tool);
-  if (contract.idempotencyKey === "required" && !input.idempotencyKey) {
-    throw new LedgerError(
-      "idempotency_key_required",
-      `The contract of ${input.tool} requires an idempotency key; send one that stays the same for every attempt of this call.`,
-    );
-  }
   const argsJson = canonicalJson(input.args);
   const argsHash = sha256(argsJson);
-  if (input.idempotencyKey) {
-    const existing = await store.operationByKey(input.tool, input.idempotencyKey);
-    if (existing) return existingPlan(client, existing, input, argsHash, actor, now);
+  try {
+    const planned = await withWriteRetry(() =>
+      store.transaction(async (tx): Promise<Planned> => {
+        const { contract, dependency } = await currentContract(tx, input.tool);
+        if (contract.idempotencyKey === "required" && !input.idempotencyKey) {
+          throw new LedgerError(
+            "idempotency_key_required",
+            `The contract of ${input.tool} requires an idempotency key; send one that stays the same for every attempt of this call.`,
+          );
+        }
+        const existing = input.idempotencyKey ? await tx.operationByKey(input.tool, input.idempotencyKey) : null;
+        if (existing) return { existing };
+        const { draft, audit } = draftOf(input, contract, dependency, { argsJson, argsHash }, actor, now);
+        await tx.insertOperation(draft);
+        await tx.appendAudit(audit);
+        return { created: operationView(draft, contract, dependency, now) };
+      }),
+    );
+    if ("existing" in planned) return existingPlan(client, planned.existing, input, argsHash, actor, now);
+    return { operation: planned.created, created: true };
+  } catch (error) {
+    if (!isUniqueViolation(error) || !input.idempotencyKey) throw error;
+    // A concurrent request planned the same (tool, key) first: answer as its replay.
+    const winner = await store.operationByKey(input.tool, input.idempotencyKey);
+    if (!winner) throw error;
+    return existingPlan(client, winner, input, argsHash, actor, now);
   }
+}
+
+/** The new operation's row and its audit records: planned, sent for approval if its contract says so, claimed if asked. */
+function draftOf(
+  input: PlanInput,
+  contract: ContractVersion,
+  dependency: Dependency | null,
+  args: { argsJson: string; argsHash: string },
+  actor: Actor,
+  now: Date,
+): { draft: Operation; audit: AuditInput[] } {
   const draft: Operation = {
     id: newId(),
     tool: input.tool,
     contractVersion: contract.version,
     effect: contract.effect,
     idempotencyKey: input.idempotencyKey ?? newIdempotencyKey(),
-    argsJson,
-    argsHash,
+    ...args,
     runId: input.runId ?? null,
     agentId: input.agentId ?? null,
     phase: "PLANNED",
@@ -126,19 +154,5 @@ export async function planOperation(client: Db, input: PlanInput, actor: Actor, 
     draft.leaseOwner = input.claim.workerId;
     draft.leaseExpiresAt = new Date(now.getTime() + input.claim.leaseMs);
   }
-  try {
-    await withWriteRetry(() =>
-      store.transaction(async (tx) => {
-        await tx.insertOperation(draft);
-        await tx.appendAudit(audit);
-      }),
-    );
-    return { operation: operationView(draft, contract, dependency, now), created: true };
-  } catch (error) {
-    if (!isUniqueViolation(error) || !input.idempotencyKey) throw error;
-    // A concurrent request planned the same (tool, key) first: answer as its replay.
-    const winner = await store.operationByKey(input.tool, input.idempotencyKey);
-    if (!winner) throw error;
-    return existingPlan(client, winner, input, argsHash, actor, now);
-  }
+  return { draft, audit };
 }

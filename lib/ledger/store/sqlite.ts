@@ -77,7 +77,8 @@ class GroupCommit {
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, GroupCommit.MAX_BATCH);
-        await this.turns.alone(() => this.#commit(batch));
+        // Should even the ROLLBACK fail, nobody in the batch is left waiting (settling twice changes nothing).
+        await this.turns.alone(() => this.#commit(batch)).catch((error: unknown) => batch.forEach((queued) => queued.reject(error)));
       }
     } finally {
       this.#draining = false;

@@ -1,0 +1,61 @@
+// Two instances on one database: what one instance remembers of an operation (PostgreSQL's store remembers the rows
+// its last command saw) never decides a command after the other instance moved the operation, its breaker or its
+// contract. On SQLite the store remembers nothing; the same answers are expected.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createDb, type Db } from "@/lib/db";
+import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
+import { agent, alice, at, contractFor, T0, withContract } from "@/tests/helpers/ledger-fixtures";
+import { codeOf, dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
+import { rejectOperation } from "../approval";
+import { putContract } from "../contracts";
+import { forceBreaker } from "../dependencies";
+import { claimLease } from "../lease";
+import { planOperation } from "../plan";
+
+let t: TestDb;
+/** The second instance: its own client, store and memory, on the same database. */
+let other: Db;
+beforeEach(async () => {
+  t = await createTestDb();
+  other = createDb(t.url, 2);
+  await withContract(t.client, "payments.charge", "IDEMPOTENT", { dependency: "payments-api" });
+});
+afterEach(async () => {
+  await other.$disconnect();
+  await t.close();
+});
+
+describe("an instance's memory of the rows it last saw", () => {
+  it("does not dispatch an operation the other instance rejected meanwhile", async () => {
+    const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
+    await rejectOperation(other, id, { reason: "wrong customer" }, alice, at(1));
+    expect(await codeOf(dispatch(t.client, id, fence, at(2)))).toBe("already_finished");
+    const stored = await t.client.operation.findUniqueOrThrow({ where: { id }, include: { attempts: true } });
+    expect([stored.phase, stored.attempts.length]).toEqual(["REJECTED", 0]);
+  });
+
+  it("sees a lease the other instance took over, and a breaker it opened", async () => {
+    const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0, "w1", 1_000);
+    const takeover = await claimLease(other, id, { workerId: "w2", leaseMs: 60_000 }, agent, at(2_000));
+    expect(await codeOf(dispatch(t.client, id, fence, at(2_001)))).toBe("stale_fence");
+    await forceBreaker(other, "payments-api", { state: "open", reason: "provider incident" }, alice, at(2_002));
+    expect(await codeOf(dispatch(t.client, id, takeover.fence, at(2_003)))).toBe("breaker_open");
+    expect(await t.client.attempt.count({ where: { operationId: id } })).toBe(0);
+  });
+
+  it("plans under a contract the other instance changed, at once", async () => {
+    await planOperation(t.client, { tool: "payments.charge", args: { n: 1 }, idempotencyKey: "k1" }, agent, T0);
+    await putContract(other, "payments.charge", contractFor("IDEMPOTENT", { dependency: "payments-api", approval: "required" }), alice, at(1));
+    const { operation } = await planOperation(t.client, { tool: "payments.charge", args: { n: 2 }, idempotencyKey: "k2" }, agent, at(2));
+    expect([operation.contractVersion, operation.phase]).toEqual([2, "AWAITING_APPROVAL"]);
+  });
+
+  it("refuses a resent outcome the other instance's report overtook, and records each attempt once", async () => {
+    const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
+    await dispatch(t.client, id, fence, at(1));
+    await outcome(other, id, { fence, result: "confirmed", providerId: "ch_1" }, at(2));
+    expect(await codeOf(outcome(t.client, id, { fence, result: "confirmed", providerId: "ch_2" }, at(3)))).toBe("not_dispatched");
+    const stored = await t.client.operation.findUniqueOrThrow({ where: { id }, include: { attempts: true } });
+    expect([stored.phase, stored.providerId, stored.attempts.map((a) => a.providerId)]).toEqual(["CONFIRMED", "ch_1", ["ch_1"]]);
+  });
+});
