@@ -54,7 +54,10 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
     const contract = version === null ? null : await this.contractVersion(tool, version);
     if (version !== null && contract) {
       const dependency = contract.dependency ? this.memory.recallDependency(contract.dependency) : null;
-      if (!contract.dependency || dependency) return { version, dependency };
+      if (!contract.dependency || dependency) {
+        this.memory.relyOnHead(tool, version);
+        return { version, dependency };
+      }
     }
     const head = await super.contractHead(tool);
     if (head) {

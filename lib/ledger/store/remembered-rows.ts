@@ -72,14 +72,14 @@ export class CommandMemory {
     return { entry, dependency };
   }
 
-  /** A tool's current contract version as remembered; recorded as relied on. */
+  /** A tool's current contract version as remembered (not yet relied on: see relyOnHead). */
   recallHead(tool: string): number | null {
-    if (this.fresh) return null;
-    const version = this.rows.heads.get(tool);
-    if (version === undefined) return null;
+    return this.fresh ? null : (this.rows.heads.get(tool) ?? null);
+  }
+
+  relyOnHead(tool: string, version: number): void {
     this.relied.heads.set(tool, version);
     this.#known.heads.set(tool, version);
-    return version;
   }
 
   recallDependency(name: string): Dependency | null {
