@@ -9,6 +9,7 @@ import { bodyOf, draftOf, formErrors, NEW_CONTRACT_DRAFT, type ContractDraft } f
 import { EFFECT_CHOICES, humanDuration, KEY_POLICY_CHOICES, RECONCILE_CHOICES, type Choice } from "./contract-words";
 import { FieldErrors, FieldHint, inputClass, linkClass, Notice } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 export interface ContractFormProps {
   mode: "create" | "edit";
@@ -38,6 +39,8 @@ export function ContractForm({ mode, initial, knownDependencies }: ContractFormP
   const [draft, setDraft] = useState<ContractDraft>(() => (initial ? draftOf(initial) : NEW_CONTRACT_DRAFT));
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, startTransition] = useTransition();
+  // A submit before hydration would be the browser's own (a GET of the whole form); it waits for the handlers.
+  const hydrated = useHydrated();
   const dependencyListId = useId();
 
   const errors = failure?.errors ?? {};
@@ -86,6 +89,7 @@ export function ContractForm({ mode, initial, knownDependencies }: ContractFormP
   return (
     <form
       ref={formRef}
+      method="post"
       onSubmit={submit}
       noValidate
       aria-describedby="contract-form-intro"
@@ -331,7 +335,7 @@ export function ContractForm({ mode, initial, knownDependencies }: ContractFormP
       </Section>
 
       <div className="sticky bottom-0 -mx-1 flex flex-wrap items-center gap-3 border-t border-line bg-surface px-1 py-3">
-        <button type="submit" disabled={pending} className={buttonClass("primary")}>
+        <button type="submit" disabled={pending || !hydrated} className={buttonClass("primary")}>
           {pending
             ? "Saving…"
             : mode === "edit" && initial
