@@ -87,7 +87,9 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
   }
 
   async insertAttempt(row: Attempt): Promise<void> {
-    await this.#add(`Attempt ${row.id}`, insertStatement(this.codec, ATTEMPT, row));
+    // All parts of the statement run even when the operation's conditional update matched nothing: an attempt a
+    // concurrent dispatch already numbered must then count as no row (a WriteConflict), not fail as a duplicate.
+    await this.#add(`Attempt ${row.id}`, insertStatement(this.codec, ATTEMPT, row, true));
     this.memory.insertedAttempt(row);
   }
 

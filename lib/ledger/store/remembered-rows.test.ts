@@ -50,6 +50,15 @@ describe("an instance's memory of the rows it last saw", () => {
     expect([operation.contractVersion, operation.phase]).toEqual([2, "AWAITING_APPROVAL"]);
   });
 
+  it("dispatches an operation sent to both instances at once exactly once, and refuses the other as the API says", async () => {
+    for (let n = 0; n < 6; n++) {
+      const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: { n }, idempotencyKey: `k${n}` }, T0);
+      const codes = await Promise.all([codeOf(dispatch(t.client, id, fence, at(1))), codeOf(dispatch(other, id, fence, at(1)))]);
+      expect(codes.sort()).toEqual(["in_flight", "resolved"]);
+      expect(await t.client.attempt.count({ where: { operationId: id } })).toBe(1);
+    }
+  });
+
   it("refuses a resent outcome the other instance's report overtook, and records each attempt once", async () => {
     const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
     await dispatch(t.client, id, fence, at(1));

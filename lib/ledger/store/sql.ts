@@ -196,9 +196,13 @@ export interface Statement {
   params: unknown[];
 }
 
-export function insertStatement(codec: ValueCodec, table: Table, row: object): Statement {
+/** `ifNew`: a row with the same key is left alone (the statement changes no row) instead of failing. */
+export function insertStatement(codec: ValueCodec, table: Table, row: object, ifNew = false): Statement {
   const entries = Object.entries(row);
-  return { sql: insertSql(table, entries.map(([column]) => column)), params: entries.map(([, value]) => codec.toDb(value)) };
+  return {
+    sql: `${insertSql(table, entries.map(([column]) => column))}${ifNew ? " ON CONFLICT DO NOTHING" : ""}`,
+    params: entries.map(([, value]) => codec.toDb(value)),
+  };
 }
 
 /** UPDATE ... WHERE the key columns match. */
