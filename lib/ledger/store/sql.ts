@@ -76,7 +76,6 @@ function defined(changes: Row): [string, unknown][] {
 }
 
 export const SELECT = {
-  operation: `SELECT * FROM "Operation" WHERE "id" = ?`,
   operationByKey: `SELECT * FROM "Operation" WHERE "tool" = ? AND "idempotencyKey" = ?`,
   contractHead: `SELECT t."currentVersion", ${aliased("d", Prisma.DependencyScalarFieldEnum)} FROM "ToolContract" t
     LEFT JOIN "ContractVersion" c ON c."tool" = t."tool" AND c."version" = t."currentVersion" ${DEPENDENCY_OF_CONTRACT}
@@ -127,10 +126,6 @@ export class SqlLedgerReads implements LedgerReads {
     return fromDb<T>(this.codec, table, row);
   }
 
-  operation(id: string): Promise<Operation | null> {
-    return this.one(OPERATION, SELECT.operation, [id]);
-  }
-
   operationByKey(tool: string, idempotencyKey: string): Promise<Operation | null> {
     return this.one(OPERATION, SELECT.operationByKey, [tool, idempotencyKey]);
   }
@@ -179,7 +174,6 @@ export class SqlLedgerReads implements LedgerReads {
 /** The reads of a store, each one run through `around` (SQLite waits for its connection's turn). */
 export function storeReads(reads: SqlLedgerReads, around: <T>(work: () => Promise<T>) => Promise<T>): LedgerReads {
   return {
-    operation: (id) => around(() => reads.operation(id)),
     operationByKey: (tool, key) => around(() => reads.operationByKey(tool, key)),
     contractHead: (tool) => around(() => reads.contractHead(tool)),
     operationContext: (id) => around(() => reads.operationContext(id)),

@@ -4,7 +4,6 @@ import type { AuditInput } from "../audit";
 
 /** The reads an operation command needs; outside a transaction each one sees the latest committed state. */
 export interface LedgerReads {
-  operation(id: string): Promise<Operation | null>;
   operationByKey(tool: string, idempotencyKey: string): Promise<Operation | null>;
   /** The version a tool's contract is at now and its dependency's breaker, in one query; null when the tool has no contract. */
   contractHead(tool: string): Promise<ContractHead | null>;
