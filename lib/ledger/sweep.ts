@@ -41,20 +41,19 @@ function lostRace(error: unknown): boolean {
 }
 
 /**
- * Returns how many operations this call moved; safe to run from several servers at once. Each transaction claims
- * the oldest expired lease: on PostgreSQL one nobody else holds (FOR UPDATE SKIP LOCKED), so sweeps on several
- * instances share the rows instead of racing for the same ones; on SQLite the transaction holds the write lock from
- * its start. The conditional update stays as the guard against a worker's report; a lost race rolls back and the row
- * is offered again on the next claim.
+ * Returns how many operations this call moved; safe to run from several servers at once. Each step takes the oldest
+ * expired lease and moves it with a write conditional on the version it read: on SQLite the transaction holds the
+ * write lock from its start; on PostgreSQL two sweeps may pick the same row, one wins and the other's write fails
+ * and it moves on. The same condition guards against a worker reporting at that moment.
  */
 export async function recoverExpiredLeases(client: Db, now: Date): Promise<number> {
   const store = ledgerStore(client);
   let recovered = 0;
-  for (let claim = 0; claim < BATCH; claim++) {
+  for (let step = 0; step < BATCH; step++) {
     let found = false;
     try {
       await store.transaction(async (tx) => {
-        const op = await tx.claimExpiredLease(now);
+        const op = await tx.oldestExpiredLease(now);
         if (!op) return;
         found = true;
         await moveToUnknown(tx, op, now);

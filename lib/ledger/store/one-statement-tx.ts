@@ -109,11 +109,6 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
     return Promise.resolve();
   }
 
-  /** Not locked: a concurrent sweep that moved the same operation first makes this command's write fail its version. */
-  claimExpiredLease(now: Date): Promise<Operation | null> {
-    return this.oldestExpiredLease(now);
-  }
-
   /** Sends the collected writes, the checks of what came from memory, and the audit events, as one statement. */
   async flush(): Promise<void> {
     const parts = this.#writes.map((write, i) => `w${i} AS (${write.sql} RETURNING 1)`);

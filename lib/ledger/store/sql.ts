@@ -165,8 +165,8 @@ export class SqlLedgerReads implements LedgerReads {
     return this.one(API_KEY, SELECT.apiKeyByHash, [hash]);
   }
 
-  /** The DISPATCHED operation whose lease expired first, before `now`. */
-  protected oldestExpiredLease(now: Date): Promise<Operation | null> {
+  /** The DISPATCHED operation whose lease expired first, before `now` (not locked: see LedgerTx). */
+  oldestExpiredLease(now: Date): Promise<Operation | null> {
     return this.one(OPERATION, SELECT.oldestExpiredLease, [now]);
   }
 }
@@ -246,9 +246,5 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
       rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column]))),
     );
     await this.x.run(SET_AUDIT_HEAD_HASH, [hash]);
-  }
-
-  claimExpiredLease(now: Date): Promise<Operation | null> {
-    return this.oldestExpiredLease(now);
   }
 }

@@ -52,7 +52,7 @@ export interface LedgerTx extends LedgerReads {
    * The oldest DISPATCHED operation whose lease expired before `now`. On SQLite the transaction holds the write lock,
    * so nobody else moves it meanwhile; on PostgreSQL a concurrent sweep may, and then this command's write fails.
    */
-  claimExpiredLease(now: Date): Promise<Operation | null>;
+  oldestExpiredLease(now: Date): Promise<Operation | null>;
 }
 
 export interface LedgerStore extends LedgerReads {
