@@ -39,7 +39,7 @@ export function ContractForm({ mode, initial, knownDependencies }: ContractFormP
   const [draft, setDraft] = useState<ContractDraft>(() => (initial ? draftOf(initial) : NEW_CONTRACT_DRAFT));
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, startTransition] = useTransition();
-  // A submit before hydration would be the browser's own (a GET of the whole form); it waits for the handlers.
+  // A submit before hydration would be the browser's own; typing would be merged by the first render. Both wait.
   const hydrated = useHydrated();
   const dependencyListId = useId();
 
@@ -95,6 +95,8 @@ export function ContractForm({ mode, initial, knownDependencies }: ContractFormP
       aria-describedby="contract-form-intro"
       className="flex max-w-5xl flex-col gap-6"
     >
+      {/* Before hydration a field typed into would be overwritten or merged by React's first render: it waits too. */}
+      <fieldset disabled={!hydrated} className="contents">
       <p id="contract-form-intro" className="text-ink-muted">
         {mode === "edit" && initial ? (
           <>
@@ -335,7 +337,7 @@ export function ContractForm({ mode, initial, knownDependencies }: ContractFormP
       </Section>
 
       <div className="sticky bottom-0 -mx-1 flex flex-wrap items-center gap-3 border-t border-line bg-surface px-1 py-3">
-        <button type="submit" disabled={pending || !hydrated} className={buttonClass("primary")}>
+        <button type="submit" disabled={pending} className={buttonClass("primary")}>
           {pending
             ? "Saving…"
             : mode === "edit" && initial
@@ -352,6 +354,7 @@ export function ContractForm({ mode, initial, knownDependencies }: ContractFormP
           {pending ? "Saving the contract…" : ""}
         </span>
       </div>
+      </fieldset>
     </form>
   );
 }
