@@ -1,6 +1,7 @@
 // The ledger store on PostgreSQL: its own pg pool beside Prisma's, each command's writes sent as one statement, and a memory of the rows it last saw.
 import pg from "pg";
 import { WriteConflict } from "../transaction";
+import { PipelinedClients } from "./pipelined-clients";
 import { OneStatementTx } from "./one-statement-tx";
 import { CommandMemory, RememberedRows } from "./remembered-rows";
 import { ContractVersionCache, SqlLedgerReads, storeReads, type Executor, type ValueCodec } from "./sql";
@@ -39,7 +40,7 @@ function statement(sql: string): { name: string; text: string } {
   return found;
 }
 
-function executor(pool: pg.Pool): Executor {
+function executor(pool: PipelinedClients): Executor {
   const query = async (sql: string, params: unknown[]) => {
     try {
       return await pool.query({ ...statement(sql), values: params });
@@ -70,9 +71,7 @@ async function run<T>(tx: OneStatementTx, work: (tx: LedgerTx) => Promise<T>): P
 }
 
 export function openPostgresStore(connectionString: string, poolSize: number): LedgerStore {
-  const pool = new pg.Pool({ connectionString, max: poolSize, types });
-  // An idle connection the server closed is dropped from the pool; the next query opens another.
-  pool.on("error", () => undefined);
+  const pool = new PipelinedClients({ connectionString, types }, poolSize);
   const x = executor(pool);
   const contracts = new ContractVersionCache();
   const remembered = new RememberedRows();
@@ -88,6 +87,6 @@ export function openPostgresStore(connectionString: string, poolSize: number): L
       // Memory misled the command (a row had moved on, or it refused on what it remembered): decide again on fresh reads.
       return run(new OneStatementTx(x, codec, contracts, new CommandMemory(remembered, true)), work);
     },
-    close: () => pool.end(),
+    close: () => pool.close(),
   };
 }
