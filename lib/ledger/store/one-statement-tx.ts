@@ -2,6 +2,7 @@
 import type { Attempt, Operation } from "@/lib/generated/prisma/client";
 import { auditRow, type AuditInput } from "../audit";
 import { eventHashTail } from "../audit-chain";
+import type { CommandWrites } from "./command-batch";
 import type { CommandMemory } from "./remembered-rows";
 import { ATTEMPT, DEPENDENCY, insertStatement, OPERATION, SqlLedgerReads, updateStatement, type ContractVersionCache, type Executor, type Statement, type ValueCodec } from "./sql";
 import type { AttemptChanges, ContractHead, DependencyChanges, LedgerTx, OperationColumns, OperationRows } from "./types";
@@ -16,7 +17,8 @@ const STILL = {
 /**
  * A command's transaction on PostgreSQL, without BEGIN and COMMIT: its reads run as they come (each sees the latest
  * committed state, as under READ COMMITTED) or come from the store's memory of earlier commands; its writes are
- * collected and sent at the end as one statement, which PostgreSQL runs atomically. Every write must change exactly
+ * collected and sent at the end as one statement, which PostgreSQL runs atomically (with those of other commands
+ * flushed in the same event-loop turn: command-batch.ts). Every write must change exactly
  * one row (a conditional update at a version that moved changes none), and every row the command took from memory
  * must still be at the version remembered: otherwise opledger_expect_rows aborts the statement and nothing is written
  * (WriteConflict). The audit events are appended inside the same statement by opledger_append_audit, which locks the
@@ -32,6 +34,7 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
     codec: ValueCodec,
     contracts: ContractVersionCache,
     readonly memory: CommandMemory,
+    private readonly submit: (command: CommandWrites) => Promise<void>,
   ) {
     super(x, codec, contracts);
   }
@@ -109,28 +112,23 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
     return Promise.resolve();
   }
 
-  /** Sends the collected writes, the checks of what came from memory, and the audit events, as one statement. */
+  /** Hands the collected writes, the checks of what came from memory and the audit events to be sent as one statement. */
   async flush(): Promise<void> {
-    const parts = this.#writes.map((write, i) => `w${i} AS (${write.sql} RETURNING 1)`);
-    const params: unknown[] = this.#writes.flatMap((write) => write.params);
-    const counts = parts.map((_, i) => `(SELECT count(*) FROM w${i})`);
+    const checks: Statement[] = [];
     const { relied } = this.memory;
-    const still = (check: string, rows: Map<string, number>): void => {
-      for (const [key, version] of rows) {
-        counts.push(check);
-        params.push(key, version);
-      }
+    const still = (sql: string, rows: Map<string, number>): void => {
+      for (const [key, version] of rows) checks.push({ sql, params: [key, version] });
     };
     still(STILL.operation, relied.operations);
     still(STILL.dependency, relied.dependencies);
     still(STILL.head, relied.heads);
-    const selects = counts.length > 0 ? [`opledger_expect_rows(ARRAY[${counts.join(", ")}]::bigint[])`] : [];
-    if (this.#audit.length > 0) {
-      selects.push("opledger_append_audit(?::jsonb)");
-      params.push(JSON.stringify(this.#audit.map((input) => auditEventJson(input))));
-    }
-    if (selects.length === 0) return;
-    await this.x.run(`${parts.length > 0 ? `WITH ${parts.join(", ")} ` : ""}SELECT ${selects.join(", ")}`, params);
+    if (this.#writes.length === 0 && checks.length === 0 && this.#audit.length === 0) return;
+    await this.submit({
+      writes: this.#writes,
+      checks,
+      audit: this.#audit.map((input) => auditEventJson(input)),
+      targets: [...this.#written],
+    });
   }
 }
 
