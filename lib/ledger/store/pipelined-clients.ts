@@ -25,11 +25,11 @@ export class PipelinedClients {
     private readonly size: number,
   ) {}
 
-  async query(config: pg.QueryConfig): Promise<pg.QueryResult> {
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
     const connection = this.#pick();
     connection.statements++;
     try {
-      return await (await connection.client).query(config);
+      return await (await connection.client).query<R>(config);
     } finally {
       connection.statements--;
     }
