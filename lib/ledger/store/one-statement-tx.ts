@@ -28,6 +28,8 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
   readonly #writes: Statement[] = [];
   readonly #written = new Set<string>();
   readonly #audit: AuditInput[] = [];
+  /** Rows a conditional write of this command updates only at the version it names ("Operation <id>" → version). */
+  readonly #conditioned = new Map<string, number>();
 
   constructor(
     x: Executor,
@@ -85,6 +87,7 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
 
   async updateOperation(id: string, version: number, columns: OperationColumns): Promise<boolean> {
     await this.#add(`Operation ${id}`, updateStatement(this.codec, OPERATION, columns, { id, version }));
+    this.#conditioned.set(`Operation ${id}`, version);
     this.memory.updatedOperation(id, columns);
     return true;
   }
@@ -103,6 +106,7 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
 
   async updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean> {
     await this.#add(`Dependency ${name}`, updateStatement(this.codec, DEPENDENCY, changes, { name, version }));
+    this.#conditioned.set(`Dependency ${name}`, version);
     this.memory.updatedDependency(name, changes);
     return true;
   }
@@ -116,12 +120,15 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
   async flush(): Promise<void> {
     const checks: Statement[] = [];
     const { relied } = this.memory;
-    const still = (sql: string, rows: Map<string, number>): void => {
-      for (const [key, version] of rows) checks.push({ sql, params: [key, version] });
+    // A row the command updates at the version it relied on needs no check of its own: the update is that check.
+    const still = (table: string, sql: string, rows: Map<string, number>): void => {
+      for (const [key, version] of rows) {
+        if (this.#conditioned.get(`${table} ${key}`) !== version) checks.push({ sql, params: [key, version] });
+      }
     };
-    still(STILL.operation, relied.operations);
-    still(STILL.dependency, relied.dependencies);
-    still(STILL.head, relied.heads);
+    still("Operation", STILL.operation, relied.operations);
+    still("Dependency", STILL.dependency, relied.dependencies);
+    still("ToolContract", STILL.head, relied.heads);
     if (this.#writes.length === 0 && checks.length === 0 && this.#audit.length === 0) return;
     await this.submit({
       writes: this.#writes,
