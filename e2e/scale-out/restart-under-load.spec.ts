@@ -155,7 +155,10 @@ test("every acknowledged write survives a SIGKILL and a SIGTERM in the middle of
     expect(answer.status, `the request in flight at SIGTERM: ${answer.text.slice(0, 300)}`).toBe(201);
     const inFlightOp = JSON.parse(answer.text) as Operation;
     const terminated: StopResult = await stopping;
-    expect(terminated.code, `a drained server exits 0 (exit ${terminated.code}, signal ${terminated.signal})`).toBe(0);
+    expect(
+      terminated.code,
+      `a drained server exits 0 (exit ${terminated.code}, signal ${terminated.signal}); the end of its log:\n${server.logs().slice(-3000)}`,
+    ).toBe(0);
     figures.push(
       `SIGTERM after ${acksAtSignal} acknowledged writes; ${ledger.acks - acksAtSignal} more acknowledged while draining (${ledger.unanswered} unanswered in total); the in-flight plan answered 201; exited (${terminated.code ?? terminated.signal}) ${terminated.ms} ms after the signal`,
     );
