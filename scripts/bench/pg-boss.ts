@@ -97,6 +97,13 @@ export const benchmark: BenchModule = {
           comparison: ">=",
           limit: 1,
         },
+        {
+          label: "ledger with the claim on the plan at least as fast as pg-boss",
+          figure: "claim on plan / pg-boss",
+          statistic: "median",
+          comparison: ">=",
+          limit: 1,
+        },
       ],
       notes: {
         server: server.replace(/\/\/[^@/]*@/, "//***@"),
