@@ -7,6 +7,7 @@ import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, alice, at, contractFor, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { codeOf, dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
 import { rejectOperation } from "../approval";
+import { verifyAuditChain } from "../audit-chain";
 import { putContract } from "../contracts";
 import { forceBreaker } from "../dependencies";
 import { claimLease } from "../lease";
@@ -66,5 +67,18 @@ describe("an instance's memory of the rows it last saw", () => {
     expect(await codeOf(outcome(t.client, id, { fence, result: "confirmed", providerId: "ch_2" }, at(3)))).toBe("not_dispatched");
     const stored = await t.client.operation.findUniqueOrThrow({ where: { id }, include: { attempts: true } });
     expect([stored.phase, stored.providerId, stored.attempts.map((a) => a.providerId)]).toEqual(["CONFIRMED", "ch_1", ["ch_1"]]);
+  });
+
+  it("answers each of a turn's commands on its own when one of them is refused, and keeps the audit chain whole", async () => {
+    const claimed = [];
+    for (let n = 0; n < 8; n++) {
+      claimed.push(await planAndClaim(t.client, { tool: "payments.charge", args: { n }, idempotencyKey: `k${n}` }, T0));
+    }
+    await rejectOperation(other, claimed[3]!.id, { reason: "wrong customer" }, alice, at(1));
+    // Dispatched in one turn: on PostgreSQL their writes go out together (command-batch.ts), and the rejected one fails them.
+    const codes = await Promise.all(claimed.map(({ id, fence }) => codeOf(dispatch(t.client, id, fence, at(2)))));
+    expect(codes).toEqual(["resolved", "resolved", "resolved", "already_finished", "resolved", "resolved", "resolved", "resolved"]);
+    expect(await t.client.attempt.count()).toBe(7);
+    expect(await verifyAuditChain(t.client)).toMatchObject({ ok: true, problems: [] });
   });
 });
