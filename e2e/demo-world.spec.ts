@@ -139,7 +139,7 @@ test.describe("the demo world in the browser", () => {
     await page.goto(`/operations/${id}`);
     await expect(phaseInHeader(page)).toHaveText("Reconciled");
     const event = page.locator("[data-timeline='audit'][data-action='operation.reconciled']");
-    await expect(event).toContainText("by system");
+    await expect(event).toContainText("by opledger itself");
     await expect(event).toContainText("provider lookup: status is");
     const recorded = page.getByRole("region", { name: "Reconciliation evidence" });
     await expect(recorded).toContainText("Recorded by auto-reconcile (provider lookup)");

@@ -44,7 +44,6 @@ function asPhase(value: string | null): Phase | null {
 function actorKind(type: string): string {
   if (type === "user") return "person";
   if (type === "api_key") return "API key";
-  if (type === "system") return "system";
   return type;
 }
 
@@ -122,8 +121,15 @@ function AuditEntry({ event }: { event: AuditView }) {
         <When at={event.createdAt} />
       </div>
       <p className="mt-0.5 text-xs text-ink-muted">
-        by <span className="font-mono text-[12px] text-ink">{event.actorId}</span>{" "}
-        <span className="text-ink-subtle">({actorKind(event.actorType)})</span>
+        {event.actorType === "system" ? (
+          // The system's own steps (recovery sweep, auto-reconciler) carry one id: the reason says which step it was.
+          <>by opledger itself</>
+        ) : (
+          <>
+            by <span className="font-mono text-[12px] text-ink">{event.actorId}</span>{" "}
+            <span className="text-ink-subtle">({actorKind(event.actorType)})</span>
+          </>
+        )}
         {event.onBehalfOf ? (
           <>
             {" "}
