@@ -17,10 +17,10 @@ const STILL = {
 /**
  * A command's transaction on PostgreSQL, without BEGIN and COMMIT: its reads run as they come (each sees the latest
  * committed state, as under READ COMMITTED) or come from the store's memory of earlier commands; its writes are
- * collected and sent at the end as one statement, which PostgreSQL runs atomically (with those of other commands
- * flushed in the same event-loop turn: command-batch.ts). Every write must change exactly
- * one row (a conditional update at a version that moved changes none), and every row the command took from memory
- * must still be at the version remembered: otherwise opledger_expect_rows aborts the statement and nothing is written
+ * collected and sent at the end as one statement, which PostgreSQL runs atomically (together with those of other
+ * commands flushed in the same event-loop turn: command-batch.ts). Every write must change exactly one row (a
+ * conditional update at a version that moved changes none), and every row the command took from memory must still be
+ * at the version remembered: otherwise opledger_expect_rows aborts the statement and nothing is written
  * (WriteConflict). The audit events are appended inside the same statement by opledger_append_audit, which locks the
  * chain's head only for that statement. A command on an operation this instance handled last costs one round trip.
  */

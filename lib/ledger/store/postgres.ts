@@ -1,4 +1,4 @@
-// The ledger store on PostgreSQL: its own pg pool beside Prisma's, each command's writes sent as one statement, and a memory of the rows it last saw.
+// The ledger store on PostgreSQL: its own pipelined connections beside Prisma's pool, each command's writes sent as one statement (several commands' together), and a memory of the rows it last saw.
 import pg from "pg";
 import { WriteConflict } from "../transaction";
 import { CommandBatcher, type CommandWrites } from "./command-batch";
