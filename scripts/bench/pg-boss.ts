@@ -113,7 +113,7 @@ export const benchmark: BenchModule = {
         pgBoss:
           "pg-boss 10.4.2 (the last release for Node 20), its own database, supervise and schedule off, default queue policy",
         ledger:
-          "planOperation, claimLease (fence), dispatchOperation, reportOutcome confirmed, called in-process on the ledger store's pg pool; claim on plan: planOperation with claim, then dispatch and outcome",
+          "planOperation, claimLease (fence), dispatchOperation, reportOutcome confirmed, called in-process on the ledger store's pipelined connections (batched commands); claim on plan: planOperation with claim, then dispatch and outcome",
       },
     };
   },

@@ -1,7 +1,8 @@
 // What a PostgreSQL ledger store remembers of the rows its commands read and wrote, so that the next command on the
 // same operation need not read them again. Never trusted on its own word: a command that relied on a remembered row
-// has that row's version checked inside its one statement, and runs again on fresh reads when the check fails, when
-// it refuses, or when it would write nothing that proves the rows current (lib/ledger/store/one-statement-tx.ts).
+// has that row's version checked inside its one statement (by its own conditional write of the row, or by a check of
+// its own), and runs again on fresh reads when a check fails, when it refuses, or when it fails in any other way
+// (lib/ledger/store/one-statement-tx.ts, postgres.ts).
 import type { Attempt, Dependency, Operation } from "@/lib/generated/prisma/client";
 import type { AttemptChanges, DependencyChanges, OperationColumns } from "./types";
 
