@@ -346,7 +346,7 @@ describe("the demo world", () => {
       while ((await t.client.operation.count()) - before < RUN_OPERATIONS) {
         if (Date.now() > deadline)
           throw new Error(
-            `the demo run made only ${(await t.client.operation.count()) - before} operations\n${log.join("")}`,
+            `the demo run made only ${(await t.client.operation.count()) - before} operations (agent ${child?.exitCode === null && child?.signalCode === null ? "running" : `exited: code ${child?.exitCode}, signal ${child?.signalCode}`})\n${log.join("")}`,
           );
         await operatorTick();
         if (Date.now() > nextKill && child) {
@@ -359,10 +359,15 @@ describe("the demo world", () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     } finally {
-      if (child) {
-        const exited = new Promise((resolve) => child?.once("exit", resolve));
-        child.kill("SIGTERM");
+      // An agent that already exited (it would have said why in the log) emits no "exit" again: waiting for it
+      // would hide the deadline's error behind the test's timeout.
+      const running = child;
+      if (running && running.exitCode === null && running.signalCode === null) {
+        const exited = new Promise((resolve) => running.once("exit", resolve));
+        running.kill("SIGTERM");
+        const forced = setTimeout(() => running.kill("SIGKILL"), 5000);
         await exited;
+        clearTimeout(forced);
       }
       providers.faults.setDefaultRate(0);
     }

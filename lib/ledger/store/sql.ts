@@ -1,6 +1,7 @@
 // The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
 import { Prisma, type ApiKey, type Attempt, type ContractVersion, type Dependency, type Operation } from "@/lib/generated/prisma/client";
 import { chainAuditEvents, type AuditInput } from "../audit";
+import type { BatchAuditHead } from "./batch-audit-head";
 import type { AttemptChanges, ContractHead, DependencyChanges, LedgerReads, LedgerTx, OperationColumns, OperationRows } from "./types";
 
 export type Row = Record<string, unknown>;
@@ -34,13 +35,15 @@ export const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finish
 const API_KEY: Table = { name: "ApiKey", dates: ["createdAt", "lastUsedAt", "revokedAt"], booleans: [] };
 const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
 
-/** A row as Prisma's generated type describes it: DateTime columns as Date, Boolean columns as boolean. */
+/**
+ * A row as Prisma's generated type describes it: DateTime columns as Date, Boolean columns as boolean. Converts in
+ * place: every row it is given is a fresh object of the driver's or of byAlias.
+ */
 function fromDb<T>(codec: ValueCodec, table: Table, row: Row | undefined): T | null {
   if (!row) return null;
-  const out: Row = { ...row };
-  for (const column of table.dates) if (out[column] !== null && out[column] !== undefined) out[column] = codec.date(out[column]);
-  for (const column of table.booleans) if (out[column] !== null && out[column] !== undefined) out[column] = codec.boolean(out[column]);
-  return out as T;
+  for (const column of table.dates) if (row[column] !== null && row[column] !== undefined) row[column] = codec.date(row[column]);
+  for (const column of table.booleans) if (row[column] !== null && row[column] !== undefined) row[column] = codec.boolean(row[column]);
+  return row as T;
 }
 
 const q = (column: string): string => `"${column}"`;
@@ -50,17 +53,26 @@ function aliased(alias: string, columns: Record<string, string>): string {
   return Object.values(columns).map((column) => `${alias}.${q(column)} AS ${q(`${alias}.${column}`)}`).join(", ");
 }
 
-/** Takes the `alias.`-prefixed columns out of a joined row; null when the join found no row (its key column is null). */
-function joined(row: Row, alias: string, key: string): Row | null {
-  const out: Row = {};
-  const prefix = `${alias}.`;
-  for (const [column, value] of Object.entries(row)) {
-    if (column.startsWith(prefix)) {
-      out[column.slice(prefix.length)] = value;
-      delete row[column];
-    }
+/**
+ * Takes a joined row apart: each `alias.column` goes to its alias's row under its own name, every other column to the
+ * main row (alias ""). Builds new objects rather than deleting keys: a row that lost keys is slow to read from.
+ */
+function byAlias(row: Row): Map<string, Row> {
+  const parts = new Map<string, Row>([["", {}]]);
+  for (const column in row) {
+    const dot = column.indexOf(".");
+    const alias = dot < 0 ? "" : column.slice(0, dot);
+    let part = parts.get(alias);
+    if (!part) parts.set(alias, (part = {}));
+    part[dot < 0 ? column : column.slice(dot + 1)] = row[column];
   }
-  return out[key] === null || out[key] === undefined ? null : out;
+  return parts;
+}
+
+/** A joined table's part of the row; undefined when the join found no row (its key column is null). */
+function joinedPart(parts: Map<string, Row>, alias: string, key: string): Row | undefined {
+  const part = parts.get(alias);
+  return part?.[key] === null || part?.[key] === undefined ? undefined : part;
 }
 
 const DEPENDENCY_OF_CONTRACT = `LEFT JOIN "Dependency" d ON d."name" = c."dependency"`;
@@ -90,9 +102,6 @@ export const SELECT = {
   apiKeyByHash: `SELECT * FROM "ApiKey" WHERE "hash" = ?`,
   oldestExpiredLease: `SELECT * FROM "Operation" WHERE "phase" = 'DISPATCHED' AND "leaseExpiresAt" < ? ORDER BY "leaseExpiresAt" LIMIT 1`,
 } as const;
-
-const MOVE_AUDIT_HEAD = `UPDATE "AuditChain" SET "seq" = "seq" + ? WHERE "id" = 1 RETURNING "seq", "hash"`;
-const SET_AUDIT_HEAD_HASH = `UPDATE "AuditChain" SET "hash" = ? WHERE "id" = 1`;
 
 /** Contract versions never change once written (an edit is a new version): each store keeps the ones it has read. */
 export class ContractVersionCache {
@@ -133,19 +142,17 @@ export class SqlLedgerReads implements LedgerReads {
   async contractHead(tool: string): Promise<ContractHead | null> {
     const [row] = await this.x.rows(SELECT.contractHead, [tool]);
     if (!row) return null;
-    const dependency = joined(row, "d", "name");
-    return { version: Number(row.currentVersion), dependency: fromDb<Dependency>(this.codec, DEPENDENCY, dependency ?? undefined) };
+    return { version: Number(row.currentVersion), dependency: fromDb<Dependency>(this.codec, DEPENDENCY, joinedPart(byAlias(row), "d", "name")) };
   }
 
   async operationContext(id: string): Promise<OperationRows | null> {
     const [row] = await this.x.rows(SELECT.operationContext, [id]);
     if (!row) return null;
-    const dependency = joined(row, "d", "name");
-    const attempt = joined(row, "a", "id");
+    const parts = byAlias(row);
     return {
-      op: fromDb<Operation>(this.codec, OPERATION, row) as Operation,
-      dependency: fromDb<Dependency>(this.codec, DEPENDENCY, dependency ?? undefined),
-      attempt: fromDb<Attempt>(this.codec, ATTEMPT, attempt ?? undefined),
+      op: fromDb<Operation>(this.codec, OPERATION, parts.get("")) as Operation,
+      dependency: fromDb<Dependency>(this.codec, DEPENDENCY, joinedPart(parts, "d", "name")),
+      attempt: fromDb<Attempt>(this.codec, ATTEMPT, joinedPart(parts, "a", "id")),
     };
   }
 
@@ -209,8 +216,17 @@ export function updateStatement(codec: ValueCodec, table: Table, changes: object
   };
 }
 
-/** The writes inside a transaction, one statement each (SQLite). */
+/** The writes inside a transaction, one statement each (SQLite); audit events move the batch's head (BatchAuditHead). */
 export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
+  constructor(
+    x: Executor,
+    codec: ValueCodec,
+    contracts: ContractVersionCache,
+    private readonly head: BatchAuditHead,
+  ) {
+    super(x, codec, contracts);
+  }
+
   private async write({ sql, params }: Statement): Promise<number> {
     return this.x.run(sql, params);
   }
@@ -237,14 +253,13 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
 
   async appendAudit(inputs: AuditInput[]): Promise<void> {
     if (inputs.length === 0) return;
-    const [head] = await this.x.rows(MOVE_AUDIT_HEAD, [inputs.length]);
-    if (!head) throw new Error("The audit chain has no head row; the database is not migrated.");
-    const { rows, hash } = chainAuditEvents({ seq: Number(head.seq), hash: String(head.hash) }, inputs);
+    const before = await this.head.current();
+    const { rows, hash } = chainAuditEvents({ seq: before.seq + inputs.length, hash: before.hash }, inputs);
     const columns = Object.keys(rows[0] ?? {});
     await this.x.run(
       insertSql(AUDIT_EVENT, columns, rows.length),
       rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column]))),
     );
-    await this.x.run(SET_AUDIT_HEAD_HASH, [hash]);
+    this.head.moveTo({ seq: before.seq + inputs.length, hash });
   }
 }
