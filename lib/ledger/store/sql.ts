@@ -1,7 +1,7 @@
 // The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
 import { Prisma, type ApiKey, type Attempt, type ContractVersion, type Dependency, type Operation } from "@/lib/generated/prisma/client";
-import { chainAuditEvents, type AuditInput } from "../audit";
-import type { BatchAuditHead } from "./batch-audit-head";
+import type { AuditInput } from "../audit";
+import type { BatchAudit } from "./batch-audit";
 import type { AttemptChanges, ContractHead, DependencyChanges, LedgerReads, LedgerTx, OperationColumns, OperationRows } from "./types";
 
 export type Row = Record<string, unknown>;
@@ -33,7 +33,7 @@ const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"],
 export const DEPENDENCY: Table = { name: "Dependency", dates: ["openedAt", "lastFailureAt", "updatedAt"], booleans: ["probeInFlight"] };
 export const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finishedAt"], booleans: [] };
 const API_KEY: Table = { name: "ApiKey", dates: ["createdAt", "lastUsedAt", "revokedAt"], booleans: [] };
-const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
+export const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
 
 /**
  * A row as Prisma's generated type describes it: DateTime columns as Date, Boolean columns as boolean. Converts in
@@ -77,7 +77,7 @@ function joinedPart(parts: Map<string, Row>, alias: string, key: string): Row | 
 
 const DEPENDENCY_OF_CONTRACT = `LEFT JOIN "Dependency" d ON d."name" = c."dependency"`;
 
-function insertSql(table: Table, columns: string[], rowCount = 1): string {
+export function insertSql(table: Table, columns: string[], rowCount = 1): string {
   const one = `(${columns.map(() => "?").join(", ")})`;
   return `INSERT INTO ${q(table.name)} (${columns.map(q).join(", ")}) VALUES ${Array.from({ length: rowCount }, () => one).join(", ")}`;
 }
@@ -216,13 +216,13 @@ export function updateStatement(codec: ValueCodec, table: Table, changes: object
   };
 }
 
-/** The writes inside a transaction, one statement each (SQLite); audit events move the batch's head (BatchAuditHead). */
+/** The writes inside a transaction, one statement each (SQLite); audit events wait for the batch's end (BatchAudit). */
 export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
   constructor(
     x: Executor,
     codec: ValueCodec,
     contracts: ContractVersionCache,
-    private readonly head: BatchAuditHead,
+    private readonly audit: BatchAudit,
   ) {
     super(x, codec, contracts);
   }
@@ -251,15 +251,7 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
     return (await this.write(updateStatement(this.codec, DEPENDENCY, changes, { name, version }))) === 1;
   }
 
-  async appendAudit(inputs: AuditInput[]): Promise<void> {
-    if (inputs.length === 0) return;
-    const before = await this.head.current();
-    const { rows, hash } = chainAuditEvents({ seq: before.seq + inputs.length, hash: before.hash }, inputs);
-    const columns = Object.keys(rows[0] ?? {});
-    await this.x.run(
-      insertSql(AUDIT_EVENT, columns, rows.length),
-      rows.flatMap((row) => columns.map((column) => this.codec.toDb((row as Row)[column]))),
-    );
-    this.head.moveTo({ seq: before.seq + inputs.length, hash });
+  appendAudit(inputs: AuditInput[]): Promise<void> {
+    return this.audit.append(inputs);
   }
 }

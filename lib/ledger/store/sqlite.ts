@@ -1,7 +1,7 @@
 // The ledger store on SQLite: its own better-sqlite3 connection, taking turns with Prisma's connection to the same file.
 import Database from "better-sqlite3";
 import type { Turns } from "@/lib/sqlite-connection-guard";
-import { BatchAuditHead } from "./batch-audit-head";
+import { BatchAudit } from "./batch-audit";
 import { ContractVersionCache, SqlLedgerReads, SqlLedgerTx, storeReads, type Executor, type ValueCodec } from "./sql";
 import { UniqueViolation, type LedgerStore, type LedgerTx } from "./types";
 
@@ -49,8 +49,9 @@ interface Queued {
 
 /**
  * Group commit: the transactions that queue up while one runs share the next BEGIN IMMEDIATE ... COMMIT, each inside
- * its own savepoint, so one fsync makes a whole batch durable, and the audit chain's head is written once per batch. A transaction that throws is rolled back to its
- * savepoint and leaves the others alone; none is answered before the COMMIT, and if the COMMIT fails all of them fail.
+ * its own savepoint, so one fsync makes a whole batch durable; the batch's audit events and the chain's head are
+ * written together at its end (BatchAudit). A transaction that throws is rolled back to its savepoint and leaves the
+ * others alone; none is answered before the COMMIT, and if the COMMIT fails all of them fail.
  * Within the batch they run one after another, as separate transactions would.
  */
 class GroupCommit {
@@ -61,7 +62,7 @@ class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     private readonly tx: LedgerTx,
-    private readonly head: BatchAuditHead,
+    private readonly audit: BatchAudit,
     private readonly turns: Turns,
   ) {}
 
@@ -96,10 +97,10 @@ class GroupCommit {
     try {
       // IMMEDIATE takes the write lock at once: a transaction that reads first and writes later cannot lose its snapshot.
       this.db.exec("BEGIN IMMEDIATE");
-      this.head.begin();
+      this.audit.begin();
       for (const queued of batch) {
         this.db.exec("SAVEPOINT command");
-        const mark = this.head.mark();
+        const mark = this.audit.mark();
         try {
           const value = await queued.work(this.tx);
           this.db.exec("RELEASE command");
@@ -109,11 +110,11 @@ class GroupCommit {
           if (!this.db.inTransaction) return failAll(error);
           this.db.exec("ROLLBACK TO command");
           this.db.exec("RELEASE command");
-          this.head.restore(mark);
+          this.audit.restore(mark);
           answers.push(() => queued.reject(error));
         }
       }
-      await this.head.write();
+      await this.audit.write();
       this.db.exec("COMMIT");
     } catch (error) {
       return failAll(error);
@@ -135,9 +136,9 @@ export function openSqliteStore(file: string, turns: Turns, busyTimeoutMs: numbe
   const x = executor(db);
   const contracts = new ContractVersionCache();
   const reads = new SqlLedgerReads(x, codec, contracts);
-  const head = new BatchAuditHead(x);
-  const tx: LedgerTx = new SqlLedgerTx(x, codec, contracts, head);
-  const commits = new GroupCommit(db, tx, head, turns);
+  const audit = new BatchAudit(x, codec);
+  const tx: LedgerTx = new SqlLedgerTx(x, codec, contracts, audit);
+  const commits = new GroupCommit(db, tx, audit, turns);
   return {
     ...storeReads(reads, (work) => turns.alone(work)),
     transaction: (work) => commits.run(work),

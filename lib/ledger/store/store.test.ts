@@ -76,6 +76,19 @@ describe("ledger store", () => {
     expect(await t.client.auditEvent.count({ where: { action: "operation.planned" } })).toBe(19);
   });
 
+  it("chains a batch's audit events in order however many there are, past the rows one INSERT carries", async () => {
+    const store = ledgerStore(t.client);
+    const many = Array.from({ length: 1_200 }, (_, n) => plannedEvent(`01STORE0000000000000${String(n).padStart(6, "0")}`));
+    await Promise.all([
+      store.transaction((tx) => tx.appendAudit(many.slice(0, 700))),
+      store.transaction((tx) => tx.appendAudit(many.slice(700))),
+    ]);
+    const report = await verifyAuditChain(t.client);
+    expect(report.problems).toEqual([]);
+    const events = await t.client.auditEvent.findMany({ where: { action: "operation.planned" }, orderBy: { seq: "asc" }, select: { subjectId: true } });
+    expect(events.map((e) => e.subjectId)).toEqual(many.map((e) => e.subjectId));
+  });
+
   it("answers a duplicate key with UniqueViolation and writes nothing of that transaction", async () => {
     const store = ledgerStore(t.client);
     await store.transaction((tx) => tx.insertOperation(draft("01STORE0000000000000000001", "k1")));
