@@ -14,9 +14,10 @@ beforeEach(async () => {
 });
 afterEach(async () => t.close());
 
-async function lifecycles(count: number): Promise<void> {
+async function lifecycles(count: number, from = 0): Promise<void> {
   await Promise.all(
-    Array.from({ length: count }, async (_, i) => {
+    Array.from({ length: count }, async (_, n) => {
+      const i = from + n;
       const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: { i }, idempotencyKey: `k${i}` }, at(i), `w${i}`);
       await dispatch(t.client, id, fence, at(i + 1));
       await outcome(t.client, id, { fence, result: "confirmed", providerId: `ch_${i}` }, at(i + 2));
@@ -42,6 +43,15 @@ describe("an untouched log", () => {
     const report = await verifyAuditChain(t.client);
     expect(report).toMatchObject({ ok: true, chained: events.length, unchained: 0, problems: [] });
     expect(report.head).toEqual({ seq: events.length, hash: events.at(-1)?.hash });
+  });
+
+  it("verifies while commands keep appending, as on a live server", { timeout: 30_000 }, async () => {
+    await lifecycles(2);
+    const appending = lifecycles(12, 2);
+    const reports = await Promise.all(Array.from({ length: 6 }, () => verifyAuditChain(t.client)));
+    await appending;
+    for (const report of reports) expect(report.problems).toEqual([]);
+    expect(await verifyAuditChain(t.client)).toMatchObject({ ok: true, chained: await t.client.auditEvent.count() });
   });
 
   it("verifies an empty log", async () => {
@@ -85,6 +95,15 @@ describe("tampering", () => {
     await t.client.$executeRawUnsafe(`DELETE FROM "AuditEvent" WHERE "seq" = ${last}`);
     const report = await verifyAuditChain(t.client);
     expect(report.problems).toEqual([expect.stringMatching(new RegExp(`^the head says the chain ends at event ${last} .* but the last event is ${last - 1}`))]);
+  });
+
+  it("finds an event chained past the head without moving it", async () => {
+    const last = await t.client.auditEvent.findFirstOrThrow({ orderBy: { seq: "desc" } });
+    await t.client.auditEvent.create({
+      data: { ...last, id: "forged", seq: (last.seq ?? 0) + 1, reason: "added later" },
+    });
+    const report = await verifyAuditChain(t.client);
+    expect(report.problems).toEqual([expect.stringMatching(new RegExp(`^events ${(last.seq ?? 0) + 1} to ${(last.seq ?? 0) + 1} are chained past the head`))]);
   });
 
   it("finds an event inserted around the chain", async () => {

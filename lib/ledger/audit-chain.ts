@@ -64,9 +64,11 @@ const PAGE = 1000;
 const MAX_PROBLEMS = 20;
 
 /**
- * Walks the chain in seq order and recomputes every hash. A changed event breaks its own hash; a removed one leaves a
- * gap in seq; a removed tail leaves the head ahead of the last event; an event inserted without the chain shows up as
- * unchained but younger than the chain's start.
+ * Walks the chain in seq order up to the head and recomputes every hash. A changed event breaks its own hash; a removed
+ * one leaves a gap in seq; a removed tail leaves the head ahead of the last event; an event chained past the head
+ * without moving it, or inserted without the chain (unchained but younger than the chain's start), was added around it.
+ * Safe on a live server: the walk stops at the head as it was read first (events and head are committed together, so
+ * every event up to it is there), and events past the head are judged against the head read after them.
  */
 export async function verifyAuditChain(client: Db): Promise<AuditChainReport> {
   const problems: string[] = [];
@@ -75,12 +77,13 @@ export async function verifyAuditChain(client: Db): Promise<AuditChainReport> {
   };
   const head = await client.auditChain.findUnique({ where: { id: 1 } });
   if (!head) problem("the chain's head row (AuditChain id 1) is missing");
+  const end = head?.seq ?? Number.MAX_SAFE_INTEGER;
 
   let previous = { seq: 0, hash: GENESIS_HASH };
   let chained = 0;
   let firstAt: Date | null = null;
   for (;;) {
-    const page = await client.auditEvent.findMany({ where: { seq: { gt: previous.seq } }, orderBy: { seq: "asc" }, take: PAGE });
+    const page = await client.auditEvent.findMany({ where: { seq: { gt: previous.seq, lte: end } }, orderBy: { seq: "asc" }, take: PAGE });
     for (const event of page) {
       const seq = event.seq as number;
       firstAt ??= event.createdAt;
@@ -95,6 +98,12 @@ export async function verifyAuditChain(client: Db): Promise<AuditChainReport> {
   }
   if (head && (head.seq !== previous.seq || head.hash !== previous.hash)) {
     problem(`the head says the chain ends at event ${head.seq} (${head.hash.slice(0, 12)}…), but the last event is ${previous.seq} (${previous.hash.slice(0, 12)}…): events were removed from the end or added around the chain`);
+  }
+  if (head) {
+    // The newest event first, then the head: whatever was committed before that read is covered by the head after it.
+    const newest = (await client.auditEvent.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+    const now = await client.auditChain.findUnique({ where: { id: 1 } });
+    if (now && newest > now.seq) problem(`events ${now.seq + 1} to ${newest} are chained past the head (${now.seq}): they were added around the chain`);
   }
   const unchained = await client.auditEvent.count({ where: { seq: null } });
   if (firstAt && unchained > 0) {
