@@ -5,9 +5,9 @@ import { API_SCOPES, createApiKey, revokeApiKey, type ApiScope } from "../lib/au
 import { ROLES, type Role } from "../lib/auth/roles";
 import { createUser } from "../lib/auth/users";
 import { parseEnv } from "../lib/config/env";
-import { createDb, type Db } from "../lib/db";
+import { createDb, type Db } from "@/lib/db/prisma";
 import type { Actor } from "../lib/ledger/actor";
-import { verifyAuditChain } from "../lib/ledger/audit-chain";
+import { verifyAuditChain } from "@/lib/ledger/audit/chain";
 import { prepareDatabase } from "./prepare-database";
 
 const CLI_ACTOR: Actor = { type: "system", id: "system", label: "opledger CLI" };

@@ -30,7 +30,7 @@ describe("the PostgreSQL schema", () => {
     expect(() => postgresSchemaFrom(read(SOURCE_SCHEMA).replace('provider = "sqlite"', 'provider = "mysql"'))).toThrow(/datasource provider "sqlite"/);
   });
 
-  it("gives both generated clients the same models, which lets lib/db.ts type the PostgreSQL client as the SQLite one", () => {
+  it("gives both generated clients the same models, which lets lib/db/prisma.ts type the PostgreSQL client as the SQLite one", () => {
     expect(runtimeDataModel(path.join("lib", "generated", "prisma-pg")), "regenerate both clients: npm run postinstall").toBe(runtimeDataModel(path.join("lib", "generated", "prisma")));
   });
 });

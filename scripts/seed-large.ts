@@ -6,12 +6,12 @@ import Database from "better-sqlite3";
 import { Client } from "pg";
 import { sqliteFilePath } from "../lib/config/database-url";
 import { parseEnv } from "../lib/config/env";
-import { createDb } from "../lib/db";
+import { createDb } from "@/lib/db/prisma";
 import { DEMO_CONTRACTS } from "../lib/demo/contracts";
-import { eventHash, type ChainedEvent } from "../lib/ledger/audit-chain";
+import { eventHash, type ChainedEvent } from "@/lib/ledger/audit/chain";
 import { canonicalJson, sha256 } from "../lib/ledger/canonical-json";
-import { putContract } from "../lib/ledger/contracts";
-import { applySqliteSettings } from "../lib/sqlite-settings";
+import { putContract } from "@/lib/ledger/contracts/contract-versions";
+import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { ulid } from "ulid";
 import { prepareDatabase } from "./prepare-database";
 
@@ -63,7 +63,7 @@ interface SeedOperation {
 type SeedEvent = Omit<ChainedEvent, "seq">;
 type ChainedRow = ChainedEvent & { hash: string };
 
-/** Links a batch's events into the audit hash chain after `head`, as lib/ledger/audit.ts links the ledger's own. */
+/** Links a batch's events into the audit hash chain after `head`, as lib/ledger/audit/append.ts links the ledger's own. */
 function chain(head: { seq: number; hash: string }, events: SeedEvent[]): { rows: ChainedRow[]; head: { seq: number; hash: string } } {
   let { seq, hash } = head;
   const rows = events.map((event) => {

@@ -1,6 +1,6 @@
 // The audit trail is append-only in the database itself, on both engines: UPDATE and DELETE are refused whoever sends them.
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { appendAudit } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit/append";
 import { SYSTEM_ACTOR } from "@/lib/ledger/actor";
 import { T0 } from "./helpers/ledger-fixtures";
 import { testPostgresUrl } from "./helpers/pg-databases";
@@ -9,14 +9,14 @@ import { createTestDb, type TestDb } from "./helpers/test-db";
 let t: TestDb;
 beforeEach(async () => {
   t = await createTestDb();
-  await t.client.$transaction((tx) =>
+  await t.db.$transaction((tx) =>
     appendAudit(tx, [{ subjectType: "operation", subjectId: "op1", actor: SYSTEM_ACTOR, action: "operation.planned", toPhase: "PLANNED", at: T0 }]),
   );
 });
 afterEach(async () => t.close());
 
 it("accepts new audit records", async () => {
-  expect(await t.client.auditEvent.count()).toBe(1);
+  expect(await t.db.auditEvent.count()).toBe(1);
 });
 
 /** What the database said: Prisma's SQLite adapter files a trigger's abort as a foreign-key error and keeps the text in meta. */
@@ -35,12 +35,12 @@ it.each([
   ["a raw UPDATE", (c: TestDb["client"]) => c.$executeRawUnsafe(`UPDATE "AuditEvent" SET "reason" = 'rewritten'`)],
   ["a raw DELETE", (c: TestDb["client"]) => c.$executeRawUnsafe(`DELETE FROM "AuditEvent"`)],
 ])("refuses %s", async (_, change) => {
-  expect(await refusal(change(t.client))).toMatch(/AuditEvent is append-only: (UPDATE|DELETE) refused/);
-  const [event] = await t.client.auditEvent.findMany();
+  expect(await refusal(change(t.ledger))).toMatch(/AuditEvent is append-only: (UPDATE|DELETE) refused/);
+  const [event] = await t.db.auditEvent.findMany();
   expect(event).toMatchObject({ subjectId: "op1", reason: null });
 });
 
 it.skipIf(!testPostgresUrl())("refuses TRUNCATE on PostgreSQL, which skips row triggers", async () => {
-  expect(await refusal(t.client.$executeRawUnsafe(`TRUNCATE "AuditEvent"`))).toMatch(/AuditEvent is append-only: TRUNCATE refused/);
-  expect(await t.client.auditEvent.count()).toBe(1);
+  expect(await refusal(t.db.$executeRawUnsafe(`TRUNCATE "AuditEvent"`))).toMatch(/AuditEvent is append-only: TRUNCATE refused/);
+  expect(await t.db.auditEvent.count()).toBe(1);
 });

@@ -1,6 +1,6 @@
 // Races between server processes on one database (SQLite file or PostgreSQL): two operators approving at once, a worker and the recovery sweep on the same operations, two sweeps together.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { planOperation } from "@/lib/ledger/plan";
+import { planOperation } from "@/lib/ledger/commands/plan";
 import { agent, at, T0, withContract } from "./helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "./helpers/lifecycle";
 import { ServerProcesses } from "./helpers/ledger-processes";
@@ -36,12 +36,12 @@ function results(result: ServerResult | undefined): string[] {
 
 /** `count` operations DISPATCHED with a 1 s lease at T0, so a sweep at T0 + 5 s finds them all expired. */
 async function expiredDispatches(count: number): Promise<{ id: string; fence: number }[]> {
-  await withContract(t.client, "payments.charge", "IDEMPOTENT");
+  await withContract(t.ledger, "payments.charge", "IDEMPOTENT");
   const ops = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       // Lease ends i ms apart, so the sweep's oldest-first order is the order of `ops`.
-      const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: { i }, idempotencyKey: `k${i}` }, T0, `w${i}`, 1000 + i);
-      await dispatch(t.client, id, fence, at(1));
+      const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: { i }, idempotencyKey: `k${i}` }, T0, `w${i}`, 1000 + i);
+      await dispatch(t.ledger, id, fence, at(1));
       return { id, fence };
     }),
   );
@@ -49,7 +49,7 @@ async function expiredDispatches(count: number): Promise<{ id: string; fence: nu
 }
 
 async function auditCount(id: string, action: string): Promise<number> {
-  return t.client.auditEvent.count({ where: { subjectType: "operation", subjectId: id, action } });
+  return t.db.auditEvent.count({ where: { subjectType: "operation", subjectId: id, action } });
 }
 
 describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "PostgreSQL" : "SQLite"})`, () => {
@@ -62,16 +62,16 @@ describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "
     expect(recovered(a) + recovered(b)).toBe(12);
     for (const { id, fence } of ops) {
       expect(await auditCount(id, "operation.outcome_unknown"), id).toBe(1);
-      const row = await t.client.operation.findUniqueOrThrow({ where: { id } });
+      const row = await t.db.operation.findUniqueOrThrow({ where: { id } });
       // One move each: the fence once past the worker's, the row version once past dispatch.
       expect([row.phase, row.fence, row.version]).toEqual(["UNKNOWN", fence + 1, 3]);
     }
   }, 30_000);
 
   it("two operators approving the same operations at once grant each exactly one attempt", async () => {
-    await withContract(t.client, "payments.refund", "IDEMPOTENT", { approval: "required" });
+    await withContract(t.ledger, "payments.refund", "IDEMPOTENT", { approval: "required" });
     const planned = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => planOperation(t.client, { tool: "payments.refund", args: { i }, idempotencyKey: `r${i}` }, agent, T0)),
+      Array.from({ length: 8 }, (_, i) => planOperation(t.ledger, { tool: "payments.refund", args: { i }, idempotencyKey: `r${i}` }, agent, T0)),
     );
     expect(planned.map((p) => p.operation.phase)).toEqual(planned.map(() => "AWAITING_APPROVAL"));
     const ids = planned.map((p) => p.operation.id);
@@ -82,7 +82,7 @@ describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "
     for (const [i, id] of ids.entries()) {
       expect([results(alice)[i], results(bob)[i]].sort(), id).toEqual(["not_awaiting_approval", "resolved"]);
       expect(await auditCount(id, "operation.approved"), id).toBe(1);
-      const row = await t.client.operation.findUniqueOrThrow({ where: { id } });
+      const row = await t.db.operation.findUniqueOrThrow({ where: { id } });
       expect([row.phase, row.approvedAttempt, row.version]).toEqual(["PLANNED", 1, 1]);
     }
   }, 30_000);
@@ -97,8 +97,8 @@ describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "
     const reports = results(worker);
     let unknown = 0;
     for (const [i, { id, fence }] of ops.entries()) {
-      const row = await t.client.operation.findUniqueOrThrow({ where: { id } });
-      const attempt = await t.client.attempt.findFirstOrThrow({ where: { operationId: id } });
+      const row = await t.db.operation.findUniqueOrThrow({ where: { id } });
+      const attempt = await t.db.attempt.findFirstOrThrow({ where: { operationId: id } });
       const confirmed = await auditCount(id, "operation.confirmed");
       const recoveredHere = await auditCount(id, "operation.outcome_unknown");
       if (reports[i] === "resolved") {

@@ -9,7 +9,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LookupEvidencePanel } from "@/components/operations/lookup-evidence";
 import { createApiKey } from "@/lib/auth/api-keys";
-import type { Db } from "@/lib/db";
+import type { Db } from "@/lib/db/prisma";
 import { DemoAgent } from "@/lib/demo/agent";
 import { PAYMENTS_AUTH_ENV } from "@/lib/demo/config";
 import { startProviderServer, type ProviderServer } from "@/lib/demo/providers/server";
@@ -17,13 +17,13 @@ import type { AppliedEffect } from "@/lib/demo/providers/store";
 import { ensureDemoContracts } from "@/lib/demo/seed";
 import { demoTool, type DemoTool } from "@/lib/demo/tools";
 import type { Actor } from "@/lib/ledger/actor";
-import { approveOperation } from "@/lib/ledger/approval";
-import { autoReconcile, LookupBackoff, lookupForOperation } from "@/lib/ledger/auto-reconcile";
+import { approveOperation } from "@/lib/ledger/commands/approval";
+import { autoReconcile, LookupBackoff, lookupForOperation } from "@/lib/ledger/commands/auto-reconcile";
 import { LedgerError } from "@/lib/ledger/errors";
-import { reconcileSuggestion } from "@/lib/ledger/provider-lookup";
-import { getOperation } from "@/lib/ledger/queries";
-import { reconcileOperation } from "@/lib/ledger/reconcile";
-import { recoverExpiredLeases } from "@/lib/ledger/sweep";
+import { reconcileSuggestion } from "@/lib/ledger/outbound/provider-lookup";
+import { getOperation } from "@/lib/ledger/reads/operations";
+import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
+import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 
 const alice: Actor = { type: "user", id: "alice@example.test", label: "alice@example.test", role: "operator" };
@@ -123,7 +123,7 @@ beforeAll(async () => {
   t = await createTestDb();
   // The route handlers use the process-wide client and start-up; here they are the test database and nothing.
   const globals = globalThis as unknown as { opledgerDb?: Db; opledgerStarted?: Promise<void> };
-  globals.opledgerDb = t.client;
+  globals.opledgerDb = t.ledger;
   globals.opledgerStarted = Promise.resolve();
   process.env[PAYMENTS_AUTH_ENV] = PAYMENTS_AUTH;
 
@@ -137,10 +137,10 @@ beforeAll(async () => {
 
   providers = await startProviderServer({ paymentsAuthorization: PAYMENTS_AUTH, rolloutMs: 500, hangMs: 5000 });
   const now = new Date();
-  await ensureDemoContracts(t.client, providers.url, now);
+  await ensureDemoContracts(t.ledger, providers.url, now);
   apiKey = (
     await createApiKey(
-      t.client,
+      t.ledger,
       { name: "demo agent (test)", scopes: ["agent"] },
       { type: "system", id: "system", label: "test" },
       now,
@@ -169,11 +169,11 @@ describe("the demo world", () => {
     });
     expect(result?.status).toBe("needs_reconcile");
     const id = result?.operation.id ?? "";
-    expect((await getOperation(t.client, id, new Date())).phase).toBe("UNKNOWN");
+    expect((await getOperation(t.ledger, id, new Date())).phase).toBe("UNKNOWN");
     const [charge] = effectsOf(id);
     expect(charge).toBeDefined();
 
-    const evidence = await lookupForOperation(t.client, id, fetch, new Date());
+    const evidence = await lookupForOperation(t.ledger, id, fetch, new Date());
     expect(evidence).toMatchObject({ ok: true, status: 200, applied: true, providerId: charge?.id });
     const suggestion = reconcileSuggestion(evidence);
     expect(suggestion).toEqual({ outcome: "applied", providerId: charge?.id });
@@ -184,14 +184,14 @@ describe("the demo world", () => {
     expect(shown).toContain(charge?.id ?? "?");
     expect(shown).toContain("HTTP 200");
     await reconcileOperation(
-      t.client,
+      t.ledger,
       id,
       { outcome: "applied", providerId: charge?.id, evidence, reason: "the provider has the charge" },
       alice,
       new Date(),
     );
 
-    const op = await getOperation(t.client, id, new Date());
+    const op = await getOperation(t.ledger, id, new Date());
     expect(op).toMatchObject({
       phase: "RECONCILED",
       evidence: "applied",
@@ -216,9 +216,9 @@ describe("the demo world", () => {
     expect(effectsOf(id)).toHaveLength(1);
 
     // No lookup exists for email: a person decides. Here they judge it did not go out.
-    expect(await lookupForOperation(t.client, id, fetch, new Date())).toMatchObject({ ok: false });
+    expect(await lookupForOperation(t.ledger, id, fetch, new Date())).toMatchObject({ ok: false });
     await reconcileOperation(
-      t.client,
+      t.ledger,
       id,
       {
         outcome: "not_applied",
@@ -231,18 +231,18 @@ describe("the demo world", () => {
     // The agent asks to go again; the gate sends it to the approvals queue instead of sending.
     await eventually("the retry to wait for approval", async () => {
       await demo.resumeOnce();
-      return (await getOperation(t.client, id, new Date())).phase === "AWAITING_APPROVAL";
+      return (await getOperation(t.ledger, id, new Date())).phase === "AWAITING_APPROVAL";
     });
     expect(effectsOf(id)).toHaveLength(1);
 
-    await approveOperation(t.client, id, { reason: "resend the receipt once" }, bob, new Date());
+    await approveOperation(t.ledger, id, { reason: "resend the receipt once" }, bob, new Date());
     await eventually("the approved retry to be confirmed", async () => {
       await demo.resumeOnce();
-      return (await getOperation(t.client, id, new Date())).phase === "CONFIRMED";
+      return (await getOperation(t.ledger, id, new Date())).phase === "CONFIRMED";
     });
     const emails = effectsOf(id);
     expect(emails.map((e) => e.attempt)).toEqual([1, 2]);
-    const op = await getOperation(t.client, id, new Date());
+    const op = await getOperation(t.ledger, id, new Date());
     const approvals = op.audit.filter((a) => a.action === "operation.approved");
     expect(approvals).toHaveLength(1);
     expect(approvals[0]).toMatchObject({ actorType: "user", actorId: bob.id });
@@ -252,8 +252,8 @@ describe("the demo world", () => {
   it(`over a run of ${RUN_OPERATIONS} operations with faults, kills and an outage, no effect was applied twice for one operation unless a person approved it`, async () => {
     providers.faults.setDefaultRate(0.15);
     // Breakers do open here (faults, kills, timeouts on a busy machine); a short cooldown keeps the run moving.
-    await t.client.dependency.updateMany({ data: { cooldownMs: 1500 } });
-    const before = await t.client.operation.count();
+    await t.db.dependency.updateMany({ data: { cooldownMs: 1500 } });
+    const before = await t.db.operation.count();
     const backoff = new LookupBackoff(300, 2000);
     const log: string[] = [];
     let kills = 0;
@@ -289,12 +289,12 @@ describe("the demo world", () => {
     /** What a person on call does in the console, and what the server's sweep does. */
     const operatorTick = async (): Promise<void> => {
       const now = new Date();
-      await recoverExpiredLeases(t.client, now);
-      await autoReconcile(t.client, now, { backoff, notAppliedGraceMs: 1000 });
-      for (const op of await t.client.operation.findMany({ where: { phase: "AWAITING_APPROVAL" }, take: 50 })) {
-        await approveOperation(t.client, op.id, { reason: "approved on call" }, bob, new Date()).catch(ignoreRace);
+      await recoverExpiredLeases(t.ledger, now);
+      await autoReconcile(t.ledger, now, { backoff, notAppliedGraceMs: 1000 });
+      for (const op of await t.db.operation.findMany({ where: { phase: "AWAITING_APPROVAL" }, take: 50 })) {
+        await approveOperation(t.ledger, op.id, { reason: "approved on call" }, bob, new Date()).catch(ignoreRace);
       }
-      const unknowns = await t.client.operation.findMany({
+      const unknowns = await t.db.operation.findMany({
         where: {
           phase: "UNKNOWN",
           effect: { not: "PURE" },
@@ -307,7 +307,7 @@ describe("the demo world", () => {
         if (op.tool === "email.send") {
           // No lookup: the person decides to resend, and says so. This is the only way to a second email.
           await reconcileOperation(
-            t.client,
+            t.ledger,
             op.id,
             {
               outcome: "not_applied",
@@ -320,11 +320,11 @@ describe("the demo world", () => {
           ).catch(ignoreRace);
           continue;
         }
-        const evidence = await lookupForOperation(t.client, op.id, fetch, new Date());
+        const evidence = await lookupForOperation(t.ledger, op.id, fetch, new Date());
         const suggestion = reconcileSuggestion(evidence);
         if (!suggestion) continue;
         await reconcileOperation(
-          t.client,
+          t.ledger,
           op.id,
           {
             ...suggestion,
@@ -343,10 +343,10 @@ describe("the demo world", () => {
       providers.faults.add({ tool: "deploy", fault: "outage", durationMs: 4000 });
       let nextKill = Date.now() + 6000;
       const deadline = Date.now() + 240_000;
-      while ((await t.client.operation.count()) - before < RUN_OPERATIONS) {
+      while ((await t.db.operation.count()) - before < RUN_OPERATIONS) {
         if (Date.now() > deadline)
           throw new Error(
-            `the demo run made only ${(await t.client.operation.count()) - before} operations (agent ${child?.exitCode === null && child?.signalCode === null ? "running" : `exited: code ${child?.exitCode}, signal ${child?.signalCode}`})\n${log.join("")}`,
+            `the demo run made only ${(await t.db.operation.count()) - before} operations (agent ${child?.exitCode === null && child?.signalCode === null ? "running" : `exited: code ${child?.exitCode}, signal ${child?.signalCode}`})\n${log.join("")}`,
           );
         await operatorTick();
         if (Date.now() > nextKill && child) {
@@ -380,7 +380,7 @@ describe("the demo world", () => {
     expect(effects.every((e) => e.operationId !== null && e.attempt !== null)).toBe(true);
     const byOperation = new Map<string, AppliedEffect[]>();
     for (const e of effects) byOperation.set(e.operationId ?? "", [...(byOperation.get(e.operationId ?? "") ?? []), e]);
-    const approvals = await t.client.auditEvent.findMany({
+    const approvals = await t.db.auditEvent.findMany({
       where: { action: "operation.approved", actorType: "user" },
     });
     const granted = new Map<string, Set<number>>();
@@ -403,12 +403,12 @@ describe("the demo world", () => {
     expect(offenders).toEqual([]);
     expect(approvedDuplicates).toBe(duplicates);
 
-    const operations = (await t.client.operation.count()) - before;
-    const reconciledBySystem = await t.client.auditEvent.count({
+    const operations = (await t.db.operation.count()) - before;
+    const reconciledBySystem = await t.db.auditEvent.count({
       where: { action: "operation.reconciled", actorType: "system" },
     });
-    const breakerOpened = await t.client.auditEvent.count({ where: { action: "dependency.breaker_open" } });
-    const phases = await t.client.operation.groupBy({
+    const breakerOpened = await t.db.auditEvent.count({ where: { action: "dependency.breaker_open" } });
+    const phases = await t.db.operation.groupBy({
       by: ["tool", "phase"],
       _count: { _all: true },
       orderBy: [{ tool: "asc" }, { phase: "asc" }],

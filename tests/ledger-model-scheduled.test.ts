@@ -5,14 +5,14 @@
 // database is not paused, so a replayed seed reproduces the command lists and start order, not every row lock.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { approveOperation, rejectOperation } from "@/lib/ledger/approval";
-import { putContract } from "@/lib/ledger/contracts";
-import { dispatchOperation } from "@/lib/ledger/dispatch";
-import { claimLease, heartbeatLease } from "@/lib/ledger/lease";
-import { reportOutcome } from "@/lib/ledger/outcome";
-import { planOperation } from "@/lib/ledger/plan";
-import { reconcileOperation } from "@/lib/ledger/reconcile";
-import { recoverExpiredLeases } from "@/lib/ledger/sweep";
+import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
+import { putContract } from "@/lib/ledger/contracts/contract-versions";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
+import { reportOutcome } from "@/lib/ledger/commands/outcome";
+import { planOperation } from "@/lib/ledger/commands/plan";
+import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
+import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 import { agent, alice } from "./helpers/ledger-fixtures";
 import {
   at,
@@ -44,7 +44,7 @@ const op = (w: World, index: number) => pick(w.ops, index);
 function plan(tool: string, key: number): Step {
   return {
     async run(w) {
-      const { operation } = await planOperation(w.client, { tool, args: { v: 0 }, idempotencyKey: `k${key}` }, agent, at(w));
+      const { operation } = await planOperation(w.ledger, { tool, args: { v: 0 }, idempotencyKey: `k${key}` }, agent, at(w));
       if (!w.ops.some((o) => o.id === operation.id)) {
         w.ops.push({ id: operation.id, tool, key: `k${key}`, args: 0, contractVersion: operation.contractVersion });
       }
@@ -61,7 +61,7 @@ function claim(index: number, leaseMs: number): Step {
       await settle(
         w,
         target.id,
-        claimLease(w.client, target.id, { workerId: worker, leaseMs }, agent, at(w)).then((lease) => recordGrant(w, target.id, worker, lease.fence)),
+        claimLease(w.ledger, target.id, { workerId: worker, leaseMs }, agent, at(w)).then((lease) => recordGrant(w, target.id, worker, lease.fence)),
         ["lease_held", "already_finished"],
       );
     },
@@ -75,7 +75,7 @@ function heartbeat(index: number): Step {
       const target = op(w, index);
       const fence = target && w.fences.get(fenceKey(worker, target.id));
       if (!target || fence === undefined) return;
-      await settle(w, target.id, heartbeatLease(w.client, target.id, { fence, leaseMs: 5000 }, agent, at(w)), ["stale_fence", "already_finished"]);
+      await settle(w, target.id, heartbeatLease(w.ledger, target.id, { fence, leaseMs: 5000 }, agent, at(w)), ["stale_fence", "already_finished"]);
     },
     toString: () => `heartbeat(op${index})`,
   };
@@ -92,7 +92,7 @@ function attempt(index: number, behaviour: Behaviour): Step {
       const sent = await settle(
         w,
         target.id,
-        dispatchOperation(w.client, target.id, { fence }, agent, at(w)).then((d) => void (dispatched = d)),
+        dispatchOperation(w.ledger, target.id, { fence }, agent, at(w)).then((d) => void (dispatched = d)),
         ["stale_fence", "lease_expired", "approval_required", "budget_spent", "reconcile_required", "in_flight", "already_finished", "retry_not_due"],
       );
       if (!sent || !dispatched) return;
@@ -105,7 +105,7 @@ function attempt(index: number, behaviour: Behaviour): Step {
       await settle(
         w,
         target.id,
-        reportOutcome(w.client, target.id, { ...report, fence }, agent, at(w), () => 0).then(() =>
+        reportOutcome(w.ledger, target.id, { ...report, fence }, agent, at(w), () => 0).then(() =>
           w.outcomes.push({ id: target.id, attempt: attemptNumber, result: report.result, fence }),
         ),
         ["stale_fence", "not_dispatched"],
@@ -115,7 +115,7 @@ function attempt(index: number, behaviour: Behaviour): Step {
   };
 }
 
-const sweep: Step = { run: async (w) => void (await recoverExpiredLeases(w.client, at(w))), toString: () => "sweep()" };
+const sweep: Step = { run: async (w) => void (await recoverExpiredLeases(w.ledger, at(w))), toString: () => "sweep()" };
 
 function advance(ms: number): Step {
   return { run: (w) => Promise.resolve(void (w.now += ms)), toString: () => `advance(${ms})` };
@@ -126,7 +126,7 @@ function approve(index: number): Step {
     async run(w) {
       const target = op(w, index);
       if (!target) return;
-      if (await settle(w, target.id, approveOperation(w.client, target.id, { reason: "model" }, alice, at(w)), ["not_awaiting_approval"])) recordApproval(w, target.id);
+      if (await settle(w, target.id, approveOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), ["not_awaiting_approval"])) recordApproval(w, target.id);
     },
     toString: () => `approve(op${index})`,
   };
@@ -137,9 +137,9 @@ function reject(index: number): Step {
     async run(w) {
       const target = op(w, index);
       if (!target) return;
-      const row = await w.client.operation.findUniqueOrThrow({ where: { id: target.id } });
+      const row = await w.db.operation.findUniqueOrThrow({ where: { id: target.id } });
       if (row.phase !== "AWAITING_APPROVAL") return;
-      await settle(w, target.id, rejectOperation(w.client, target.id, { reason: "model" }, alice, at(w)), ["not_rejectable"]);
+      await settle(w, target.id, rejectOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), ["not_rejectable"]);
     },
     toString: () => `reject(op${index})`,
   };
@@ -153,7 +153,7 @@ function reconcile(index: number, approveRetry: boolean): Step {
       const applied = (w.effects.get(target.id)?.length ?? 0) > 0;
       const grant = !applied && approveRetry;
       const input = { outcome: applied ? ("applied" as const) : ("not_applied" as const), evidence: { lookup: "model" }, approveRetry: grant };
-      if ((await settle(w, target.id, reconcileOperation(w.client, target.id, input, alice, at(w)), ["not_unknown"])) && grant) recordApproval(w, target.id);
+      if ((await settle(w, target.id, reconcileOperation(w.ledger, target.id, input, alice, at(w)), ["not_unknown"])) && grant) recordApproval(w, target.id);
     },
     toString: () => `reconcile(op${index}, approve=${approveRetry})`,
   };
@@ -161,7 +161,7 @@ function reconcile(index: number, approveRetry: boolean): Step {
 
 function editContract(tool: string, maxAttempts: number, approval: boolean): Step {
   return {
-    run: async (w) => void (await putContract(w.client, tool, editedContract(tool, maxAttempts, approval), alice, at(w))),
+    run: async (w) => void (await putContract(w.ledger, tool, editedContract(tool, maxAttempts, approval), alice, at(w))),
     toString: () => `editContract(${tool}, max=${maxAttempts}, approval=${approval})`,
   };
 }
@@ -203,7 +203,7 @@ it("keeps every invariant when two workers and an operator interleave on one dat
       steps(operatorStep),
       async (s, [first, second], w0, w1, operator) => {
         const t = await freshLedger();
-        const world = newWorld(t.client);
+        const world = newWorld(t.ledger);
         try {
           // Two operations from the start, so the actors collide on them from their first step.
           await plan(first, 0).run(world, s, "setup");

@@ -3,15 +3,15 @@
 // keep each operation on the contract version it was planned under, and leave an audit trail of legal transitions.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { approveOperation, rejectOperation } from "@/lib/ledger/approval";
-import { putContract } from "@/lib/ledger/contracts";
-import { dispatchOperation } from "@/lib/ledger/dispatch";
+import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
+import { putContract } from "@/lib/ledger/contracts/contract-versions";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { LedgerError } from "@/lib/ledger/errors";
-import { claimLease, heartbeatLease } from "@/lib/ledger/lease";
-import { reportOutcome } from "@/lib/ledger/outcome";
-import { planOperation } from "@/lib/ledger/plan";
-import { reconcileOperation } from "@/lib/ledger/reconcile";
-import { recoverExpiredLeases } from "@/lib/ledger/sweep";
+import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
+import { reportOutcome } from "@/lib/ledger/commands/outcome";
+import { planOperation } from "@/lib/ledger/commands/plan";
+import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
+import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 import { isTerminal } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import { agent, alice } from "./helpers/ledger-fixtures";
@@ -49,7 +49,7 @@ class Plan implements Cmd {
     const ok = await settle(
       w,
       null,
-      planOperation(w.client, { tool: this.tool, args: { v: this.args }, idempotencyKey: key }, agent, at(w)).then((r) => {
+      planOperation(w.ledger, { tool: this.tool, args: { v: this.args }, idempotencyKey: key }, agent, at(w)).then((r) => {
         if (known) return expect(r.operation.id).toBe(known.id);
         // A new operation runs under the contract version current when it was planned.
         expect(r.operation.contractVersion).toBe(w.contractVersions.get(this.tool));
@@ -73,7 +73,7 @@ class Claim implements Cmd {
     await settle(
       w,
       op.id,
-      claimLease(w.client, op.id, { workerId: this.worker, leaseMs: this.leaseMs }, agent, at(w)).then((lease) => {
+      claimLease(w.ledger, op.id, { workerId: this.worker, leaseMs: this.leaseMs }, agent, at(w)).then((lease) => {
         expect(lease.fence).toBeGreaterThan(w.issued.get(op.id) ?? 0);
         w.issued.set(op.id, lease.fence);
         recordGrant(w, op.id, this.worker, lease.fence);
@@ -92,12 +92,12 @@ class Heartbeat implements Cmd {
     const op = pick(w.ops, this.op);
     const fence = op && w.fences.get(fenceKey(this.worker, op.id));
     if (!op || fence === undefined) return;
-    const before = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
-    const ok = await settle(w, op.id, heartbeatLease(w.client, op.id, { fence, leaseMs: this.leaseMs }, agent, at(w)), [
+    const before = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const ok = await settle(w, op.id, heartbeatLease(w.ledger, op.id, { fence, leaseMs: this.leaseMs }, agent, at(w)), [
       "stale_fence",
       "already_finished",
     ]);
-    const after = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const after = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     expect(ok).toBe(fence === before.fence && !isTerminal(before.phase as Phase));
     expect([after.phase, after.fence, after.attempt]).toEqual([before.phase, before.fence, before.attempt]);
     if (!ok) expect(after.version).toBe(before.version);
@@ -118,7 +118,7 @@ class Advance implements Cmd {
 class Sweep implements Cmd {
   check = () => true;
   async run(_m: Model, w: World) {
-    await recoverExpiredLeases(w.client, at(w));
+    await recoverExpiredLeases(w.ledger, at(w));
   }
   toString = () => "sweep()";
 }
@@ -130,15 +130,15 @@ class Attempt implements Cmd {
     const op = pick(w.ops, this.op);
     const fence = op && w.fences.get(fenceKey(this.worker, op.id));
     if (!op || fence === undefined) return;
-    const before = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const before = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     let dispatched;
     try {
-      dispatched = await dispatchOperation(w.client, op.id, { fence }, agent, at(w));
+      dispatched = await dispatchOperation(w.ledger, op.id, { fence }, agent, at(w));
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
       if (fence < before.fence) expect(error.code).toBe("stale_fence");
       if (error.code === "stale_fence") w.staleRefusals.set(op.id, (w.staleRefusals.get(op.id) ?? 0) + 1);
-      const after = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
+      const after = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
       if (error.code === "stale_fence" || error.code === "lease_expired") expect(after.version).toBe(before.version);
       return;
     }
@@ -148,7 +148,7 @@ class Attempt implements Cmd {
     w.dispatches.push({ id: op.id, attempt: dispatched.attempt, fence, worker: this.worker });
     const report = sendToProvider(w, op, dispatched.idempotencyKey, this.behaviour);
     if (!report) return;
-    await reportOutcome(w.client, op.id, { ...report, fence }, agent, at(w), () => 0);
+    await reportOutcome(w.ledger, op.id, { ...report, fence }, agent, at(w), () => 0);
     w.outcomes.push({ id: op.id, attempt: dispatched.attempt, result: report.result, fence });
   }
   toString = () => `attempt(op${this.op}, ${this.worker}, ${this.behaviour})`;
@@ -160,7 +160,7 @@ class Approve implements Cmd {
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
-    if (await settle(w, op.id, approveOperation(w.client, op.id, { reason: "model" }, alice, at(w)), ["not_awaiting_approval"])) recordApproval(w, op.id);
+    if (await settle(w, op.id, approveOperation(w.ledger, op.id, { reason: "model" }, alice, at(w)), ["not_awaiting_approval"])) recordApproval(w, op.id);
   }
   toString = () => `approve(op${this.op})`;
 }
@@ -172,8 +172,8 @@ class Reject implements Cmd {
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
-    const row = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
-    if (row.phase === "AWAITING_APPROVAL") await rejectOperation(w.client, op.id, { reason: "model" }, alice, at(w));
+    const row = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    if (row.phase === "AWAITING_APPROVAL") await rejectOperation(w.ledger, op.id, { reason: "model" }, alice, at(w));
   }
   toString = () => `reject(op${this.op})`;
 }
@@ -188,7 +188,7 @@ class Reconcile implements Cmd {
     const applied = (w.effects.get(op.id)?.length ?? 0) > 0;
     const approveRetry = !applied && this.approveRetry;
     const input = { outcome: applied ? ("applied" as const) : ("not_applied" as const), evidence: { lookup: "model" }, approveRetry };
-    if ((await settle(w, op.id, reconcileOperation(w.client, op.id, input, alice, at(w)), ["not_unknown"])) && approveRetry) recordApproval(w, op.id);
+    if ((await settle(w, op.id, reconcileOperation(w.ledger, op.id, input, alice, at(w)), ["not_unknown"])) && approveRetry) recordApproval(w, op.id);
   }
   toString = () => `reconcile(op${this.op}, approve=${this.approveRetry})`;
 }
@@ -198,7 +198,7 @@ class EditContract implements Cmd {
   constructor(readonly tool: string, readonly maxAttempts: number, readonly approval: boolean) {}
   check = () => true;
   async run(_m: Model, w: World) {
-    const { contract, changed } = await putContract(w.client, this.tool, editedContract(this.tool, this.maxAttempts, this.approval), alice, at(w));
+    const { contract, changed } = await putContract(w.ledger, this.tool, editedContract(this.tool, this.maxAttempts, this.approval), alice, at(w));
     const before = w.contractVersions.get(this.tool) ?? 0;
     expect(contract.version).toBe(changed ? before + 1 : before);
     w.contractVersions.set(this.tool, contract.version);
@@ -240,7 +240,7 @@ it("never applies a mutation twice without approval, never lets a stale fence wr
   await fc.assert(
     fc.asyncProperty(commands, async (cmds) => {
       const t = await freshLedger();
-      const world = newWorld(t.client);
+      const world = newWorld(t.ledger);
       try {
         await fc.asyncModelRun(() => ({ model: { planned: 0 }, real: world }), cmds);
         await checkInvariants(world);

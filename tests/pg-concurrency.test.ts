@@ -1,10 +1,10 @@
 // Several app instances on one PostgreSQL: separate Prisma clients (separate pools) racing on the same rows never double a write.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/lib/db";
-import { approveOperation } from "@/lib/ledger/approval";
+import { createDb, type Db } from "@/lib/db/prisma";
+import { approveOperation } from "@/lib/ledger/commands/approval";
 import { LedgerError } from "@/lib/ledger/errors";
-import { planOperation } from "@/lib/ledger/plan";
-import { recoverExpiredLeases } from "@/lib/ledger/sweep";
+import { planOperation } from "@/lib/ledger/commands/plan";
+import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 import { agent, alice, at, bob, T0, withContract } from "./helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "./helpers/lifecycle";
 import { testPostgresUrl } from "./helpers/pg-databases";
@@ -31,36 +31,36 @@ function codes(results: PromiseSettledResult<unknown>[]): string[] {
 
 describe.skipIf(!testPostgresUrl())("two instances on one PostgreSQL", () => {
   it("grants exactly one approval when two operators approve the same operation at once", async () => {
-    await withContract(t.client, "payments.refund", "IDEMPOTENT", { approval: "required" });
+    await withContract(t.ledger, "payments.refund", "IDEMPOTENT", { approval: "required" });
     for (let round = 0; round < 10; round++) {
-      const { operation } = await planOperation(t.client, { tool: "payments.refund", args: { round }, idempotencyKey: `r${round}` }, agent, T0);
+      const { operation } = await planOperation(t.ledger, { tool: "payments.refund", args: { round }, idempotencyKey: `r${round}` }, agent, T0);
       expect(operation.phase).toBe("AWAITING_APPROVAL");
       const results = await Promise.allSettled([
-        approveOperation(t.client, operation.id, { reason: "checked by alice" }, alice, at(1)),
+        approveOperation(t.ledger, operation.id, { reason: "checked by alice" }, alice, at(1)),
         approveOperation(other, operation.id, { reason: "checked by bob" }, bob, at(1)),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       expect(codes(results)).toEqual(["not_awaiting_approval"]);
-      const row = await t.client.operation.findUniqueOrThrow({ where: { id: operation.id } });
+      const row = await t.db.operation.findUniqueOrThrow({ where: { id: operation.id } });
       expect(row).toMatchObject({ phase: "PLANNED", approvedAttempt: 1, version: 1 });
-      expect(await t.client.auditEvent.count({ where: { subjectId: operation.id, action: "operation.approved" } })).toBe(1);
+      expect(await t.db.auditEvent.count({ where: { subjectId: operation.id, action: "operation.approved" } })).toBe(1);
     }
   });
 
   it("shares the recovery sweep: 20 expired leases are recovered once each across two instances", async () => {
-    await withContract(t.client, "search.web", "PURE");
+    await withContract(t.ledger, "search.web", "PURE");
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const { id, fence } = await planAndClaim(t.client, { tool: "search.web", args: { i } }, T0, `w${i}`, 1000);
-      await dispatch(t.client, id, fence, at(1));
+      const { id, fence } = await planAndClaim(t.ledger, { tool: "search.web", args: { i } }, T0, `w${i}`, 1000);
+      await dispatch(t.ledger, id, fence, at(1));
       ids.push(id);
     }
-    const [mine, theirs] = await Promise.all([recoverExpiredLeases(t.client, at(5000)), recoverExpiredLeases(other, at(5000))]);
+    const [mine, theirs] = await Promise.all([recoverExpiredLeases(t.ledger, at(5000)), recoverExpiredLeases(other, at(5000))]);
     expect(mine + theirs).toBe(20);
     // Each fence moved once past the worker's (1 -> 2), each row version once past dispatch (2 -> 3).
-    const rows = await t.client.operation.findMany({ where: { id: { in: ids } } });
+    const rows = await t.db.operation.findMany({ where: { id: { in: ids } } });
     expect(rows.map((r) => [r.phase, r.fence, r.version])).toEqual(ids.map(() => ["UNKNOWN", 2, 3]));
-    const unknowns = await t.client.auditEvent.groupBy({
+    const unknowns = await t.db.auditEvent.groupBy({
       by: ["subjectId"],
       where: { action: "operation.outcome_unknown" },
       _count: { _all: true },
@@ -72,14 +72,14 @@ describe.skipIf(!testPostgresUrl())("two instances on one PostgreSQL", () => {
   });
 
   it("turns 50 concurrent identical plans through two instances into one operation", async () => {
-    await withContract(t.client, "payments.charge", "IDEMPOTENT");
+    await withContract(t.ledger, "payments.charge", "IDEMPOTENT");
     const input = { tool: "payments.charge", args: { amount: 5, currency: "EUR" }, idempotencyKey: "order-1" };
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => planOperation(i % 2 === 0 ? t.client : other, input, agent, T0)),
+      Array.from({ length: 50 }, (_, i) => planOperation(i % 2 === 0 ? t.ledger : other, input, agent, T0)),
     );
     expect(new Set(results.map((r) => r.operation.id)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);
-    expect(await t.client.operation.count()).toBe(1);
-    expect(await t.client.auditEvent.count({ where: { action: "operation.planned" } })).toBe(1);
+    expect(await t.db.operation.count()).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { action: "operation.planned" } })).toBe(1);
   });
 });

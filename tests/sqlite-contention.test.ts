@@ -1,14 +1,14 @@
 // SQLite under contention: another connection holding a read or write lock on the file gives retried or clearly failed requests, never a lost acknowledged write, and the client keeps working.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/lib/db";
+import { createDb, type Db } from "@/lib/db/prisma";
 import { errorResponse } from "@/lib/api/route";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { LedgerError } from "@/lib/ledger/errors";
-import { planOperation } from "@/lib/ledger/plan";
+import { planOperation } from "@/lib/ledger/commands/plan";
 import { agent, at, withContract } from "./helpers/ledger-fixtures";
 import { dispatch, outcome } from "./helpers/lifecycle";
-import { claimLease } from "@/lib/ledger/lease";
+import { claimLease } from "@/lib/ledger/commands/lease";
 import { testPostgresUrl } from "./helpers/pg-databases";
 import { holdSqliteLock, type LockKind } from "./helpers/sqlite-lock-holder";
 import { createTestDb, type TestDb } from "./helpers/test-db";
@@ -87,7 +87,7 @@ async function expectNoLostWrite(client: Db, done: Hammered): Promise<void> {
   }
 }
 
-async function hammerWhileLocked(kind: LockKind, holdMs: number, client: Db = t.client): Promise<Hammered> {
+async function hammerWhileLocked(kind: LockKind, holdMs: number, client: Db = t.ledger): Promise<Hammered> {
   const done: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
   const holder = await holdSqliteLock(t.file!, kind, holdMs);
   await Promise.all(["a", "b", "c"].map((name) => lane(client, name, holder.released, done)));
@@ -97,7 +97,7 @@ async function hammerWhileLocked(kind: LockKind, holdMs: number, client: Db = t.
 
 describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: PostgreSQL has no file locks)", () => {
   beforeEach(async () => {
-    await withContract(t.client, "payments.charge", "IDEMPOTENT");
+    await withContract(t.ledger, "payments.charge", "IDEMPOTENT");
   });
 
   it("keeps writing while another connection holds a long read transaction (WAL)", async () => {
@@ -105,7 +105,7 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     expect(done.refusals).toEqual([]);
     expect([...done.acknowledged.values()].every((a) => a.step === "CONFIRMED")).toBe(true);
     expect(done.confirmedUnderLock).toBeGreaterThan(0);
-    await expectNoLostWrite(t.client, done);
+    await expectNoLostWrite(t.ledger, done);
   }, 20_000);
 
   it("gives typed refusals and loses no acknowledged write while another connection holds the write lock past busy_timeout", async () => {
@@ -116,7 +116,7 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
     expect([...done.acknowledged.values()].some((a) => a.step === "CONFIRMED")).toBe(true);
-    await expectNoLostWrite(t.client, done);
+    await expectNoLostWrite(t.ledger, done);
     const answer = errorResponse(new LedgerError("database_busy", "locked"));
     expect([answer.status, answer.headers.get("retry-after")]).toEqual([503, "1"]);
     // The same client keeps working afterwards.
@@ -126,19 +126,19 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
   }, 30_000);
 
   it("recovers from SQLITE_BUSY at COMMIT (rollback journal, a reader's SHARED lock): the request fails or retries, the client keeps working", async () => {
-    expect(await t.client.$queryRawUnsafe("PRAGMA journal_mode = DELETE")).toEqual([{ journal_mode: "delete" }]);
+    expect(await t.db.$queryRawUnsafe("PRAGMA journal_mode = DELETE")).toEqual([{ journal_mode: "delete" }]);
     const client = clientWithBusyTimeout(100);
     const done = await hammerWhileLocked("read", 2500, client);
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
-    await expectNoLostWrite(t.client, done);
+    await expectNoLostWrite(t.ledger, done);
     const after: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
     await within(10_000, lane(client, "after", Promise.resolve(), after), "the ledger after BUSY at COMMIT");
     expect(after.refusals).toEqual([]);
   }, 30_000);
 
   it("never lets a write outside a transaction join another request's transaction that then rolls back", async () => {
-    const { lost } = await writeBesideRolledBackTransaction(t.client);
+    const { lost } = await writeBesideRolledBackTransaction(t.ledger);
     expect(lost).toBe(false);
   });
 });
@@ -167,7 +167,7 @@ async function writeBesideRolledBackTransaction(client: Db): Promise<{ lost: boo
   return { lost: !tools.includes("acknowledged") };
 }
 
-describe.skipIf(testPostgresUrl() !== null)("Prisma's better-sqlite3 adapter without opledger's guard (canaries: when these fail upstream fixed it, and lib/sqlite-connection-guard.ts can go)", () => {
+describe.skipIf(testPostgresUrl() !== null)("Prisma's better-sqlite3 adapter without opledger's guard (canaries: when these fail upstream fixed it, and lib/db/sqlite-connection-guard.ts can go)", () => {
   let bare: PrismaClient;
   beforeEach(() => {
     bare = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: t.url, timeout: 100 }) });

@@ -6,15 +6,15 @@ import { SkipLink } from "@/components/shell/skip-link";
 import { TopBar } from "@/components/shell/top-bar";
 import { UserMenu } from "@/components/shell/user-menu";
 import { currentUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
-import { countQueues } from "@/lib/ledger/queries";
+import { ledger } from "@/lib/ledger/ledger";
+import { countQueues } from "@/lib/ledger/reads/operations";
 
 const MAIN_ID = "content";
 
 export default async function ConsoleLayout({ children }: Readonly<{ children: ReactNode }>) {
   // Counts only for a signed-in person: the page itself redirects everyone else to sign-in.
   const user = await currentUser();
-  const initialCounts = user ? queueCounts(await countQueues(db())) : undefined;
+  const initialCounts = user ? queueCounts(await countQueues(ledger())) : undefined;
   return (
     <div className="flex h-dvh flex-col">
       <SkipLink targetId={MAIN_ID} />

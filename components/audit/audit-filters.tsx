@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import type { FormEvent, ReactNode } from "react";
 import { inputClass } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
-import type { AuditSubject } from "@/lib/ledger/audit";
+import type { AuditSubject } from "@/lib/ledger/audit/append";
 import { auditHref, hasFilters, SINCE_PRESETS, type AuditSearch } from "./audit-search";
 
 const SUBJECT_LABEL: Record<AuditSubject, string> = {

@@ -1,6 +1,6 @@
 // The audit page's filters as they live in the URL: parsed leniently (a bad value is named and ignored), and written back into links.
-import { AUDIT_SUBJECTS, type AuditFilter } from "@/lib/ledger/audit-log";
-import type { AuditSubject } from "@/lib/ledger/audit";
+import { AUDIT_SUBJECTS, type AuditFilter } from "@/lib/ledger/reads/audit-log";
+import type { AuditSubject } from "@/lib/ledger/audit/append";
 
 export interface AuditSearch {
   subjectType?: AuditSubject;

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { PhaseBadge } from "@/components/operations/phase-badge";
 import { MonoId } from "@/components/ui/mono-id";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { AuditView } from "@/lib/ledger/operation-view";
+import type { AuditView } from "@/lib/ledger/reads/operation-view";
 import { PHASES, type Phase } from "@/lib/retry-gate/types";
 import { auditHref, type AuditSearch } from "./audit-search";
 

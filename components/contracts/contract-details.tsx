@@ -1,11 +1,11 @@
 // One contract version's rules as a dense definition list, each value with its meaning on hover.
-import type { ContractView } from "@/lib/ledger/contract-schema";
+import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import {
   CONTRACT_FIELDS,
   contractFieldValue,
   formatContractValue,
   type ContractFieldPath,
-} from "@/lib/ledger/contract-diff";
+} from "@/lib/ledger/contracts/contract-diff";
 import { approvalLabel, effectHelp, humanDuration, keyPolicyHelp, reconcileHelp } from "./contract-words";
 import { EffectBadge } from "./effect-badge";
 

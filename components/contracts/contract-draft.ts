@@ -1,6 +1,6 @@
 // The contract form's state as typed text, and the body it sends: no rules here, the server's contractBodySchema judges it.
 import { assertNever } from "@/lib/retry-gate/exhaustive";
-import type { ContractBody, ContractView } from "@/lib/ledger/contract-schema";
+import type { ContractBody, ContractView } from "@/lib/ledger/contracts/contract-schema";
 import type { ApprovalPolicy, EffectClass, KeyPolicy } from "@/lib/retry-gate/types";
 import type { ReconcileMethod } from "./contract-words";
 

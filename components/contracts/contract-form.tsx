@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState, useTransition, type FormEvent, type ReactNode } from "react";
 import { saveContract } from "@/lib/actions/contract-actions";
-import type { ContractView } from "@/lib/ledger/contract-schema";
+import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { bodyOf, draftOf, formErrors, NEW_CONTRACT_DRAFT, type ContractDraft } from "./contract-draft";
 import { EFFECT_CHOICES, humanDuration, KEY_POLICY_CHOICES, RECONCILE_CHOICES, type Choice } from "./contract-words";
 import { FieldErrors, FieldHint, inputClass, linkClass, Notice } from "@/components/ui/form-controls";

@@ -2,18 +2,13 @@
 import Link from "next/link";
 import { MonoId } from "@/components/ui/mono-id";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { ContractView } from "@/lib/ledger/contract-schema";
-import { diffContracts, formatContractValue } from "@/lib/ledger/contract-diff";
+import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
+import { diffContracts, formatContractValue } from "@/lib/ledger/contracts/contract-diff";
 import { contractPath } from "./contract-route";
 import { inputClass } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
+import type { VersionRecorder } from "@/lib/ledger/contracts/contract-recorders";
 
-/** Who saved a version, as the audit trail recorded it (an API key may act for a person). */
-export interface VersionRecorder {
-  actorType: string;
-  actorId: string;
-  onBehalfOf: string | null;
-}
 
 const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-ink-muted";
 const TD = "px-3 py-1.5 align-top";

@@ -1,7 +1,7 @@
 // Every tool contract at its current version, one dense row each, the tool name linking to its versions.
 import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { ContractView } from "@/lib/ledger/contract-schema";
+import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { approvalLabel } from "./contract-words";
 import { EffectBadge } from "./effect-badge";
 

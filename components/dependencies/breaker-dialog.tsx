@@ -4,7 +4,7 @@ import { useEffect, useId, useRef, useState, useTransition, type FormEvent } fro
 import { FieldErrors, FieldHint, inputClass, Notice } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
 import { forceDependencyBreaker } from "@/lib/actions/dependency-actions";
-import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies";
+import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies/dependencies";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 
 interface Failure {

@@ -8,7 +8,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { consoleGet, ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
 import { Notice } from "@/components/ui/form-controls";
 import { humanDuration } from "@/components/contracts/contract-words";
-import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies";
+import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies/dependencies";
 import { BreakerBadge } from "./breaker-badge";
 import { BreakerOverrideButton } from "./breaker-dialog";
 

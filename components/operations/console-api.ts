@@ -1,5 +1,5 @@
 // The browser side of the console's JSON routes: typed fetches, their query keys, and errors an operator can act on.
-import type { OperationDetail } from "@/lib/ledger/queries";
+import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { operationsApiUrl, type OperationsRequest } from "./ledger-search";
 import type { OperationPage } from "./operation-row";
 import type { QueueCounts } from "./queue-counts";

@@ -2,7 +2,7 @@
 import { formatExactUtc } from "@/components/ui/format-time";
 import { MonoId } from "@/components/ui/mono-id";
 import { StatusPill } from "@/components/ui/status-pill";
-import type { LookupEvidence } from "@/lib/ledger/provider-lookup";
+import type { LookupEvidence } from "@/lib/ledger/outbound/provider-lookup";
 
 export type { LookupEvidence };
 

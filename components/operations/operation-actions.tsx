@@ -11,7 +11,7 @@ import {
   type ActionOutcome,
   type SeenVersion,
 } from "@/lib/actions/operation-actions";
-import type { OperationDetail } from "@/lib/ledger/queries";
+import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";
 import { ActionDialog, FieldError } from "./action-dialog";

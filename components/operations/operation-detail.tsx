@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { OperationDetail as Operation } from "@/lib/ledger/queries";
+import type { OperationDetail as Operation } from "@/lib/ledger/reads/operations";
 import { Ago } from "./fresh-clock";
 import { consoleKeys, fetchOperation, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { DecisionBadge } from "./decision-badge";

@@ -1,5 +1,5 @@
 // The operation's history as one vertical timeline: attempts and audit events merged in time order, oldest at the top.
-import type { AttemptView, AuditView } from "@/lib/ledger/operation-view";
+import type { AttemptView, AuditView } from "@/lib/ledger/reads/operation-view";
 import { PHASES, type Phase } from "@/lib/retry-gate/types";
 import { formatExactUtc, toEpochMs } from "@/components/ui/format-time";
 import { Ago } from "./fresh-clock";

@@ -1,6 +1,6 @@
 // The evidence a reconciliation was recorded with, on the operation page: a provider lookup as the lookup panel, a person's note as text, anything else as JSON.
 import { formatExactUtc } from "@/components/ui/format-time";
-import type { LookupEvidence } from "@/lib/ledger/provider-lookup";
+import type { LookupEvidence } from "@/lib/ledger/outbound/provider-lookup";
 import { LookupEvidencePanel } from "./lookup-evidence";
 
 type Shown = { kind: "lookup"; evidence: LookupEvidence } | { kind: "note"; note: string } | { kind: "json"; value: unknown };

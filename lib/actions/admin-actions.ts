@@ -54,16 +54,16 @@ const resetPasswordInput = userFields.pick({ userId: true, password: true });
 const createApiKeyInput = apiKeyFields.pick({ name: true, scopes: true });
 const revokeApiKeyInput = apiKeyFields.pick({ keyId: true, reason: true });
 
-const createUserChecked = consoleAction("admin", createUserInput, (input, ctx) => addUser(ctx.client, input, ctx.actor, ctx.now));
-const changeRoleChecked = consoleAction("admin", changeRoleInput, (input, ctx) => changeUserRole(ctx.client, input, ctx.actor, ctx.now));
-const disableUserChecked = consoleAction("admin", disableUserInput, (input, ctx) => disableUser(ctx.client, input, ctx.actor, ctx.now));
-const enableUserChecked = consoleAction("admin", enableUserInput, (input, ctx) => enableUser(ctx.client, input, ctx.actor, ctx.now));
+const createUserChecked = consoleAction("admin", createUserInput, (input, ctx) => addUser(ctx.ledger, input, ctx.actor, ctx.now));
+const changeRoleChecked = consoleAction("admin", changeRoleInput, (input, ctx) => changeUserRole(ctx.ledger, input, ctx.actor, ctx.now));
+const disableUserChecked = consoleAction("admin", disableUserInput, (input, ctx) => disableUser(ctx.ledger, input, ctx.actor, ctx.now));
+const enableUserChecked = consoleAction("admin", enableUserInput, (input, ctx) => enableUser(ctx.ledger, input, ctx.actor, ctx.now));
 const resetPasswordChecked = consoleAction("admin", resetPasswordInput, (input, ctx) =>
-  resetUserPassword(ctx.client, input, ctx.actor, ctx.now),
+  resetUserPassword(ctx.ledger, input, ctx.actor, ctx.now),
 );
-const createApiKeyChecked = consoleAction("admin", createApiKeyInput, (input, ctx) => issueApiKey(ctx.client, input, ctx.actor, ctx.now));
+const createApiKeyChecked = consoleAction("admin", createApiKeyInput, (input, ctx) => issueApiKey(ctx.ledger, input, ctx.actor, ctx.now));
 const revokeApiKeyChecked = consoleAction("admin", revokeApiKeyInput, (input, ctx) =>
-  revokeApiKeyWithReason(ctx.client, input, ctx.actor, ctx.now),
+  revokeApiKeyWithReason(ctx.ledger, input, ctx.actor, ctx.now),
 );
 
 /** Re-renders the admin page in the same response, outside the wrapper's try/catch, only when something changed. */

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { fieldErrors, unstorableInput } from "@/lib/api/request-body";
 import { ForbiddenError, type Role } from "@/lib/auth/roles";
 import { requireUser, UnauthenticatedError, userActor, type SessionUser } from "@/lib/auth/session";
-import { db, type Db } from "@/lib/db";
+import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { LedgerError } from "@/lib/ledger/errors";
 import { IllegalTransitionError } from "@/lib/retry-gate/phases";
@@ -15,7 +15,7 @@ export type ActionResult<T> =
 export interface ActionContext {
   user: SessionUser;
   actor: Actor;
-  client: Db;
+  ledger: Ledger;
   now: Date;
 }
 
@@ -45,7 +45,7 @@ export function consoleAction<S extends z.ZodType, T>(
       if (!parsed.success) {
         return { ok: false, code: "invalid_input", message: "Some fields need attention.", errors: fieldErrors(parsed.error) };
       }
-      const data = await handler(parsed.data, { user, actor: userActor(user), client: db(), now: new Date() });
+      const data = await handler(parsed.data, { user, actor: userActor(user), ledger: ledger(), now: new Date() });
       return { ok: true, data };
     } catch (error) {
       return failure(error);

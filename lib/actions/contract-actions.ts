@@ -3,8 +3,8 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
-import { contractBodySchema, TOOL_NAME, type ContractView } from "@/lib/ledger/contract-schema";
-import { putContract } from "@/lib/ledger/contracts";
+import { contractBodySchema, TOOL_NAME, type ContractView } from "@/lib/ledger/contracts/contract-schema";
+import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError } from "@/lib/ledger/errors";
 
 const saveContractSchema = z
@@ -39,7 +39,7 @@ export const saveContract = consoleAction(
     const expectedVersion = input.mode === "create" ? 0 : input.body.expectedVersion;
     let result;
     try {
-      result = await putContract(ctx.client, input.tool, { ...input.body, expectedVersion }, ctx.actor, ctx.now);
+      result = await putContract(ctx.ledger, input.tool, { ...input.body, expectedVersion }, ctx.actor, ctx.now);
     } catch (error) {
       if (error instanceof LedgerError && error.code === "contract_conflict" && input.mode === "create") {
         throw new LedgerError(

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
-import { forceBreaker, type DependencyView } from "@/lib/ledger/dependencies";
+import { forceBreaker, type DependencyView } from "@/lib/ledger/dependencies/dependencies";
 
 const forceBreakerSchema = z
   .object({
@@ -29,7 +29,7 @@ export const forceDependencyBreaker = consoleAction(
   forceBreakerSchema,
   async (input, ctx): Promise<ForceBreakerOutcome> => {
     const result = await forceBreaker(
-      ctx.client,
+      ctx.ledger,
       input.name,
       { state: input.state, reason: input.reason },
       ctx.actor,

@@ -2,11 +2,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import type { Db } from "@/lib/db";
+import type { Ledger } from "@/lib/ledger/ledger";
 import { ForbiddenError } from "@/lib/auth/roles";
 import type * as SessionModule from "@/lib/auth/session";
 import type { SessionUser } from "@/lib/auth/session";
-import { getOperation } from "@/lib/ledger/queries";
+import { getOperation } from "@/lib/ledger/reads/operations";
 import { at, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
@@ -48,8 +48,8 @@ beforeEach(async () => {
   await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
   t = await createTestDb();
-  (globalThis as unknown as { opledgerDb?: Db }).opledgerDb = t.client;
-  await withContract(t.client, "payments.charge", "IDEMPOTENT", {
+  (globalThis as unknown as { opledgerDb?: Db }).opledgerDb = t.ledger;
+  await withContract(t.ledger, "payments.charge", "IDEMPOTENT", {
     reconcile: {
       method: "lookup",
       urlTemplate: `${base}/charges/{idempotencyKey}`,
@@ -59,13 +59,13 @@ beforeEach(async () => {
     },
   });
   const lease = await planAndClaim(
-    t.client,
+    t.ledger,
     { tool: "payments.charge", args: { amount: 1 }, idempotencyKey: "k-9" },
     at(0),
   );
   id = lease.id;
-  await dispatch(t.client, id, lease.fence, at(1));
-  await outcome(t.client, id, { fence: lease.fence, result: "unknown" }, at(2));
+  await dispatch(t.ledger, id, lease.fence, at(1));
+  await outcome(t.ledger, id, { fence: lease.fence, result: "unknown" }, at(2));
 });
 
 afterEach(async () => {
@@ -87,7 +87,7 @@ it("returns the provider's evidence to an operator and changes nothing", async (
     },
   });
   expect(result.ok && result.data.text).toContain("Provider id: ch_9.");
-  expect((await getOperation(t.client, id, new Date())).phase).toBe("UNKNOWN");
+  expect((await getOperation(t.ledger, id, new Date())).phase).toBe("UNKNOWN");
 });
 
 it.each([
@@ -96,11 +96,11 @@ it.each([
 ])("a provider that %s gives no evidence and no suggestion, and the operation stays UNKNOWN", async (_, how, reason) => {
   session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
   answer = how;
-  const before = await getOperation(t.client, id, new Date());
+  const before = await getOperation(t.ledger, id, new Date());
   const result = await lookupOperationAction({ id });
   expect(result).toMatchObject({ ok: true, data: { found: { ok: false }, suggestion: null } });
   expect(result.ok && !result.data.found.ok && result.data.found.reason).toMatch(reason);
-  const after = await getOperation(t.client, id, new Date());
+  const after = await getOperation(t.ledger, id, new Date());
   expect(after).toMatchObject({ phase: "UNKNOWN", evidence: "none", providerId: null, updatedAt: before.updatedAt });
   expect(after.audit).toHaveLength(before.audit.length);
 });

@@ -2,8 +2,8 @@
 // Console action: run an operation's provider lookup for the Reconcile dialog and return the evidence; nothing is changed.
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
-import { lookupForOperation } from "@/lib/ledger/auto-reconcile";
-import { evidenceText, reconcileSuggestion, type LookupEvidence } from "@/lib/ledger/provider-lookup";
+import { lookupForOperation } from "@/lib/ledger/commands/auto-reconcile";
+import { evidenceText, reconcileSuggestion, type LookupEvidence } from "@/lib/ledger/outbound/provider-lookup";
 
 const lookupSchema = z.object({ id: z.string().trim().min(1).max(64) }).strict();
 
@@ -25,6 +25,6 @@ export interface LookupResult {
  * a reason, through the reconcile action.
  */
 export const lookupOperationAction = consoleAction("operator", lookupSchema, async (input, ctx): Promise<LookupResult> => {
-  const found = await lookupForOperation(ctx.client, input.id, fetch, ctx.now);
+  const found = await lookupForOperation(ctx.ledger, input.id, fetch, ctx.now);
   return { found, text: evidenceText(found), suggestion: reconcileSuggestion(found) };
 });

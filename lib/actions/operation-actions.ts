@@ -2,10 +2,10 @@
 // Console actions on one operation (approve a retry, reject, reconcile): operator role, a reason, and a refusal if the operation moved on since the person looked.
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
-import { approveOperation, rejectOperation } from "@/lib/ledger/approval";
+import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { LedgerError } from "@/lib/ledger/errors";
-import type { OperationView } from "@/lib/ledger/operation-view";
-import { reconcileOperation } from "@/lib/ledger/reconcile";
+import type { OperationView } from "@/lib/ledger/reads/operation-view";
+import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { EFFECT_EVIDENCE, PHASES, type Decision, type Phase } from "@/lib/retry-gate/types";
 
 const STALE_MESSAGE =
@@ -85,20 +85,20 @@ async function decided<T>(work: () => Promise<T>): Promise<T> {
 
 export const approveOperationAction = consoleAction("operator", decisionSchema, async (input, ctx) => {
   return outcomeOf(
-    await decided(() => approveOperation(ctx.client, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now)),
+    await decided(() => approveOperation(ctx.ledger, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now)),
   );
 });
 
 export const rejectOperationAction = consoleAction("operator", decisionSchema, async (input, ctx) => {
   return outcomeOf(
-    await decided(() => rejectOperation(ctx.client, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now)),
+    await decided(() => rejectOperation(ctx.ledger, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now)),
   );
 });
 
 export const reconcileOperationAction = consoleAction("operator", reconcileSchema, async (input, ctx) => {
   const view = await decided(() =>
     reconcileOperation(
-      ctx.client,
+      ctx.ledger,
       input.id,
       {
         outcome: input.outcome,

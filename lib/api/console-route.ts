@@ -1,7 +1,7 @@
-// Route handlers the console's client components poll (cookie session, not API keys): same-site and role checked inside, problems as JSON.
+// Route handlers the console's ledger components poll (cookie session, not API keys): same-site and role checked inside, problems as JSON.
 import { ForbiddenError, type Role } from "@/lib/auth/roles";
 import { requireUser, UnauthenticatedError, type SessionUser } from "@/lib/auth/session";
-import { db, type Db } from "@/lib/db";
+import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import { problem } from "./problem";
 import { errorResponse } from "./route";
 import { crossSiteRefusal } from "./same-origin";
@@ -10,7 +10,7 @@ export interface ConsoleContext<P> {
   req: Request;
   params: P;
   user: SessionUser;
-  client: Db;
+  ledger: Ledger;
   now: Date;
 }
 
@@ -20,7 +20,7 @@ export function consoleRoute<P = Record<string, never>>(role: Role, handler: (ct
     if (refused) return refused;
     try {
       const user = await requireUser(role);
-      return await handler({ req, params: await context.params, user, client: db(), now: new Date() });
+      return await handler({ req, params: await context.params, user, ledger: ledger(), now: new Date() });
     } catch (error) {
       if (error instanceof UnauthenticatedError) {
         return problem({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: error.message });

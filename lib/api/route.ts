@@ -1,7 +1,7 @@
 // The one wrapper every API v1 handler is built on: authenticates the key, checks its scope, and turns every error into a problem document.
 import { verifyApiKey, scopesOf, type ApiScope } from "@/lib/auth/api-keys";
 import { ForbiddenError, requireScope } from "@/lib/auth/roles";
-import { db, type Db } from "@/lib/db";
+import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import type { ApiKey } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
 import { LedgerError } from "@/lib/ledger/errors";
@@ -13,7 +13,7 @@ import { ensureStarted } from "@/lib/server/startup";
 export interface ApiContext<P> {
   req: Request;
   params: P;
-  client: Db;
+  ledger: Ledger;
   key: ApiKey;
   actor: Actor;
   now: Date;
@@ -63,8 +63,8 @@ export function apiRoute<P = Record<string, never>>(scopes: ApiScope[], handler:
       await ensureStarted();
       const presented = bearer(req);
       const now = new Date();
-      const client = db();
-      const key = presented ? await verifyApiKey(client, presented, now) : null;
+      const shared = ledger();
+      const key = presented ? await verifyApiKey(shared, presented, now) : null;
       if (!key) {
         return problem(
           { status: 401, code: "unauthorized", title: titleFor(401), detail: presented ? "The API key is unknown or revoked." : "Send an API key as Authorization: Bearer <key>." },
@@ -72,7 +72,7 @@ export function apiRoute<P = Record<string, never>>(scopes: ApiScope[], handler:
         );
       }
       if (scopes.length > 0) requireScope(scopesOf(key), ...scopes);
-      return await handler({ req, params: await context.params, client, key, actor: apiActor(key), now });
+      return await handler({ req, params: await context.params, ledger: shared, key, actor: apiActor(key), now });
     } catch (error) {
       return errorResponse(error);
     }

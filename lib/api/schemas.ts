@@ -1,8 +1,8 @@
 // Request bodies and query strings of the agent API v1, as zod schemas.
 import { z } from "zod";
-import { LEASE_MS_MAX, LEASE_MS_MIN } from "@/lib/ledger/lease";
-import { TOOL_NAME } from "@/lib/ledger/contract-schema";
-import { MAX_PAGE } from "@/lib/ledger/queries";
+import { LEASE_MS_MAX, LEASE_MS_MIN } from "@/lib/ledger/commands/lease";
+import { TOOL_NAME } from "@/lib/ledger/contracts/contract-schema";
+import { MAX_PAGE } from "@/lib/ledger/reads/operations";
 import { EFFECT_CLASSES, PHASES } from "@/lib/retry-gate/types";
 
 const id = z.string().trim().min(1).max(200);

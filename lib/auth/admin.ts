@@ -1,9 +1,10 @@
 // Administration of console users and API keys: the lists the admin page shows and every change an admin makes, each audited in its own transaction.
-import type { Db } from "@/lib/db";
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
-import { appendAudit } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit/append";
 import { LedgerError } from "@/lib/ledger/errors";
-import { withWriteRetry, WriteConflict } from "@/lib/ledger/transaction";
+import { withWriteRetry, WriteConflict } from "@/lib/ledger/write-retry";
 import { createApiKey, scopesOf, type ApiScope } from "./api-keys";
 import { hashPassword } from "./passwords";
 import { ForbiddenError, ROLES, type Role } from "./roles";
@@ -51,8 +52,8 @@ export function userStatus(user: { disabledAt: Date | null; lockedUntil: Date | 
   return "active";
 }
 
-export async function listUsers(client: Db, now: Date): Promise<UserListItem[]> {
-  const rows = await client.user.findMany({
+export async function listUsers(ledger: Ledger, now: Date): Promise<UserListItem[]> {
+  const rows = await ledger.db.user.findMany({
     select: { id: true, email: true, name: true, role: true, lockedUntil: true, disabledAt: true, createdAt: true },
     orderBy: { email: "asc" },
     take: ADMIN_LIST_LIMIT,
@@ -64,8 +65,8 @@ export async function listUsers(client: Db, now: Date): Promise<UserListItem[]> 
 }
 
 /** Newest first, revoked keys included: an admin tracing a 401 needs to see that the key was revoked, when and by whom. */
-export async function listApiKeys(client: Db): Promise<ApiKeyListItem[]> {
-  const rows = await client.apiKey.findMany({
+export async function listApiKeys(ledger: Ledger): Promise<ApiKeyListItem[]> {
+  const rows = await ledger.db.apiKey.findMany({
     select: { id: true, name: true, prefix: true, scopes: true, createdBy: true, createdAt: true, lastUsedAt: true, revokedAt: true },
     orderBy: { createdAt: "desc" },
     take: ADMIN_LIST_LIMIT,
@@ -85,7 +86,7 @@ function isUniqueViolation(error: unknown): boolean {
 
 /** createUser with the rules an admin's form needs: the password floor, and a taken email reported on the email field. */
 export async function addUser(
-  client: Db,
+  ledger: Ledger,
   input: { email: string; name: string; role: Role; password: string },
   actor: Actor,
   now: Date,
@@ -93,7 +94,7 @@ export async function addUser(
   const weak = passwordProblem(input.password);
   if (weak) throw weak;
   try {
-    const user = await createUser(client, input, actor, now);
+    const user = await createUser(ledger, input, actor, now);
     return { id: user.id, email: user.email };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -102,7 +103,7 @@ export async function addUser(
   }
 }
 
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+type Tx = Prisma.TransactionClient;
 
 interface TargetUser {
   id: string;
@@ -130,13 +131,13 @@ async function assertAnotherAdmin(tx: Tx, user: TargetUser): Promise<void> {
 
 /** Moves a user to another role; the new role applies to their next request, since sessions read the role from the database. */
 export async function changeUserRole(
-  client: Db,
+  ledger: Ledger,
   input: { userId: string; role: Role; reason?: string },
   actor: Actor,
   now: Date,
 ): Promise<{ email: string; role: Role; changed: boolean }> {
   return withWriteRetry(() =>
-    client.$transaction(async (tx) => {
+    ledger.db.$transaction(async (tx) => {
       const user = await loadUser(tx, input.userId);
       if (user.role === input.role) return { email: user.email, role: user.role, changed: false };
       if (input.role !== "admin") {
@@ -163,13 +164,13 @@ export async function changeUserRole(
 
 /** Disabling ends the user's sessions at their next request and refuses their sign-ins; their audit history stays. */
 export async function disableUser(
-  client: Db,
+  ledger: Ledger,
   input: { userId: string; reason: string },
   actor: Actor,
   now: Date,
 ): Promise<{ email: string }> {
   return withWriteRetry(() =>
-    client.$transaction(async (tx) => {
+    ledger.db.$transaction(async (tx) => {
       const user = await loadUser(tx, input.userId);
       if (user.disabledAt) return { email: user.email };
       if (isSelf(actor, user)) throw new ForbiddenError("You cannot disable your own account; ask another admin to do it.");
@@ -184,13 +185,13 @@ export async function disableUser(
 
 /** Lets a disabled user sign in again, with a clean slate of failed attempts. */
 export async function enableUser(
-  client: Db,
+  ledger: Ledger,
   input: { userId: string; reason?: string },
   actor: Actor,
   now: Date,
 ): Promise<{ email: string }> {
   return withWriteRetry(() =>
-    client.$transaction(async (tx) => {
+    ledger.db.$transaction(async (tx) => {
       const user = await loadUser(tx, input.userId);
       if (!user.disabledAt) return { email: user.email };
       const changed = await tx.user.updateMany({
@@ -206,7 +207,7 @@ export async function enableUser(
 
 /** Sets a new password and lifts a lockout, so "I locked myself out" is fixed by one admin action. */
 export async function resetUserPassword(
-  client: Db,
+  ledger: Ledger,
   input: { userId: string; password: string },
   actor: Actor,
   now: Date,
@@ -216,7 +217,7 @@ export async function resetUserPassword(
   // Hash before the transaction: scrypt takes tens of milliseconds and must not hold a write lock.
   const passwordHash = await hashPassword(input.password);
   return withWriteRetry(() =>
-    client.$transaction(async (tx) => {
+    ledger.db.$transaction(async (tx) => {
       const user = await loadUser(tx, input.userId);
       await tx.user.update({ where: { id: user.id }, data: { passwordHash, failedSignIns: 0, lockedUntil: null } });
       await appendAudit(tx, [{ subjectType: "user", subjectId: user.email, actor, action: "user.password_reset", at: now }]);
@@ -227,12 +228,12 @@ export async function resetUserPassword(
 
 /** createApiKey, returning only what the one-time display needs: the secret itself is never stored. */
 export async function issueApiKey(
-  client: Db,
+  ledger: Ledger,
   input: { name: string; scopes: ApiScope[] },
   actor: Actor,
   now: Date,
 ): Promise<{ id: string; name: string; prefix: string; key: string }> {
-  const { key, record } = await createApiKey(client, input, actor, now);
+  const { key, record } = await createApiKey(ledger, input, actor, now);
   return { id: record.id, name: record.name, prefix: record.prefix, key };
 }
 
@@ -241,13 +242,13 @@ export async function issueApiKey(
  * unknown or already revoked is reported rather than audited a second time.
  */
 export async function revokeApiKeyWithReason(
-  client: Db,
+  ledger: Ledger,
   input: { keyId: string; reason: string },
   actor: Actor,
   now: Date,
 ): Promise<{ name: string; prefix: string }> {
   return withWriteRetry(() =>
-    client.$transaction(async (tx) => {
+    ledger.db.$transaction(async (tx) => {
       const key = await tx.apiKey.findUnique({ where: { id: input.keyId }, select: { id: true, name: true, prefix: true, revokedAt: true } });
       if (!key) throw new LedgerError("not_found", "This API key no longer exists; reload the page.");
       if (key.revokedAt) throw new LedgerError("already_finished", `The key ${key.name} was already revoked.`);

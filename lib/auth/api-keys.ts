@@ -1,11 +1,11 @@
 // API keys: made from 32 random bytes, shown once, stored only as a sha256 hash with a short prefix to tell them apart.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Db } from "@/lib/db";
+import type { Ledger } from "@/lib/ledger/ledger";
 import type { ApiKey } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
-import { appendAudit } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit/append";
 import { newId } from "@/lib/ledger/ids";
-import { ledgerStore } from "@/lib/ledger/store";
+
 
 export const API_SCOPES = ["agent", "operator", "admin"] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
@@ -32,14 +32,14 @@ export interface CreatedApiKey {
 }
 
 export async function createApiKey(
-  client: Db,
+  ledger: Ledger,
   input: { name: string; scopes: ApiScope[]; key?: string },
   actor: Actor,
   now: Date,
 ): Promise<CreatedApiKey> {
   const key = input.key ?? generateApiKey();
   const id = newId();
-  const record = await client.$transaction(async (tx) => {
+  const record = await ledger.db.$transaction(async (tx) => {
     const created = await tx.apiKey.create({
       data: {
         id,
@@ -59,31 +59,31 @@ export async function createApiKey(
   return { key, record };
 }
 
-export async function revokeApiKey(client: Db, id: string, actor: Actor, now: Date): Promise<void> {
-  await client.$transaction(async (tx) => {
+export async function revokeApiKey(ledger: Ledger, id: string, actor: Actor, now: Date): Promise<void> {
+  await ledger.db.$transaction(async (tx) => {
     await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
     await appendAudit(tx, [{ subjectType: "api_key", subjectId: id, actor, action: "api_key.revoked", at: now }]);
   });
 }
 
 /** Finds the live key for a presented secret: lookup by hash, then a constant-time comparison of the digests. */
-export async function verifyApiKey(client: Db, presented: string, now: Date): Promise<ApiKey | null> {
+export async function verifyApiKey(ledger: Ledger, presented: string, now: Date): Promise<ApiKey | null> {
   const digest = hashApiKey(presented);
-  const record = await ledgerStore(client).apiKeyByHash(digest);
+  const record = await ledger.store.apiKeyByHash(digest);
   if (!record || record.revokedAt) return null;
   if (!timingSafeEqual(Buffer.from(record.hash, "hex"), Buffer.from(digest, "hex"))) return null;
   if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await client.apiKey.update({ where: { id: record.id }, data: { lastUsedAt: now } });
+    await ledger.db.apiKey.update({ where: { id: record.id }, data: { lastUsedAt: now } });
   }
   return record;
 }
 
 /** Registers OPLEDGER_BOOTSTRAP_API_KEY (all scopes) unless a key with its hash exists. The value is never stored or logged. */
-export async function ensureBootstrapApiKey(client: Db, key: string, now: Date): Promise<boolean> {
-  const existing = await client.apiKey.findUnique({ where: { hash: hashApiKey(key) } });
+export async function ensureBootstrapApiKey(ledger: Ledger, key: string, now: Date): Promise<boolean> {
+  const existing = await ledger.db.apiKey.findUnique({ where: { hash: hashApiKey(key) } });
   if (existing) return false;
   try {
-    await createApiKey(client, { name: "bootstrap (OPLEDGER_BOOTSTRAP_API_KEY)", scopes: [...API_SCOPES], key }, { type: "system", id: "system", label: "bootstrap" }, now);
+    await createApiKey(ledger, { name: "bootstrap (OPLEDGER_BOOTSTRAP_API_KEY)", scopes: [...API_SCOPES], key }, { type: "system", id: "system", label: "bootstrap" }, now);
     return true;
   } catch (error) {
     // Another instance registered it at the same moment.

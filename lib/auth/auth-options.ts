@@ -1,7 +1,7 @@
 // next-auth configuration: credentials sign-in (optional OIDC from env), JWT sessions in httpOnly SameSite=Lax cookies.
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { db } from "@/lib/db";
+import { ledger } from "@/lib/ledger/ledger";
 import { ensureStarted } from "@/lib/server/startup";
 import { signInWithPassword } from "./sign-in";
 
@@ -40,7 +40,7 @@ export const authOptions: NextAuthOptions = {
       async authorize(credentials) {
         if (!credentials?.email || !credentials.password) return null;
         await ensureStarted();
-        const result = await signInWithPassword(db(), credentials.email, credentials.password, new Date());
+        const result = await signInWithPassword(ledger(), credentials.email, credentials.password, new Date());
         if (!result.ok) throw new Error(result.reason === "locked" ? "locked" : "invalid");
         return { id: result.user.id, email: result.user.email, name: result.user.name };
       },
@@ -52,7 +52,7 @@ export const authOptions: NextAuthOptions = {
     async signIn({ user, account }) {
       if (account?.provider !== "oidc") return true;
       if (!user.email) return false;
-      const known = await db().user.findUnique({ where: { email: user.email.toLowerCase() } });
+      const known = await ledger().db.user.findUnique({ where: { email: user.email.toLowerCase() } });
       return Boolean(known && !known.disabledAt);
     },
   },

@@ -1,7 +1,7 @@
 // The signed-in person for pages, server actions and console routes: read from the session, role read fresh from the database.
 import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
-import { db } from "@/lib/db";
+import { ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { authOptions } from "./auth-options";
 import { signInPathForRequest } from "./requested-path";
@@ -18,7 +18,7 @@ export async function currentUser(): Promise<SessionUser | null> {
   const session = await getServerSession(authOptions);
   const email = session?.user?.email?.toLowerCase();
   if (!email) return null;
-  const user = await db().user.findUnique({ where: { email }, select: { email: true, name: true, role: true, disabledAt: true } });
+  const user = await ledger().db.user.findUnique({ where: { email }, select: { email: true, name: true, role: true, disabledAt: true } });
   if (!user || user.disabledAt) return null;
   return { email: user.email, name: user.name, role: user.role as Role };
 }

@@ -1,6 +1,6 @@
 // Password sign-in with lockout: five failures in a row lock the account for fifteen minutes, and every failure is audited.
-import type { Db } from "@/lib/db";
-import { appendAudit } from "@/lib/ledger/audit";
+import type { Ledger } from "@/lib/ledger/ledger";
+import { appendAudit } from "@/lib/ledger/audit/append";
 import { verifyPassword } from "./passwords";
 import type { Role } from "./roles";
 
@@ -17,9 +17,9 @@ export interface SignedInUser {
 export type SignInResult = { ok: true; user: SignedInUser } | { ok: false; reason: "invalid" | "locked" };
 
 /** Verifies a password; unknown emails cost the same hashing time so they cannot be told apart by timing. */
-export async function signInWithPassword(client: Db, emailInput: string, password: string, now: Date): Promise<SignInResult> {
+export async function signInWithPassword(ledger: Ledger, emailInput: string, password: string, now: Date): Promise<SignInResult> {
   const email = emailInput.trim().toLowerCase();
-  const user = await client.user.findUnique({ where: { email } });
+  const user = await ledger.db.user.findUnique({ where: { email } });
   if (!user || user.disabledAt) {
     await verifyPassword(password, "scrypt$32768$8$1$c2FsdHNhbHRzYWx0c2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
     return { ok: false, reason: "invalid" };
@@ -27,13 +27,13 @@ export async function signInWithPassword(client: Db, emailInput: string, passwor
   if (user.lockedUntil && user.lockedUntil.getTime() > now.getTime()) return { ok: false, reason: "locked" };
   if (await verifyPassword(password, user.passwordHash)) {
     if (user.failedSignIns > 0 || user.lockedUntil) {
-      await client.user.update({ where: { id: user.id }, data: { failedSignIns: 0, lockedUntil: null } });
+      await ledger.db.user.update({ where: { id: user.id }, data: { failedSignIns: 0, lockedUntil: null } });
     }
     return { ok: true, user: { id: user.id, email: user.email, name: user.name, role: user.role as Role } };
   }
   const failures = user.failedSignIns + 1;
   const locked = failures >= MAX_FAILED_SIGN_INS;
-  await client.$transaction(async (tx) => {
+  await ledger.db.$transaction(async (tx) => {
     await tx.user.update({
       where: { id: user.id },
       data: { failedSignIns: locked ? 0 : failures, lockedUntil: locked ? new Date(now.getTime() + LOCKOUT_MS) : null },

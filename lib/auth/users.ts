@@ -1,14 +1,14 @@
 // Console users: created by an admin (or from env at start-up), passwords hashed with scrypt.
-import type { Db } from "@/lib/db";
+import type { Ledger } from "@/lib/ledger/ledger";
 import type { User } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
-import { appendAudit } from "@/lib/ledger/audit";
+import { appendAudit } from "@/lib/ledger/audit/append";
 import { newId } from "@/lib/ledger/ids";
 import { hashPassword } from "./passwords";
 import type { Role } from "./roles";
 
 export async function createUser(
-  client: Db,
+  ledger: Ledger,
   input: { email: string; name: string; role: Role; password: string },
   actor: Actor,
   now: Date,
@@ -16,7 +16,7 @@ export async function createUser(
   const id = newId();
   const email = input.email.trim().toLowerCase();
   const passwordHash = await hashPassword(input.password);
-  return client.$transaction(async (tx) => {
+  return ledger.db.$transaction(async (tx) => {
     const user = await tx.user.create({ data: { id, email, name: input.name, role: input.role, passwordHash, createdAt: now } });
     await appendAudit(tx, [{ subjectType: "user", subjectId: email, actor, action: "user.created", data: { role: input.role }, at: now }]);
     return user;
@@ -24,11 +24,11 @@ export async function createUser(
 }
 
 /** Creates the admin from OPLEDGER_ADMIN_EMAIL/PASSWORD unless a user with that email exists. */
-export async function ensureAdminUser(client: Db, email: string, password: string, now: Date): Promise<boolean> {
-  const existing = await client.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+export async function ensureAdminUser(ledger: Ledger, email: string, password: string, now: Date): Promise<boolean> {
+  const existing = await ledger.db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
   if (existing) return false;
   try {
-    await createUser(client, { email, name: "Administrator", role: "admin", password }, { type: "system", id: "system", label: "bootstrap" }, now);
+    await createUser(ledger, { email, name: "Administrator", role: "admin", password }, { type: "system", id: "system", label: "bootstrap" }, now);
     return true;
   } catch (error) {
     if ((error as { code?: unknown }).code === "P2002") return false;

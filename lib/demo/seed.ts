@@ -1,12 +1,12 @@
 // Seeds a believable ledger through the real ledger service (so every row has its audit trail): what a newcomer sees first.
-import type { Db } from "@/lib/db";
+import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
-import { putContract } from "@/lib/ledger/contracts";
+import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { demoProviderUrl } from "./config";
-import { dispatchOperation } from "@/lib/ledger/dispatch";
-import { claimLease } from "@/lib/ledger/lease";
-import { reportOutcome, type OutcomeInput } from "@/lib/ledger/outcome";
-import { planOperation } from "@/lib/ledger/plan";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { claimLease } from "@/lib/ledger/commands/lease";
+import { reportOutcome, type OutcomeInput } from "@/lib/ledger/commands/outcome";
+import { planOperation } from "@/lib/ledger/commands/plan";
 import { demoContracts } from "./contracts";
 
 const DEMO_AGENT: Actor = { type: "api_key", id: "demo-agent (seed)", label: "demo-agent (seed)" };
@@ -43,19 +43,19 @@ const DEMO_AUTHOR: Actor = { type: "system", id: "system", label: "demo seed" };
  * is brought up to date (a new version only if it changed, e.g. another provider port), and one a person edited
  * since is left as they made it.
  */
-export async function ensureDemoContracts(client: Db, providerUrl: string, now: Date): Promise<{ written: string[]; keptEdited: string[] }> {
+export async function ensureDemoContracts(ledger: Ledger, providerUrl: string, now: Date): Promise<{ written: string[]; keptEdited: string[] }> {
   const written: string[] = [];
   const keptEdited: string[] = [];
   for (const [tool, body] of Object.entries(demoContracts(providerUrl))) {
-    const head = await client.toolContract.findUnique({ where: { tool } });
+    const head = await ledger.db.toolContract.findUnique({ where: { tool } });
     const current = head
-      ? await client.contractVersion.findUnique({ where: { tool_version: { tool, version: head.currentVersion } }, select: { author: true } })
+      ? await ledger.db.contractVersion.findUnique({ where: { tool_version: { tool, version: head.currentVersion } }, select: { author: true } })
       : null;
     if (current && current.author !== DEMO_AUTHOR.label) {
       keptEdited.push(tool);
       continue;
     }
-    const result = await putContract(client, tool, body, DEMO_AUTHOR, now);
+    const result = await putContract(ledger, tool, body, DEMO_AUTHOR, now);
     if (result.changed) written.push(tool);
   }
   return { written, keptEdited };
@@ -63,25 +63,25 @@ export async function ensureDemoContracts(client: Db, providerUrl: string, now: 
 
 /** Loads the demo contracts and, on an empty ledger, a few dozen operations in every interesting phase. */
 export async function seedDemo(
-  client: Db,
+  ledger: Ledger,
   now: Date,
   providerUrl: string = demoProviderUrl(),
 ): Promise<{ contracts: number; operations: number }> {
   const contracts = Object.keys(demoContracts(providerUrl)).length;
-  await ensureDemoContracts(client, providerUrl, now);
-  if ((await client.operation.count()) > 0) return { contracts, operations: 0 };
+  await ensureDemoContracts(ledger, providerUrl, now);
+  if ((await ledger.db.operation.count()) > 0) return { contracts, operations: 0 };
   let operations = 0;
   let clock = now.getTime() - 60 * 60 * 1000;
   const tick = (ms: number): Date => new Date((clock += ms));
   for (const [i, script] of scripts().entries()) {
-    const { operation } = await planOperation(client, { ...script, idempotencyKey: `demo-${i}`, runId: `run_${Math.floor(i / 4)}`, agentId: "demo-agent" }, DEMO_AGENT, tick(40_000));
+    const { operation } = await planOperation(ledger, { ...script, idempotencyKey: `demo-${i}`, runId: `run_${Math.floor(i / 4)}`, agentId: "demo-agent" }, DEMO_AGENT, tick(40_000));
     operations++;
     if (operation.phase !== "PLANNED") continue;
-    const { fence } = await claimLease(client, operation.id, { workerId: `worker-${i % 3}`, leaseMs: 30_000 }, DEMO_AGENT, tick(5));
+    const { fence } = await claimLease(ledger, operation.id, { workerId: `worker-${i % 3}`, leaseMs: 30_000 }, DEMO_AGENT, tick(5));
     for (const outcome of script.outcomes) {
-      const dispatched = await dispatchOperation(client, operation.id, { fence }, DEMO_AGENT, tick(10)).catch(() => null);
+      const dispatched = await dispatchOperation(ledger, operation.id, { fence }, DEMO_AGENT, tick(10)).catch(() => null);
       if (!dispatched) break;
-      const after = await reportOutcome(client, operation.id, { ...outcome, fence }, DEMO_AGENT, tick(300), () => 0.5);
+      const after = await reportOutcome(ledger, operation.id, { ...outcome, fence }, DEMO_AGENT, tick(300), () => 0.5);
       if (after.decision.retryAfterMs) tick(after.decision.retryAfterMs);
     }
   }

@@ -1,7 +1,7 @@
 // The demo supervisor: a fresh agent-scoped key (never logged), contracts pointing at its providers, the agent child killed and restarted, and a clean stop.
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createApiKey, scopesOf } from "@/lib/auth/api-keys";
-import { getContract } from "@/lib/ledger/contracts";
+import { getContract } from "@/lib/ledger/contracts/contract-versions";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { PAYMENTS_AUTH_ENV, type DemoEnv } from "./config";
 import { DEMO_KEY_NAME, startDemoWorld } from "./supervisor";
@@ -49,14 +49,14 @@ async function until(what: string, probe: () => boolean, timeoutMs = 30_000): Pr
 
 it("starts the providers and the agent with a new agent key, kills and restarts the agent, and stops cleanly", async () => {
   const old = await createApiKey(
-    t.client,
+    t.ledger,
     { name: DEMO_KEY_NAME, scopes: ["agent"] },
     { type: "system", id: "system", label: "test" },
     new Date(),
   );
   const lines: string[] = [];
   const world = await startDemoWorld({
-    client: t.client,
+    client: t.ledger,
     // Nothing listens here: the agent only has to run, not succeed.
     ledgerUrl: "http://127.0.0.1:9",
     env,
@@ -66,7 +66,7 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
   });
   try {
     expect((await fetch(`${world.providers.url}/_health`)).status).toBe(200);
-    const charge = await getContract(t.client, "payments.charge");
+    const charge = await getContract(t.ledger, "payments.charge");
     expect(charge.reconcile).toMatchObject({
       method: "lookup",
       urlTemplate: `${world.providers.url}/payments/v1/charges/by-key/{idempotencyKey}`,
@@ -74,7 +74,7 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
     });
     expect(process.env[PAYMENTS_AUTH_ENV]).toMatch(/^Bearer sk_demo_/);
 
-    const keys = await t.client.apiKey.findMany({ where: { name: DEMO_KEY_NAME } });
+    const keys = await t.db.apiKey.findMany({ where: { name: DEMO_KEY_NAME } });
     expect(keys.find((k) => k.id === old.record.id)?.revokedAt).not.toBeNull();
     const live = keys.filter((k) => !k.revokedAt);
     expect(live).toHaveLength(1);
@@ -96,5 +96,5 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
     if (last !== null) expect(alive(last)).toBe(false);
   }
   await expect(fetch(`${world.providers.url}/_health`)).rejects.toThrow();
-  expect(await t.client.apiKey.count({ where: { name: DEMO_KEY_NAME, revokedAt: null } })).toBe(0);
+  expect(await t.db.apiKey.count({ where: { name: DEMO_KEY_NAME, revokedAt: null } })).toBe(0);
 }, 60_000);

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createApiKey, revokeApiKey } from "@/lib/auth/api-keys";
-import type { Db } from "@/lib/db";
+import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { PAYMENTS_AUTH_ENV, type DemoEnv } from "./config";
 import { startProviderServer, type ProviderServer } from "./providers/server";
@@ -16,7 +16,7 @@ const DEMO_ACTOR: Actor = { type: "system", id: "system", label: "demo world" };
 const PASSED_ENV = ["PATH", "HOME", "TMPDIR", "LANG", "OPLEDGER_DEMO_PACE_MS", "OPLEDGER_DEMO_AGENT_WORKERS"];
 
 export interface DemoWorldOptions {
-  client: Db;
+  ledger: Ledger;
   /** Where the agent reaches the ledger API, e.g. http://127.0.0.1:3000. */
   ledgerUrl: string;
   env: DemoEnv;
@@ -43,7 +43,7 @@ export interface DemoWorld {
  * crash schedule and periodic outages of the deployment API. Throws only if the providers cannot listen.
  */
 export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWorld> {
-  const { client, env } = options;
+  const { ledger, env } = options;
   const log = options.log ?? ((line: string) => console.log(line));
   const random = options.random ?? Math.random;
   const now = new Date();
@@ -62,18 +62,18 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
   let key: string;
   let keyId: string;
   try {
-    const contracts = await ensureDemoContracts(client, providers.url, now);
+    const contracts = await ensureDemoContracts(ledger, providers.url, now);
     if (contracts.keptEdited.length > 0) {
       log(
         `opledger demo: kept the contracts a person edited (${contracts.keptEdited.join(", ")}); their lookups must point at ${providers.url}`,
       );
     }
-    const earlier = await client.apiKey.findMany({
+    const earlier = await ledger.db.apiKey.findMany({
       where: { name: DEMO_KEY_NAME, revokedAt: null },
       select: { id: true },
     });
-    for (const old of earlier) await revokeApiKey(client, old.id, DEMO_ACTOR, now);
-    const created = await createApiKey(client, { name: DEMO_KEY_NAME, scopes: ["agent"] }, DEMO_ACTOR, now);
+    for (const old of earlier) await revokeApiKey(ledger, old.id, DEMO_ACTOR, now);
+    const created = await createApiKey(ledger, { name: DEMO_KEY_NAME, scopes: ["agent"] }, DEMO_ACTOR, now);
     key = created.key;
     keyId = created.record.id;
   } catch (error) {
@@ -197,7 +197,7 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
         clearTimeout(forced);
       }
       await providers.close();
-      await revokeApiKey(client, keyId, DEMO_ACTOR, new Date()).catch(() => undefined);
+      await revokeApiKey(ledger, keyId, DEMO_ACTOR, new Date()).catch(() => undefined);
     },
   };
 }

@@ -4,8 +4,8 @@ import { ensureBootstrapApiKey } from "@/lib/auth/api-keys";
 import { ensureAdminUser } from "@/lib/auth/users";
 import { defaultDataDir, sqliteFilePath } from "@/lib/config/database-url";
 import { env, type Env } from "@/lib/config/env";
-import { db, type Db } from "@/lib/db";
-import { applySqliteSettings } from "@/lib/sqlite-settings";
+import { ledger, type Ledger } from "@/lib/ledger/ledger";
+import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { startSweepLoop } from "./sweep-loop";
 
 const globalForStartup = globalThis as unknown as { opledgerStarted?: Promise<void> };
@@ -17,14 +17,14 @@ function localUrl(config: Env): string {
 }
 
 /** OPLEDGER_DEMO=on: providers and the demo agent with the console. A demo that cannot start never stops the product. */
-async function startDemo(config: Env, client: Db): Promise<void> {
+async function startDemo(config: Env, ledger: Ledger): Promise<void> {
   try {
     const { demoEnv } = await import("@/lib/demo/config");
     const { startDemoWorld } = await import("@/lib/demo/supervisor");
     const file = sqliteFilePath(config.DATABASE_URL);
     const dataDir = file ? path.dirname(path.resolve(file)) : defaultDataDir();
     const world = await startDemoWorld({
-      client,
+      ledger,
       ledgerUrl: localUrl(config),
       env: demoEnv(),
       stateFile: path.join(dataDir, "demo-providers.jsonl"),
@@ -40,36 +40,36 @@ async function startDemo(config: Env, client: Db): Promise<void> {
 
 async function start(): Promise<void> {
   const config = env();
-  const client = db();
+  const shared = ledger();
   const file = sqliteFilePath(config.DATABASE_URL);
   if (file) {
-    const s = await applySqliteSettings(client);
+    const s = await applySqliteSettings(shared.db);
     console.log(
       `opledger: SQLite ${file}: journal_mode=${s.journalMode} synchronous=${s.synchronous} busy_timeout=${s.busyTimeoutMs}ms`,
     );
   } else {
-    await client.$queryRawUnsafe("SELECT 1");
+    await shared.db.$queryRawUnsafe("SELECT 1");
     console.log("opledger: PostgreSQL connected");
   }
   const now = new Date();
   if (
     config.OPLEDGER_BOOTSTRAP_API_KEY &&
-    (await ensureBootstrapApiKey(client, config.OPLEDGER_BOOTSTRAP_API_KEY, now))
+    (await ensureBootstrapApiKey(shared, config.OPLEDGER_BOOTSTRAP_API_KEY, now))
   ) {
     console.log(
       "opledger: registered the bootstrap API key from OPLEDGER_BOOTSTRAP_API_KEY (scopes agent, operator, admin)",
     );
   }
   if (config.OPLEDGER_ADMIN_EMAIL && config.OPLEDGER_ADMIN_PASSWORD) {
-    if (await ensureAdminUser(client, config.OPLEDGER_ADMIN_EMAIL, config.OPLEDGER_ADMIN_PASSWORD, now)) {
+    if (await ensureAdminUser(shared, config.OPLEDGER_ADMIN_EMAIL, config.OPLEDGER_ADMIN_PASSWORD, now)) {
       console.log(`opledger: created the admin user ${config.OPLEDGER_ADMIN_EMAIL}`);
     }
   }
-  startSweepLoop(client, config.OPLEDGER_SWEEP_INTERVAL_MS);
+  startSweepLoop(shared, config.OPLEDGER_SWEEP_INTERVAL_MS);
   console.log(`opledger: recovery sweep and auto-reconcile every ${config.OPLEDGER_SWEEP_INTERVAL_MS} ms`);
   // Never during `next build`, which may load the server code to prerender pages.
   if (config.OPLEDGER_DEMO === "on" && process.env.NEXT_PHASE !== "phase-production-build")
-    await startDemo(config, client);
+    await startDemo(config, shared);
 }
 
 /** Idempotent: the first caller starts, everyone else awaits the same start. */

@@ -1,7 +1,7 @@
 // Runs the recovery sweep, then the auto-reconcile by provider lookup, on an interval for the life of the server process.
-import type { Db } from "@/lib/db";
-import { autoReconcile, LookupBackoff } from "@/lib/ledger/auto-reconcile";
-import { recoverExpiredLeases } from "@/lib/ledger/sweep";
+import type { Ledger } from "@/lib/ledger/ledger";
+import { autoReconcile, LookupBackoff } from "@/lib/ledger/commands/auto-reconcile";
+import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 
 /** Lookups per tick: bounded so a long queue of unknowns cannot make one tick run for minutes. */
 const AUTO_RECONCILE_PER_TICK = 20;
@@ -11,15 +11,15 @@ function message(error: unknown): string {
 }
 
 /** One tick: expired leases to UNKNOWN, then lookups for the UNKNOWN operations whose contract allows them. */
-export async function sweepOnce(client: Db, backoff: LookupBackoff, now: () => Date = () => new Date()): Promise<void> {
+export async function sweepOnce(ledger: Ledger, backoff: LookupBackoff, now: () => Date = () => new Date()): Promise<void> {
   try {
-    const moved = await recoverExpiredLeases(client, now());
+    const moved = await recoverExpiredLeases(ledger, now());
     if (moved > 0) console.log(`opledger: recovery sweep moved ${moved} operation(s) with expired leases to UNKNOWN`);
   } catch (error) {
     console.error("opledger: recovery sweep failed:", message(error));
   }
   try {
-    const report = await autoReconcile(client, now(), { limit: AUTO_RECONCILE_PER_TICK, backoff });
+    const report = await autoReconcile(ledger, now(), { limit: AUTO_RECONCILE_PER_TICK, backoff });
     if (report.applied + report.notApplied > 0) {
       console.log(
         `opledger: auto-reconcile settled ${report.applied + report.notApplied} UNKNOWN operation(s) by provider lookup (${report.applied} applied, ${report.notApplied} not applied)`,
@@ -30,13 +30,13 @@ export async function sweepOnce(client: Db, backoff: LookupBackoff, now: () => D
   }
 }
 
-export function startSweepLoop(client: Db, intervalMs: number): () => void {
+export function startSweepLoop(ledger: Ledger, intervalMs: number): () => void {
   let running = false;
   const backoff = new LookupBackoff();
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    void sweepOnce(client, backoff).finally(() => {
+    void sweepOnce(ledger, backoff).finally(() => {
       running = false;
     });
   }, intervalMs);

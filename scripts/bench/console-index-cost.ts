@@ -25,8 +25,8 @@ export async function indexWriteCost(
   const withIndexes = await openLedger(freshSqlite(workDir, "with-console-indexes"));
   const withoutIndexes = await openLedger(freshSqlite(workDir, "without-console-indexes"));
   try {
-    for (const index of CONSOLE_INDEXES) await withoutIndexes.client.$executeRawUnsafe(`DROP INDEX "${index}"`);
-    const rate = async (client: typeof withIndexes.client, offset: number, forSeconds = seconds): Promise<number> => {
+    for (const index of CONSOLE_INDEXES) await withoutIndexes.db.$executeRawUnsafe(`DROP INDEX "${index}"`);
+    const rate = async (client: typeof withIndexes.ledger, offset: number, forSeconds = seconds): Promise<number> => {
       const t0 = performance.now();
       const done = await runAgents(AGENTS, Date.now() + forSeconds * 1000, (agent, n) =>
         ledgerLifecycle(client, agent, offset + n),
@@ -34,19 +34,19 @@ export async function indexWriteCost(
       return done / ((performance.now() - t0) / 1000);
     };
     // Warm-up: the first lifecycles of a process pay for compiling the queries.
-    await rate(withIndexes.client, -1_000_000, 1);
-    await rate(withoutIndexes.client, -1_000_000, 1);
+    await rate(withIndexes.ledger, -1_000_000, 1);
+    await rate(withoutIndexes.ledger, -1_000_000, 1);
     const results: IndexCostRound[] = [];
     for (let round = 1; round <= rounds; round++) {
       const offset = round * 1_000_000;
       let withRate: number;
       let withoutRate: number;
       if (round % 2 === 1) {
-        withRate = await rate(withIndexes.client, offset);
-        withoutRate = await rate(withoutIndexes.client, offset);
+        withRate = await rate(withIndexes.ledger, offset);
+        withoutRate = await rate(withoutIndexes.ledger, offset);
       } else {
-        withoutRate = await rate(withoutIndexes.client, offset);
-        withRate = await rate(withIndexes.client, offset);
+        withoutRate = await rate(withoutIndexes.ledger, offset);
+        withRate = await rate(withIndexes.ledger, offset);
       }
       results.push({ withIndexes: withRate, withoutIndexes: withoutRate });
       log(
@@ -55,7 +55,7 @@ export async function indexWriteCost(
     }
     return results;
   } finally {
-    await withIndexes.client.$disconnect();
-    await withoutIndexes.client.$disconnect();
+    await withIndexes.db.$disconnect();
+    await withoutIndexes.db.$disconnect();
   }
 }

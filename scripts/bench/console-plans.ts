@@ -4,7 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import Database from "better-sqlite3";
 import { Client } from "pg";
 import { sqliteFilePath } from "../../lib/config/database-url";
-import type { Db } from "../../lib/db";
+import type { Db } from "@/lib/db/prisma";
 import { PrismaClient, type Prisma } from "../../lib/generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "../../lib/generated/prisma-pg/client";
 import type { ConsoleCase } from "./console-queries";

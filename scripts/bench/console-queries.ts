@@ -1,6 +1,6 @@
 // The console's reads at scale, as the benchmark runs them: the ledger's pages and filters, the Unknowns queue and the navigation counts.
-import type { Db } from "../../lib/db";
-import { countQueues, listOperations, listQueue, type OperationFilter } from "../../lib/ledger/queries";
+import type { Db } from "@/lib/db/prisma";
+import { countQueues, listOperations, listQueue, type OperationFilter } from "@/lib/ledger/reads/operations";
 
 /** The ledger page's default page size and the Unknowns page's (components/operations). */
 export const LEDGER_PAGE = 50;

@@ -1,9 +1,9 @@
 // Fresh, migrated databases for one benchmark: a SQLite file in the module's scratch directory, or a PostgreSQL database of its own.
 import path from "node:path";
 import { Client } from "pg";
-import { createDb, type Db } from "../../lib/db";
-import { putContract } from "../../lib/ledger/contracts";
-import { applySqliteSettings } from "../../lib/sqlite-settings";
+import { createDb, type Db } from "@/lib/db/prisma";
+import { putContract } from "@/lib/ledger/contracts/contract-versions";
+import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { prepareDatabase } from "../prepare-database";
 import { BENCH_ACTOR } from "./ledger-lifecycle";
 import { BENCH_CONTRACT, BENCH_TOOL } from "./workload";

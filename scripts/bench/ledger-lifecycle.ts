@@ -1,10 +1,10 @@
 // One tool call's full lifecycle through the ledger service, called directly: plan, claim, dispatch, outcome.
-import type { Db } from "../../lib/db";
+import type { Db } from "@/lib/db/prisma";
 import type { Actor } from "../../lib/ledger/actor";
-import { dispatchOperation } from "../../lib/ledger/dispatch";
-import { claimLease } from "../../lib/ledger/lease";
-import { reportOutcome } from "../../lib/ledger/outcome";
-import { planOperation } from "../../lib/ledger/plan";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { claimLease } from "@/lib/ledger/commands/lease";
+import { reportOutcome } from "@/lib/ledger/commands/outcome";
+import { planOperation } from "@/lib/ledger/commands/plan";
 import { BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
 
 export const BENCH_ACTOR: Actor = { type: "system", id: "system", label: "benchmark" };

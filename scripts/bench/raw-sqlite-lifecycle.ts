@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
 import { ulid } from "ulid";
-import { eventHash } from "../../lib/ledger/audit-chain";
+import { eventHash } from "@/lib/ledger/audit/chain";
 import { canonicalJson } from "../../lib/ledger/canonical-json";
 import { BENCH_CONTRACT, BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
 
@@ -59,7 +59,7 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
     reason: string,
     data: string | null,
   ];
-  /** Appends the events at `now` to the chain, as lib/ledger/audit.ts does: move the head, hash, insert, store the last hash. */
+  /** Appends the events at `now` to the chain, as lib/ledger/audit/append.ts does: move the head, hash, insert, store the last hash. */
   const audit = (now: number, events: AuditFields[]): void => {
     const head = s.moveHead.get(events.length) as { seq: number | bigint; hash: string };
     let seq = Number(head.seq) - events.length;

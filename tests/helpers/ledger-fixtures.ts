@@ -1,8 +1,8 @@
 // Contracts and actors for ledger tests: one realistic contract per effect class.
-import type { Db } from "@/lib/db";
+import type { Db } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/ledger/actor";
-import type { ContractBody } from "@/lib/ledger/contract-schema";
-import { putContract } from "@/lib/ledger/contracts";
+import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
+import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import type { EffectClass } from "@/lib/retry-gate/types";
 
 export const agent: Actor = { type: "api_key", id: "test-agent (opl_test…)", label: "test-agent (opl_test…)" };

@@ -1,9 +1,9 @@
 // The world around the ledger in model-based tests: tools per effect class, a provider that applies effects, what callers were told, and the invariants checked at the end of a run.
 import { expect } from "vitest";
-import type { Db } from "@/lib/db";
-import { putContract } from "@/lib/ledger/contracts";
+import type { Db } from "@/lib/db/prisma";
+import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError, type LedgerErrorCode } from "@/lib/ledger/errors";
-import type { OutcomeInput } from "@/lib/ledger/outcome";
+import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
 import { isLegalTransition } from "@/lib/retry-gate/phases";
 import type { EffectClass, Phase } from "@/lib/retry-gate/types";
 import { alice, contractFor, T0 } from "./ledger-fixtures";
@@ -132,7 +132,7 @@ export function editedContract(tool: string, maxAttempts: number, approval: bool
 
 export async function freshLedger(): Promise<TestDb> {
   const t = await createTestDb();
-  for (const tool of TOOL_NAMES) await putContract(t.client, tool, editedContract(tool, 3, false), alice, T0);
+  for (const tool of TOOL_NAMES) await putContract(t.ledger, tool, editedContract(tool, 3, false), alice, T0);
   return t;
 }
 
@@ -156,9 +156,9 @@ export async function checkInvariants(w: World): Promise<void> {
       const approvals = w.approvals.get(op.id) ?? 0;
       expect(effects.length, `${op.tool} ${op.id} applied ${effects.length} times with ${approvals} approvals`).toBeLessThanOrEqual(1 + approvals);
     }
-    const row = await w.client.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const row = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     expect(row.contractVersion, `${op.id} keeps the contract version it was planned under`).toBe(op.contractVersion);
-    const attempts = await w.client.attempt.findMany({ where: { operationId: op.id }, orderBy: { number: "asc" } });
+    const attempts = await w.db.attempt.findMany({ where: { operationId: op.id }, orderBy: { number: "asc" } });
     expect(attempts.filter((a) => a.result === "confirmed").length).toBeLessThanOrEqual(1);
     // Attempts go out under fences that never go back.
     expect(attempts.map((a) => a.fence)).toEqual([...attempts.map((a) => a.fence)].sort((x, y) => x - y));
@@ -172,9 +172,9 @@ export async function checkInvariants(w: World): Promise<void> {
       const attempt = attempts.find((a) => a.number === told.attempt);
       expect([attempt?.result, attempt?.fence], `acknowledged ${told.result} of attempt ${told.attempt} on ${op.id}`).toEqual([told.result, told.fence]);
     }
-    const staleAudits = await w.client.auditEvent.count({ where: { subjectType: "operation", subjectId: op.id, action: "operation.stale_fence_rejected" } });
+    const staleAudits = await w.db.auditEvent.count({ where: { subjectType: "operation", subjectId: op.id, action: "operation.stale_fence_rejected" } });
     expect(staleAudits, `stale fences refused on ${op.id} are all audited`).toBe(w.staleRefusals.get(op.id) ?? 0);
-    const trail = await w.client.auditEvent.findMany({
+    const trail = await w.db.auditEvent.findMany({
       where: { subjectType: "operation", subjectId: op.id, toPhase: { not: null } },
       orderBy: { id: "asc" },
     });

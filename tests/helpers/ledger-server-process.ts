@@ -1,10 +1,10 @@
 // A server process for cross-process race tests: for each job line on stdin it opens its own client on the job's database, says "ready", waits for "go", runs the job and prints its result as one JSON line.
 import { createInterface } from "node:readline";
-import { createDb } from "@/lib/db";
-import { approveOperation } from "@/lib/ledger/approval";
+import { createDb } from "@/lib/db/prisma";
+import { approveOperation } from "@/lib/ledger/commands/approval";
 import { LedgerError } from "@/lib/ledger/errors";
-import { reportOutcome } from "@/lib/ledger/outcome";
-import { recoverExpiredLeases } from "@/lib/ledger/sweep";
+import { reportOutcome } from "@/lib/ledger/commands/outcome";
+import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 import { agent, alice, bob } from "./ledger-fixtures";
 
 export type ServerJob =

@@ -1,9 +1,9 @@
 // Short-hands for driving an operation through the ledger in tests.
-import type { Db } from "@/lib/db";
-import { dispatchOperation } from "@/lib/ledger/dispatch";
-import { claimLease } from "@/lib/ledger/lease";
-import { reportOutcome, type OutcomeInput } from "@/lib/ledger/outcome";
-import { planOperation, type PlanInput } from "@/lib/ledger/plan";
+import type { Db } from "@/lib/db/prisma";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { claimLease } from "@/lib/ledger/commands/lease";
+import { reportOutcome, type OutcomeInput } from "@/lib/ledger/commands/outcome";
+import { planOperation, type PlanInput } from "@/lib/ledger/commands/plan";
 import { LedgerError } from "@/lib/ledger/errors";
 import { agent } from "./ledger-fixtures";
 

@@ -2,12 +2,15 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { createDb, type Db, type Engine } from "@/lib/db";
-import { applySqliteSettings } from "@/lib/sqlite-settings";
+import type { Db, Engine } from "@/lib/db/prisma";
+import { openLedger, type Ledger } from "@/lib/ledger/ledger";
+import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { createDatabase, databaseUrl, dropDatabase, runDatabaseName, testPostgresUrl } from "./pg-databases";
 
 export interface TestDb {
-  client: Db;
+  ledger: Ledger;
+  /** The ledger's Prisma client, for a test's own checks of what was written. */
+  db: Db;
   engine: Engine;
   /** The SQLite file; null on PostgreSQL. */
   file: string | null;
@@ -21,15 +24,16 @@ async function createSqliteTestDb(): Promise<TestDb> {
   const file = path.join(path.dirname(template), `${randomUUID()}.db`);
   fs.copyFileSync(template, file);
   const url = `file:${file}`;
-  const client = createDb(url);
-  await applySqliteSettings(client);
+  const ledger = openLedger(url);
+  await applySqliteSettings(ledger.db);
   return {
-    client,
+    ledger,
+    db: ledger.db,
     engine: "sqlite",
     file,
     url,
     close: async () => {
-      await client.$disconnect();
+      await ledger.close();
       for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true });
     },
   };
@@ -55,14 +59,15 @@ async function createPostgresTestDb(serverUrl: string): Promise<TestDb> {
   const name = await (prefetched ?? copyTemplate(serverUrl, template));
   prefetched = copyTemplate(serverUrl, template);
   const url = databaseUrl(serverUrl, name);
-  const client = createDb(url, 5);
+  const ledger = openLedger(url, { poolSize: 5 });
   return {
-    client,
+    ledger,
+    db: ledger.db,
     engine: "postgresql",
     file: null,
     url,
     close: async () => {
-      await client.$disconnect();
+      await ledger.close();
       await dropDatabase(serverUrl, name);
     },
   };

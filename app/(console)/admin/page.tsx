@@ -7,7 +7,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { ADMIN_LIST_LIMIT, listApiKeys, listUsers, MIN_PASSWORD_LENGTH } from "@/lib/auth/admin";
 import { ForbiddenError } from "@/lib/auth/roles";
 import { currentUser, requirePageUser, type SessionUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
+import { ledger } from "@/lib/ledger/ledger";
 
 export const metadata: Metadata = { title: "Admin" };
 
@@ -20,10 +20,8 @@ export default async function AdminPage() {
     if (!(error instanceof ForbiddenError)) throw error;
     return <Forbidden needed="admin" what="Managing users and API keys" user={await currentUser()} />;
   }
-
-  const client = db();
   const now = new Date();
-  const [users, apiKeys] = await Promise.all([listUsers(client, now), listApiKeys(client)]);
+  const [users, apiKeys] = await Promise.all([listUsers(ledger(), now), listApiKeys(ledger())]);
 
   return (
     <>

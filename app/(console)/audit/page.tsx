@@ -9,8 +9,8 @@ import { buttonClass } from "@/components/ui/button-styles";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
-import { AUDIT_SUBJECTS, KNOWN_AUDIT_ACTIONS, listAuditEvents } from "@/lib/ledger/audit-log";
+import { ledger } from "@/lib/ledger/ledger";
+import { AUDIT_SUBJECTS, KNOWN_AUDIT_ACTIONS, listAuditEvents } from "@/lib/ledger/reads/audit-log";
 
 export const metadata: Metadata = { title: "Audit" };
 
@@ -19,7 +19,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 export default async function AuditPage({ searchParams }: Props) {
   await requirePageUser("viewer");
   const { search, filter, problems } = parseAuditSearch(await searchParams, new Date());
-  const page = await listAuditEvents(db(), filter, { cursor: search.cursor, limit: search.limit ?? AUDIT_PAGE_SIZE });
+  const page = await listAuditEvents(ledger(), filter, { cursor: search.cursor, limit: search.limit ?? AUDIT_PAGE_SIZE });
   const filtered = hasFilters(search);
 
   return (

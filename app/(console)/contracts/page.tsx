@@ -7,15 +7,15 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
-import { listContracts } from "@/lib/ledger/contracts";
+import { ledger } from "@/lib/ledger/ledger";
+import { listContracts } from "@/lib/ledger/contracts/contract-versions";
 
 export const metadata: Metadata = { title: "Contracts" };
 
 export default async function ContractsPage() {
   const user = await requirePageUser("viewer");
   const canEdit = hasRole(user.role, "admin");
-  const contracts = await listContracts(db());
+  const contracts = await listContracts(ledger());
   const newButton = canEdit ? (
     <Link href="/contracts/new" className={buttonClass("primary")}>
       New contract

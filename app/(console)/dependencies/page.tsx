@@ -5,15 +5,15 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
-import { listDependencies } from "@/lib/ledger/dependencies";
+import { ledger } from "@/lib/ledger/ledger";
+import { listDependencies } from "@/lib/ledger/dependencies/dependencies";
 
 export const metadata: Metadata = { title: "Dependencies" };
 
 export default async function DependenciesPage() {
   const user = await requirePageUser("viewer");
   const now = new Date();
-  const items = await listDependencies(db(), now);
+  const items = await listDependencies(ledger(), now);
   const canAct = hasRole(user.role, "operator");
 
   return (

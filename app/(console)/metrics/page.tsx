@@ -5,9 +5,9 @@ import { PrometheusNote } from "@/components/metrics/prometheus-note";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
-import { metricsSnapshot } from "@/lib/ledger/metrics";
-import { METRIC_WINDOWS, metricSeries, type MetricWindow } from "@/lib/ledger/metrics-series";
+import { ledger } from "@/lib/ledger/ledger";
+import { metricsSnapshot } from "@/lib/ledger/reads/metrics";
+import { METRIC_WINDOWS, metricSeries, type MetricWindow } from "@/lib/ledger/reads/metrics-series";
 
 export const metadata: Metadata = { title: "Metrics" };
 
@@ -21,9 +21,8 @@ function windowOf(value: string | string[] | undefined): MetricWindow {
 export default async function MetricsPage({ searchParams }: Props) {
   await requirePageUser("viewer");
   const window = windowOf((await searchParams).window);
-  const client = db();
   const now = new Date();
-  const [series, snapshot] = await Promise.all([metricSeries(client, window, now), metricsSnapshot(client)]);
+  const [series, snapshot] = await Promise.all([metricSeries(ledger(), window, now), metricsSnapshot(ledger())]);
   const nothingYet =
     Object.values(snapshot.operationsByPhase).every((n) => n === 0) &&
     snapshot.duplicateRejectionsTotal === 0 &&

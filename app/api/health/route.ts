@@ -1,6 +1,7 @@
 // GET /api/health: readiness — 200 only when this instance has started and its database answers; 503 otherwise.
 import { json, problem } from "@/lib/api/problem";
-import { db } from "@/lib/db";
+import { ledger } from "@/lib/ledger/ledger";
+import { databaseAnswers } from "@/lib/ledger/reads/database-health";
 import { ensureStarted } from "@/lib/server/startup";
 
 export const dynamic = "force-dynamic";
@@ -8,7 +9,7 @@ export const dynamic = "force-dynamic";
 export async function GET(): Promise<Response> {
   try {
     await ensureStarted();
-    await db().$queryRawUnsafe("SELECT 1");
+    await databaseAnswers(ledger());
     return json({ status: "ok" });
   } catch {
     return problem({

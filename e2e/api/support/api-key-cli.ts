@@ -3,7 +3,7 @@
 // cannot run against a SQLite file the live server has open. Run with tsx; DATABASE_URL names the database.
 import { parseArgs } from "node:util";
 import { API_SCOPES, createApiKey, revokeApiKey, type ApiScope } from "../../../lib/auth/api-keys";
-import { createDb } from "../../../lib/db";
+import { createDb } from "@/lib/db/prisma";
 import type { Actor } from "../../../lib/ledger/actor";
 
 const ACTOR: Actor = { type: "system", id: "system", label: "opledger CLI (e2e)" };

@@ -1,7 +1,7 @@
 // The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
 import { Prisma, type ApiKey, type Attempt, type ContractVersion, type Dependency, type Operation } from "@/lib/generated/prisma/client";
-import type { AuditInput } from "../audit";
-import type { BatchAudit } from "./batch-audit";
+import type { AuditInput } from "@/lib/ledger/audit/append";
+import type { BatchAudit } from "@/lib/ledger/store/sqlite/batch-audit";
 import type { AttemptChanges, ContractHead, DependencyChanges, LedgerReads, LedgerTx, OperationColumns, OperationRows } from "./types";
 
 export type Row = Record<string, unknown>;

@@ -5,14 +5,14 @@ import type { Operation } from "@/lib/generated/prisma/client";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
-import { verifyAuditChain } from "../audit-chain";
-import { WriteConflict } from "../transaction";
+import { verifyAuditChain } from "@/lib/ledger/audit/chain";
+import { WriteConflict } from "../write-retry";
 import { ledgerStore, UniqueViolation } from ".";
 
 let t: TestDb;
 beforeEach(async () => {
   t = await createTestDb();
-  await withContract(t.client, "payments.charge", "IDEMPOTENT", { dependency: "payments-api" });
+  await withContract(t.ledger, "payments.charge", "IDEMPOTENT", { dependency: "payments-api" });
 });
 afterEach(async () => t.close());
 
@@ -31,29 +31,29 @@ const plannedEvent = (id: string) => ({ subjectType: "operation" as const, subje
 describe("ledger store", () => {
   it("writes rows Prisma reads back field for field, dates to the millisecond", async () => {
     const op = draft("01STORE0000000000000000001", "k1");
-    await ledgerStore(t.client).transaction(async (tx) => {
+    await ledgerStore(t.ledger).transaction(async (tx) => {
       await tx.insertOperation(op);
       await tx.appendAudit([plannedEvent(op.id)]);
     });
-    expect(await t.client.operation.findUniqueOrThrow({ where: { id: op.id } })).toEqual(op);
-    expect((await ledgerStore(t.client).operationContext(op.id))?.op).toEqual(op);
+    expect(await t.db.operation.findUniqueOrThrow({ where: { id: op.id } })).toEqual(op);
+    expect((await ledgerStore(t.ledger).operationContext(op.id))?.op).toEqual(op);
   });
 
   it("reads an operation with its breaker and current attempt in one query, as Prisma sees them", async () => {
-    const { id, fence } = await planAndClaim(t.client, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
-    const planned = await ledgerStore(t.client).operationContext(id);
+    const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
+    const planned = await ledgerStore(t.ledger).operationContext(id);
     expect(planned?.attempt).toBeNull();
-    await dispatch(t.client, id, fence, at(1));
-    const rows = await ledgerStore(t.client).operationContext(id);
-    expect(rows?.attempt).toEqual(await t.client.attempt.findUniqueOrThrow({ where: { operationId_number: { operationId: id, number: 1 } } }));
-    expect(rows?.dependency).toEqual(await t.client.dependency.findUniqueOrThrow({ where: { name: "payments-api" } }));
+    await dispatch(t.ledger, id, fence, at(1));
+    const rows = await ledgerStore(t.ledger).operationContext(id);
+    expect(rows?.attempt).toEqual(await t.db.attempt.findUniqueOrThrow({ where: { operationId_number: { operationId: id, number: 1 } } }));
+    expect(rows?.dependency).toEqual(await t.db.dependency.findUniqueOrThrow({ where: { name: "payments-api" } }));
     expect(rows?.dependency?.probeInFlight).toBe(false);
-    expect(await ledgerStore(t.client).contractHead("payments.charge")).toEqual({ version: 1, dependency: rows?.dependency });
-    expect(await ledgerStore(t.client).contractHead("no.such.tool")).toBeNull();
+    expect(await ledgerStore(t.ledger).contractHead("payments.charge")).toEqual({ version: 1, dependency: rows?.dependency });
+    expect(await ledgerStore(t.ledger).contractHead("no.such.tool")).toBeNull();
   });
 
   it("commits each of many concurrent transactions or none of one that throws, and keeps the audit chain whole", async () => {
-    const store = ledgerStore(t.client);
+    const store = ledgerStore(t.ledger);
     const results = await Promise.allSettled(
       Array.from({ length: 24 }, (_, n) =>
         store.transaction(async (tx) => {
@@ -67,30 +67,30 @@ describe("ledger store", () => {
     );
     const failed = results.flatMap((r, n) => (r.status === "rejected" ? [n] : []));
     expect(failed).toEqual([0, 5, 10, 15, 20]);
-    const stored = await t.client.operation.findMany({ select: { idempotencyKey: true } });
+    const stored = await t.db.operation.findMany({ select: { idempotencyKey: true } });
     expect(stored.map((r) => r.idempotencyKey).sort()).toEqual(
       Array.from({ length: 24 }, (_, n) => n).filter((n) => n % 5 !== 0).map((n) => `k${n}`).sort(),
     );
-    const report = await verifyAuditChain(t.client);
+    const report = await verifyAuditChain(t.ledger);
     expect(report.problems).toEqual([]);
-    expect(await t.client.auditEvent.count({ where: { action: "operation.planned" } })).toBe(19);
+    expect(await t.db.auditEvent.count({ where: { action: "operation.planned" } })).toBe(19);
   });
 
   it("chains a batch's audit events in order however many there are, past the rows one INSERT carries", async () => {
-    const store = ledgerStore(t.client);
+    const store = ledgerStore(t.ledger);
     const many = Array.from({ length: 1_200 }, (_, n) => plannedEvent(`01STORE0000000000000${String(n).padStart(6, "0")}`));
     await Promise.all([
       store.transaction((tx) => tx.appendAudit(many.slice(0, 700))),
       store.transaction((tx) => tx.appendAudit(many.slice(700))),
     ]);
-    const report = await verifyAuditChain(t.client);
+    const report = await verifyAuditChain(t.ledger);
     expect(report.problems).toEqual([]);
-    const events = await t.client.auditEvent.findMany({ where: { action: "operation.planned" }, orderBy: { seq: "asc" }, select: { subjectId: true } });
+    const events = await t.db.auditEvent.findMany({ where: { action: "operation.planned" }, orderBy: { seq: "asc" }, select: { subjectId: true } });
     expect(events.map((e) => e.subjectId)).toEqual(many.map((e) => e.subjectId));
   });
 
   it("answers a duplicate key with UniqueViolation and writes nothing of that transaction", async () => {
-    const store = ledgerStore(t.client);
+    const store = ledgerStore(t.ledger);
     await store.transaction((tx) => tx.insertOperation(draft("01STORE0000000000000000001", "k1")));
     await expect(
       store.transaction(async (tx) => {
@@ -98,12 +98,12 @@ describe("ledger store", () => {
         await tx.insertOperation(draft("01STORE0000000000000000002", "k1"));
       }),
     ).rejects.toBeInstanceOf(UniqueViolation);
-    expect(await t.client.operation.count()).toBe(1);
-    expect(await t.client.auditEvent.count({ where: { subjectId: "01STORE0000000000000000002" } })).toBe(0);
+    expect(await t.db.operation.count()).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { subjectId: "01STORE0000000000000000002" } })).toBe(0);
   });
 
   it("writes a conditional update only at the version it names", async () => {
-    const store = ledgerStore(t.client);
+    const store = ledgerStore(t.ledger);
     const op = draft("01STORE0000000000000000001", "k1");
     await store.transaction((tx) => tx.insertOperation(op));
     // As writeOperation uses it: SQLite answers false at once, PostgreSQL refuses the whole command when it is sent.
@@ -112,8 +112,8 @@ describe("ledger store", () => {
       if (!(await tx.updateOperation(op.id, 1, { leaseOwner: "w2" }))) throw new WriteConflict("moved");
     });
     await expect(stale).rejects.toBeInstanceOf(WriteConflict);
-    expect(await t.client.auditEvent.count({ where: { subjectId: op.id } })).toBe(0);
+    expect(await t.db.auditEvent.count({ where: { subjectId: op.id } })).toBe(0);
     expect(await store.transaction((tx) => tx.updateOperation(op.id, 0, { leaseOwner: "w2", version: 1, leaseExpiresAt: null }))).toBe(true);
-    expect(await t.client.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({ leaseOwner: "w2", version: 1, leaseExpiresAt: null });
+    expect(await t.db.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({ leaseOwner: "w2", version: 1, leaseExpiresAt: null });
   });
 });

@@ -1,6 +1,6 @@
 // The ledger's own data access for operation commands: plain SQL through the database driver, one implementation per engine.
 import type { ApiKey, Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
-import type { AuditInput } from "../audit";
+import type { AuditInput } from "@/lib/ledger/audit/append";
 
 /** The reads an operation command needs; outside a transaction each one sees the latest committed state. */
 export interface LedgerReads {
@@ -46,7 +46,7 @@ export interface LedgerTx extends LedgerReads {
   updateAttempt(id: string, changes: AttemptChanges): Promise<void>;
   /** Writes the breaker only if the dependency is still at `version`; when it is not, as updateOperation. */
   updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean>;
-  /** Appends the events to the audit hash chain (lib/ledger/audit.ts has the rules). */
+  /** Appends the events to the audit hash chain (lib/ledger/audit/append.ts has the rules). */
   appendAudit(inputs: AuditInput[]): Promise<void>;
   /**
    * The oldest DISPATCHED operation whose lease expired before `now`. On SQLite the transaction holds the write lock,
@@ -69,7 +69,7 @@ export class UniqueViolation extends Error {
   override name = "UniqueViolation";
 }
 
-/** Recognised by name, not instanceof, for the reason isWriteConflict gives (lib/ledger/transaction.ts). */
+/** Recognised by name, not instanceof, for the reason isWriteConflict gives (lib/ledger/write-retry.ts). */
 export function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && error.name === "UniqueViolation";
 }

@@ -5,19 +5,15 @@ import { notFound } from "next/navigation";
 import { linkClass, Notice } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
 import { ContractDetails } from "@/components/contracts/contract-details";
-import {
-  ContractDiff,
-  DiffPicker,
-  VersionHistory,
-  type VersionRecorder,
-} from "@/components/contracts/contract-history";
+import { ContractDiff, DiffPicker, VersionHistory } from "@/components/contracts/contract-history";
 import { contractPath, toolFromParam, versionParam } from "@/components/contracts/contract-route";
 import { PageHeader } from "@/components/ui/page-header";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
-import { listContractVersions } from "@/lib/ledger/contracts";
+import { ledger } from "@/lib/ledger/ledger";
+import { contractRecorders } from "@/lib/ledger/contracts/contract-recorders";
+import { listContractVersions } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError } from "@/lib/ledger/errors";
 
 type Props = {
@@ -29,23 +25,12 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: toolFromParam((await params).tool) ?? "Contract" };
 }
 
-function versionOf(data: string | null): number | null {
-  if (!data) return null;
-  try {
-    const parsed = JSON.parse(data) as { version?: unknown };
-    return typeof parsed.version === "number" ? parsed.version : null;
-  } catch {
-    return null;
-  }
-}
-
 export default async function ContractPage({ params, searchParams }: Props) {
   const user = await requirePageUser("viewer");
   const tool = toolFromParam((await params).tool);
   if (!tool) notFound();
   const query = await searchParams;
-  const client = db();
-  const versions = await listContractVersions(client, tool).catch((error: unknown) => {
+  const versions = await listContractVersions(ledger(), tool).catch((error: unknown) => {
     if (error instanceof LedgerError && error.code === "not_found") return null;
     throw error;
   });
@@ -53,18 +38,7 @@ export default async function ContractPage({ params, searchParams }: Props) {
   const [current] = versions;
   if (!current) notFound();
 
-  const audit = await client.auditEvent.findMany({
-    where: { subjectType: "contract", subjectId: tool, action: { in: ["contract.created", "contract.updated"] } },
-    select: { actorType: true, actorId: true, onBehalfOf: true, data: true },
-    orderBy: { id: "desc" },
-    take: 500,
-  });
-  const recorders = new Map<number, VersionRecorder>();
-  for (const a of audit) {
-    const v = versionOf(a.data);
-    if (v !== null && !recorders.has(v))
-      recorders.set(v, { actorType: a.actorType, actorId: a.actorId, onBehalfOf: a.onBehalfOf });
-  }
+  const recorders = await contractRecorders(ledger(), tool);
 
   const byVersion = new Map(versions.map((v) => [v.version, v]));
   const askedFrom = versionParam(query.from);

@@ -4,9 +4,9 @@ import { notFound } from "next/navigation";
 import { OperationDetail } from "@/components/operations/operation-detail";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
+import { ledger } from "@/lib/ledger/ledger";
 import { LedgerError } from "@/lib/ledger/errors";
-import { getOperation } from "@/lib/ledger/queries";
+import { getOperation } from "@/lib/ledger/reads/operations";
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -20,7 +20,7 @@ export default async function OperationPage({ params }: Props) {
   const { id } = await params;
   let operation;
   try {
-    operation = await getOperation(db(), id, new Date());
+    operation = await getOperation(ledger(), id, new Date());
   } catch (error) {
     if (error instanceof LedgerError && error.code === "not_found") notFound();
     throw error;

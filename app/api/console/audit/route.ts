@@ -2,13 +2,13 @@
 import { consoleRoute } from "@/lib/api/console-route";
 import { json, problem } from "@/lib/api/problem";
 import { AUDIT_PAGE_SIZE, parseAuditSearch } from "@/components/audit/audit-search";
-import { listAuditEvents } from "@/lib/ledger/audit-log";
+import { listAuditEvents } from "@/lib/ledger/reads/audit-log";
 
-export const GET = consoleRoute("viewer", async ({ req, client, now }) => {
+export const GET = consoleRoute("viewer", async ({ req, ledger, now }) => {
   const params = Object.fromEntries(new URL(req.url).searchParams.entries());
   const { search, filter, problems } = parseAuditSearch(params, now);
   // The page shows a bad filter and ignores it; a program asking the route gets told instead.
   if (problems.length > 0)
     return problem({ status: 400, code: "invalid_query", title: "Bad request", detail: problems.join(" ") });
-  return json(await listAuditEvents(client, filter, { cursor: search.cursor, limit: search.limit ?? AUDIT_PAGE_SIZE }));
+  return json(await listAuditEvents(ledger, filter, { cursor: search.cursor, limit: search.limit ?? AUDIT_PAGE_SIZE }));
 });

@@ -1,10 +1,10 @@
 // GET /api/console/counts: how many operations wait in the Unknowns and Approvals queues, for the navigation badges.
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
-import { countQueues } from "@/lib/ledger/queries";
+import { countQueues } from "@/lib/ledger/reads/operations";
 import { queueCounts, type QueueCounts } from "@/components/operations/queue-counts";
 
-export const GET = consoleRoute("viewer", async ({ client }) => {
-  const body: QueueCounts = queueCounts(await countQueues(client));
+export const GET = consoleRoute("viewer", async ({ ledger }) => {
+  const body: QueueCounts = queueCounts(await countQueues(ledger));
   return json(body);
 });

@@ -1,8 +1,8 @@
 // GET /api/console/dependencies: every dependency's circuit breaker with its recent failures, for the console's live table.
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
-import { listDependencies } from "@/lib/ledger/dependencies";
+import { listDependencies } from "@/lib/ledger/dependencies/dependencies";
 
-export const GET = consoleRoute("viewer", async ({ client, now }) =>
-  json({ items: await listDependencies(client, now), at: now.toISOString() }),
+export const GET = consoleRoute("viewer", async ({ ledger, now }) =>
+  json({ items: await listDependencies(ledger, now), at: now.toISOString() }),
 );

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { readQuery } from "@/lib/api/query";
-import { listOperations } from "@/lib/ledger/queries";
+import { listOperations } from "@/lib/ledger/reads/operations";
 import { ageToMs, DEFAULT_PAGE_SIZE, ledgerFilterSchema, MAX_PAGE_SIZE } from "@/components/operations/ledger-search";
 import { operationRow, type OperationPage } from "@/components/operations/operation-row";
 
@@ -15,11 +15,11 @@ const operationsQuery = ledgerFilterSchema
   })
   .strict();
 
-export const GET = consoleRoute("viewer", async ({ req, client, now }) => {
+export const GET = consoleRoute("viewer", async ({ req, ledger, now }) => {
   const { cursor, limit, order, age, ...filter } = readQuery(req, operationsQuery);
   const ageMs = age === undefined ? null : ageToMs(age);
   const page = await listOperations(
-    client,
+    ledger,
     { ...filter, ...(ageMs === null ? {} : { createdBefore: new Date(now.getTime() - ageMs) }) },
     { cursor, limit, order },
     now,

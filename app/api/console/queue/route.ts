@@ -3,7 +3,7 @@ import { z } from "zod";
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { readQuery } from "@/lib/api/query";
-import { listQueue, QUEUE_CURSOR, QUEUE_PHASES } from "@/lib/ledger/queries";
+import { listQueue, QUEUE_CURSOR, QUEUE_PHASES } from "@/lib/ledger/reads/operations";
 import { MAX_PAGE_SIZE } from "@/components/operations/ledger-search";
 import { operationRow, type OperationPage } from "@/components/operations/operation-row";
 
@@ -15,9 +15,9 @@ const queueQuery = z
   })
   .strict();
 
-export const GET = consoleRoute("viewer", async ({ req, client, now }) => {
+export const GET = consoleRoute("viewer", async ({ req, ledger, now }) => {
   const { phase, cursor, limit } = readQuery(req, queueQuery);
-  const page = await listQueue(client, phase, { cursor, limit }, now);
+  const page = await listQueue(ledger, phase, { cursor, limit }, now);
   const body: OperationPage = { items: page.items.map(operationRow), nextCursor: page.nextCursor };
   return json(body);
 });

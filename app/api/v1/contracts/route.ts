@@ -1,9 +1,9 @@
 // GET /api/v1/contracts: every tool contract at its current version.
 import { json, otherMethods } from "@/lib/api/problem";
 import { apiRoute } from "@/lib/api/route";
-import { listContracts } from "@/lib/ledger/contracts";
+import { listContracts } from "@/lib/ledger/contracts/contract-versions";
 
-export const GET = apiRoute([], async ({ client }) => json({ items: await listContracts(client), nextCursor: null }));
+export const GET = apiRoute([], async ({ ledger }) => json({ items: await listContracts(ledger), nextCursor: null }));
 
 const refused = otherMethods("GET");
 export const POST = refused.POST;

@@ -1,12 +1,12 @@
 // GET /api/v1/metrics: Prometheus text format (any valid API key; scrapers send it as a bearer token).
 import { apiRoute } from "@/lib/api/route";
 import { otherMethods } from "@/lib/api/problem";
-import { metricsSnapshot, prometheusText } from "@/lib/ledger/metrics";
+import { metricsSnapshot, prometheusText } from "@/lib/ledger/reads/metrics";
 
 export const GET = apiRoute(
   [],
-  async ({ client }) =>
-    new Response(prometheusText(await metricsSnapshot(client)), {
+  async ({ ledger }) =>
+    new Response(prometheusText(await metricsSnapshot(ledger)), {
       headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" },
     }),
 );

@@ -4,18 +4,18 @@ import { readQuery } from "@/lib/api/query";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { listQuery, planBody } from "@/lib/api/schemas";
-import { planOperation } from "@/lib/ledger/plan";
-import { listOperations } from "@/lib/ledger/queries";
+import { planOperation } from "@/lib/ledger/commands/plan";
+import { listOperations } from "@/lib/ledger/reads/operations";
 
-export const POST = apiRoute(["agent"], async ({ req, client, actor, now }) => {
+export const POST = apiRoute(["agent"], async ({ req, ledger, actor, now }) => {
   const body = await readJson(req, planBody);
-  const { operation, created } = await planOperation(client, body, actor, now);
+  const { operation, created } = await planOperation(ledger, body, actor, now);
   return json(operation, created ? 201 : 200, created ? { location: `/api/v1/operations/${operation.id}` } : {});
 });
 
-export const GET = apiRoute([], async ({ req, client, now }) => {
+export const GET = apiRoute([], async ({ req, ledger, now }) => {
   const { cursor, limit, ...filter } = readQuery(req, listQuery);
-  return json(await listOperations(client, filter, { cursor, limit }, now));
+  return json(await listOperations(ledger, filter, { cursor, limit }, now));
 });
 
 const refused = otherMethods("GET", "POST");

@@ -9,8 +9,9 @@ import { contractPath, toolFromParam } from "@/components/contracts/contract-rou
 import { PageHeader } from "@/components/ui/page-header";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser } from "@/lib/auth/session";
-import { db } from "@/lib/db";
-import { getContract } from "@/lib/ledger/contracts";
+import { dependencyNames } from "@/lib/ledger/dependencies/dependencies";
+import { ledger } from "@/lib/ledger/ledger";
+import { getContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError } from "@/lib/ledger/errors";
 
 export async function generateMetadata({ params }: { params: Promise<{ tool: string }> }): Promise<Metadata> {
@@ -23,13 +24,12 @@ export default async function EditContractPage({ params }: { params: Promise<{ t
   const tool = toolFromParam((await params).tool);
   if (!tool) notFound();
   if (!hasRole(user.role, "admin")) return <Forbidden needed="admin" what="Editing tool contracts" user={user} />;
-  const client = db();
-  const contract = await getContract(client, tool).catch((error: unknown) => {
+  const contract = await getContract(ledger(), tool).catch((error: unknown) => {
     if (error instanceof LedgerError && error.code === "not_found") return null;
     throw error;
   });
   if (!contract) notFound();
-  const dependencies = await client.dependency.findMany({ select: { name: true }, orderBy: { name: "asc" } });
+  const dependencies = await dependencyNames(ledger());
   return (
     <>
       <PageHeader
@@ -41,7 +41,7 @@ export default async function EditContractPage({ params }: { params: Promise<{ t
           </Link>
         }
       />
-      <ContractForm mode="edit" initial={contract} knownDependencies={dependencies.map((d) => d.name)} />
+      <ContractForm mode="edit" initial={contract} knownDependencies={dependencies} />
     </>
   );
 }

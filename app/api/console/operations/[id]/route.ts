@@ -1,8 +1,8 @@
 // GET /api/console/operations/{id}: one operation with its attempts, audit trail and the gate's decision, for the polling operation page.
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
-import { getOperation } from "@/lib/ledger/queries";
+import { getOperation } from "@/lib/ledger/reads/operations";
 
-export const GET = consoleRoute<{ id: string }>("viewer", async ({ client, params, now }) =>
-  json(await getOperation(client, params.id, now)),
+export const GET = consoleRoute<{ id: string }>("viewer", async ({ ledger, params, now }) =>
+  json(await getOperation(ledger, params.id, now)),
 );

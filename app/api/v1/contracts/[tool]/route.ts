@@ -2,8 +2,8 @@
 import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
-import { contractBodySchema, TOOL_NAME } from "@/lib/ledger/contract-schema";
-import { getContract, putContract } from "@/lib/ledger/contracts";
+import { contractBodySchema, TOOL_NAME } from "@/lib/ledger/contracts/contract-schema";
+import { getContract, putContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError } from "@/lib/ledger/errors";
 
 type Params = { tool: string };
@@ -15,14 +15,14 @@ function toolName(tool: string): string {
   return tool;
 }
 
-export const GET = apiRoute<Params>([], async ({ client, params }) =>
-  json(await getContract(client, toolName(params.tool))),
+export const GET = apiRoute<Params>([], async ({ ledger, params }) =>
+  json(await getContract(ledger, toolName(params.tool))),
 );
 
-export const PUT = apiRoute<Params>(["admin"], async ({ req, client, params, actor, now }) => {
+export const PUT = apiRoute<Params>(["admin"], async ({ req, ledger, params, actor, now }) => {
   const tool = toolName(params.tool);
   const body = await readJson(req, contractBodySchema);
-  const result = await putContract(client, tool, body, actor, now);
+  const result = await putContract(ledger, tool, body, actor, now);
   return json(result.contract, result.created ? 201 : 200);
 });
 

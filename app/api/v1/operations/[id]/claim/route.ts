@@ -3,10 +3,10 @@ import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { claimBody } from "@/lib/api/schemas";
-import { claimLease } from "@/lib/ledger/lease";
+import { claimLease } from "@/lib/ledger/commands/lease";
 
-export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
-  json(await claimLease(client, params.id, await readJson(req, claimBody), actor, now)),
+export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, ledger, params, actor, now }) =>
+  json(await claimLease(ledger, params.id, await readJson(req, claimBody), actor, now)),
 );
 
 const refused = otherMethods("POST");

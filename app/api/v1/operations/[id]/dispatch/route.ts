@@ -3,10 +3,10 @@ import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { dispatchBody } from "@/lib/api/schemas";
-import { dispatchOperation } from "@/lib/ledger/dispatch";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 
-export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
-  json(await dispatchOperation(client, params.id, await readJson(req, dispatchBody), actor, now)),
+export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, ledger, params, actor, now }) =>
+  json(await dispatchOperation(ledger, params.id, await readJson(req, dispatchBody), actor, now)),
 );
 
 const refused = otherMethods("POST");

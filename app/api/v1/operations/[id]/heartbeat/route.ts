@@ -3,10 +3,10 @@ import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { heartbeatBody } from "@/lib/api/schemas";
-import { heartbeatLease } from "@/lib/ledger/lease";
+import { heartbeatLease } from "@/lib/ledger/commands/lease";
 
-export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
-  json(await heartbeatLease(client, params.id, await readJson(req, heartbeatBody), actor, now)),
+export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, ledger, params, actor, now }) =>
+  json(await heartbeatLease(ledger, params.id, await readJson(req, heartbeatBody), actor, now)),
 );
 
 const refused = otherMethods("POST");

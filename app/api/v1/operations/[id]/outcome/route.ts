@@ -3,10 +3,10 @@ import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { outcomeBody } from "@/lib/api/schemas";
-import { reportOutcome } from "@/lib/ledger/outcome";
+import { reportOutcome } from "@/lib/ledger/commands/outcome";
 
-export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, client, params, actor, now }) =>
-  json(await reportOutcome(client, params.id, await readJson(req, outcomeBody), actor, now)),
+export const POST = apiRoute<{ id: string }>(["agent"], async ({ req, ledger, params, actor, now }) =>
+  json(await reportOutcome(ledger, params.id, await readJson(req, outcomeBody), actor, now)),
 );
 
 const refused = otherMethods("POST");

@@ -3,10 +3,10 @@ import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { reconcileBody } from "@/lib/api/schemas";
-import { reconcileOperation } from "@/lib/ledger/reconcile";
+import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 
-export const POST = apiRoute<{ id: string }>(["agent", "operator"], async ({ req, client, params, actor, now }) =>
-  json(await reconcileOperation(client, params.id, await readJson(req, reconcileBody), actor, now)),
+export const POST = apiRoute<{ id: string }>(["agent", "operator"], async ({ req, ledger, params, actor, now }) =>
+  json(await reconcileOperation(ledger, params.id, await readJson(req, reconcileBody), actor, now)),
 );
 
 const refused = otherMethods("POST");

@@ -3,11 +3,11 @@ import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiActor, apiRoute } from "@/lib/api/route";
 import { decisionBody } from "@/lib/api/schemas";
-import { rejectOperation } from "@/lib/ledger/approval";
+import { rejectOperation } from "@/lib/ledger/commands/approval";
 
-export const POST = apiRoute<{ id: string }>(["operator"], async ({ req, client, params, key, now }) => {
+export const POST = apiRoute<{ id: string }>(["operator"], async ({ req, ledger, params, key, now }) => {
   const body = await readJson(req, decisionBody);
-  return json(await rejectOperation(client, params.id, { reason: body.reason }, apiActor(key, body.actor), now));
+  return json(await rejectOperation(ledger, params.id, { reason: body.reason }, apiActor(key, body.actor), now));
 });
 
 const refused = otherMethods("POST");

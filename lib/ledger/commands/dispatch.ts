@@ -1,0 +1,130 @@
+// Dispatch: the gate decides; if the operation may run now it is DISPATCHED (through AUTHORIZED) and durable before the worker calls the provider.
+import type { Ledger } from "@/lib/ledger/ledger";
+import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
+import { decide } from "@/lib/retry-gate/decide";
+import type { Decision, Phase } from "@/lib/retry-gate/types";
+import { actorName, type Actor } from "../actor";
+import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
+import { LedgerError, type LedgerErrorCode } from "../errors";
+import { newId } from "../ids";
+import { checkFence, operationCommand, writeOperation, type OperationContext, type Tx } from "./run-command";
+import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+
+/** Why a decision does not let the operation go now, as the API's machine code. */
+function refusalCode(decision: Decision, phase: Phase, attempt: number, maxAttempts: number): LedgerErrorCode | null {
+  switch (decision.action) {
+    case "DISPATCH":
+    case "RETRY":
+    case "RETRY_SAME_KEY":
+      return decision.retryAfterMs !== undefined && decision.retryAfterMs > 0 ? "retry_not_due" : null;
+    case "APPROVAL":
+      return attempt >= maxAttempts && phase !== "AWAITING_APPROVAL" ? "budget_spent" : "approval_required";
+    case "RECONCILE":
+      return "reconcile_required";
+    case "UNAVAILABLE":
+      return "breaker_open";
+    case "WAIT":
+      return "in_flight";
+    case "STOP":
+      return "already_finished";
+    default: {
+      const unreachable: never = decision.action;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * A refusal that needs a person moves the operation to where people look: the approvals queue, or the
+ * unknowns queue when a waiting retry can no longer be trusted to converge (its key retention ran out).
+ */
+async function routeToPeople(tx: Tx, ctx: OperationContext, code: LedgerErrorCode, decision: Decision, actor: Actor, now: Date): Promise<void> {
+  const { op } = ctx;
+  const target: Phase | null =
+    code === "approval_required" || code === "budget_spent"
+      ? "AWAITING_APPROVAL"
+      : code === "reconcile_required" && op.phase === "RETRY_SCHEDULED"
+        ? "UNKNOWN"
+        : null;
+  if (target === null || op.phase === target) return;
+  await writeOperation(tx, op, { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}) }, now);
+  await tx.appendAudit([
+    {
+      subjectType: "operation",
+      subjectId: op.id,
+      actor,
+      action: target === "AWAITING_APPROVAL" ? "operation.approval_requested" : "operation.outcome_unknown",
+      fromPhase: op.phase,
+      toPhase: target,
+      reason: decision.reason,
+      at: now,
+    },
+  ]);
+}
+
+class DispatchRefused extends Error {
+  constructor(readonly refusal: LedgerError) {
+    super(refusal.message);
+  }
+}
+
+export async function dispatchOperation(
+  ledger: Ledger,
+  id: string,
+  input: { fence: number },
+  actor: Actor,
+  now: Date,
+): Promise<OperationView> {
+  // A refusal that moved the operation into the approvals queue must commit, so it is returned, not thrown, from the transaction.
+  const outcome = await operationCommand(ledger, id, actor, "dispatch", now, async (tx, ctx) => {
+    const { op, contract, dependency } = ctx;
+    checkFence(op, input.fence, now, true);
+    const input0 = gateInput(op, contract, dependency, now);
+    const decision = decide(input0);
+    const code = refusalCode(decision, input0.operation.phase, op.attempt, contract.maxAttempts);
+    if (code !== null) {
+      await routeToPeople(tx, ctx, code, decision, actor, now);
+      return new DispatchRefused(
+        new LedgerError(code, decision.reason, { decision, operationId: id }),
+      );
+    }
+    const attempt = op.attempt + 1;
+    const previous = ctx.attempt;
+    const backoffMs = previous?.finishedAt ? Math.max(0, now.getTime() - previous.finishedAt.getTime()) : 0;
+    const allowed = input0.breaker ? breakerAllowsDispatch(input0.breaker, input0.breakerConfig, now.getTime()) : null;
+    const breakerAfter = allowed?.allowed && allowed.probe
+      ? await recordOnBreaker(tx, dependency, { type: "probe" }, actor, now, `attempt ${op.attempt + 1} of ${id}`)
+      : dependency;
+    const dispatched = await writeOperation(
+      tx,
+      op,
+      // Evidence was about the previous attempt; the new one starts unproven (the reconciliation stays in evidenceJson and the audit).
+      { phase: "DISPATCHED", attempt, evidence: "none", notBefore: null, firstDispatchedAt: op.firstDispatchedAt ?? now },
+      now,
+      "AUTHORIZED",
+    );
+    await tx.insertAttempt({
+      id: newId(),
+      operationId: id,
+      number: attempt,
+      workerId: op.leaseOwner ?? actor.label,
+      fence: op.fence,
+      result: "in_flight",
+      errorKind: null,
+      httpStatus: null,
+      errorMessage: null,
+      backoffMs,
+      providerId: null,
+      dispatchedAt: now,
+      finishedAt: null,
+    });
+    const approved = op.approvedAttempt === attempt;
+    await tx.appendAudit([
+      { subjectType: "operation", subjectId: id, actor, action: "operation.authorized", fromPhase: op.phase, toPhase: "AUTHORIZED", reason: decision.reason, data: { attempt, approved }, at: now },
+      { subjectType: "operation", subjectId: id, actor, action: "operation.dispatched", fromPhase: "AUTHORIZED", toPhase: "DISPATCHED", reason: `attempt ${attempt} of ${contract.maxAttempts} left with key ${op.idempotencyKey}`, data: { attempt, fence: op.fence, workerId: op.leaseOwner, backoffMs }, at: now },
+    ]);
+    return operationView(dispatched, contract, breakerAfter, now);
+  });
+  if (outcome instanceof DispatchRefused) throw outcome.refusal;
+  return outcome;
+}

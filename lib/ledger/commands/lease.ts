@@ -1,0 +1,87 @@
+// The run lease: claim (or take over an expired one) with a monotonic fencing token, and heartbeat to extend it.
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { Operation } from "@/lib/generated/prisma/client";
+import { isTerminal } from "@/lib/retry-gate/phases";
+import type { Phase } from "@/lib/retry-gate/types";
+import type { Actor } from "../actor";
+import type { AuditInput } from "@/lib/ledger/audit/append";
+import { LedgerError } from "../errors";
+import { checkFence, operationCommand, writeOperation } from "./run-command";
+import { operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+
+export const LEASE_MS_MIN = 100;
+export const LEASE_MS_MAX = 3_600_000;
+
+export interface LeaseView {
+  fence: number;
+  leaseExpiresAt: string;
+  operation: OperationView;
+}
+
+/** The audit record of a claim: a first claim, a renewed one, or the takeover of an expired lease. */
+export function leaseClaimAudit(
+  before: Pick<Operation, "id" | "leaseOwner" | "fence">,
+  input: { workerId: string; leaseMs: number },
+  fence: number,
+  actor: Actor,
+  now: Date,
+): AuditInput {
+  const takeover = before.leaseOwner !== null && before.leaseOwner !== input.workerId;
+  return {
+    subjectType: "operation",
+    subjectId: before.id,
+    actor,
+    action: takeover ? "operation.lease_taken_over" : "operation.lease_claimed",
+    reason: takeover
+      ? `${input.workerId} took over the expired lease of ${before.leaseOwner} (fence ${before.fence} -> ${fence})`
+      : `${input.workerId} claimed the lease (fence ${fence})`,
+    data: { workerId: input.workerId, fence, previousOwner: before.leaseOwner, leaseMs: input.leaseMs },
+    at: now,
+  };
+}
+
+export async function claimLease(
+  ledger: Ledger,
+  id: string,
+  input: { workerId: string; leaseMs: number },
+  actor: Actor,
+  now: Date,
+): Promise<LeaseView> {
+  return operationCommand(ledger, id, actor, "claim", now, async (tx, { op, contract, dependency }) => {
+    if (isTerminal(op.phase as Phase)) {
+      throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is nothing left to run.`);
+    }
+    const live = op.leaseExpiresAt !== null && op.leaseExpiresAt.getTime() > now.getTime();
+    if (live && op.leaseOwner !== input.workerId) {
+      throw new LedgerError(
+        "lease_held",
+        `Operation ${id} is leased by ${op.leaseOwner} until ${op.leaseExpiresAt?.toISOString()}; try again after that.`,
+      );
+    }
+    const fence = op.fence + 1;
+    const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
+    const updated = await writeOperation(tx, op, { fence, leaseOwner: input.workerId, leaseExpiresAt }, now);
+    await tx.appendAudit([leaseClaimAudit(op, input, fence, actor, now)]);
+    return { fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
+  });
+}
+
+export async function heartbeatLease(
+  ledger: Ledger,
+  id: string,
+  input: { fence: number; leaseMs: number },
+  actor: Actor,
+  now: Date,
+): Promise<LeaseView> {
+  return operationCommand(ledger, id, actor, "heartbeat", now, async (tx, { op, contract, dependency }) => {
+    // An expired lease that nobody took over may still be extended: the fence proves it is the same holder.
+    checkFence(op, input.fence, now, false);
+    // A finished operation has nothing left to hold a lease for; a late heartbeat must not make it look taken.
+    if (isTerminal(op.phase as Phase)) {
+      throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is no lease left to extend.`);
+    }
+    const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
+    const updated = await writeOperation(tx, op, { leaseExpiresAt }, now);
+    return { fence: op.fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
+  });
+}

@@ -1,0 +1,122 @@
+// Outcome of a dispatched attempt: confirmed, unknown, or failed with a classified error the gate turns into the next step.
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { Operation } from "@/lib/generated/prisma/client";
+import type { BreakerEvent } from "@/lib/retry-gate/breaker";
+import { classifyError } from "@/lib/retry-gate/classify-error";
+import { decideAfterFailure } from "@/lib/retry-gate/decide";
+import type { ClassifiedError, Phase, ReportedError } from "@/lib/retry-gate/types";
+import { actorName, type Actor } from "../actor";
+import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
+import { LedgerError } from "../errors";
+import { checkFence, operationCommand, writeOperation } from "./run-command";
+import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+
+export type OutcomeResult = "confirmed" | "failed" | "unknown";
+
+export interface OutcomeInput {
+  fence: number;
+  result: OutcomeResult;
+  providerId?: string;
+  error?: ReportedError;
+}
+
+const AUDIT_ACTION: Record<Phase, string> = {
+  PLANNED: "operation.planned",
+  AUTHORIZED: "operation.authorized",
+  DISPATCHED: "operation.dispatched",
+  CONFIRMED: "operation.confirmed",
+  UNKNOWN: "operation.outcome_unknown",
+  RECONCILED: "operation.reconciled",
+  RETRY_SCHEDULED: "operation.retry_scheduled",
+  AWAITING_APPROVAL: "operation.approval_requested",
+  FAILED: "operation.failed",
+  REJECTED: "operation.rejected",
+};
+
+function breakerEvent(result: OutcomeResult, error: ClassifiedError | null): BreakerEvent | null {
+  if (result === "confirmed") return { type: "success" };
+  // A definite 4xx says our request was wrong, not that the dependency is down.
+  if (result === "failed" && error?.errorClass === "fatal") return null;
+  return { type: "failure" };
+}
+
+export async function reportOutcome(
+  ledger: Ledger,
+  id: string,
+  input: OutcomeInput,
+  actor: Actor,
+  now: Date,
+  random: () => number = Math.random,
+): Promise<OperationView> {
+  return operationCommand(ledger, id, actor, "outcome", now, async (tx, ctx) => {
+    const { op, contract, dependency, attempt: attemptRow } = ctx;
+    checkFence(op, input.fence, now, false);
+    if (op.phase !== "DISPATCHED" || !attemptRow || attemptRow.result !== "in_flight") {
+      if (attemptRow && attemptRow.result === input.result && attemptRow.fence === input.fence) {
+        // The same report sent again (the worker lost our answer): nothing new happens.
+        if (input.result !== "confirmed" || (input.providerId ?? null) === attemptRow.providerId) {
+          return operationView(op, contract, dependency, now);
+        }
+        throw new LedgerError(
+          "not_dispatched",
+          `Attempt ${op.attempt} of ${id} was already reported confirmed as ${attemptRow.providerId ?? "(no provider id)"}; a report naming ${input.providerId ?? "no provider id"} is refused, as no attempt is in flight.`,
+        );
+      }
+      throw new LedgerError("not_dispatched", `Operation ${id} is ${op.phase}, not DISPATCHED: there is no attempt in flight to report on.`);
+    }
+    const error = input.error ? classifyError(input.error) : input.result === "failed" ? classifyError({}) : null;
+    let data: Partial<Operation>;
+    let reason: string;
+    switch (input.result) {
+      case "confirmed":
+        data = { phase: "CONFIRMED", providerId: input.providerId ?? null, notBefore: null };
+        reason = `attempt ${op.attempt} confirmed by the provider${input.providerId ? ` as ${input.providerId}` : ""}`;
+        break;
+      case "unknown":
+        data = { phase: "UNKNOWN", lastError: error ? JSON.stringify(error) : null };
+        reason = `the outcome of attempt ${op.attempt} is unknown${error ? ` (${error.kind}${error.message ? `: ${error.message}` : ""})` : ""}; the effect may have happened`;
+        break;
+      case "failed": {
+        const failed = error ?? classifyError({});
+        const withError = { ...op, lastError: JSON.stringify(failed) };
+        const next = decideAfterFailure(gateInput(withError, contract, dependency, now), failed, random);
+        data = {
+          phase: next.phase,
+          lastError: JSON.stringify(failed),
+          notBefore: next.notBefore === null ? null : new Date(next.notBefore),
+          ...(next.phase === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}),
+        };
+        reason = next.decision.reason;
+        break;
+      }
+      default: {
+        const unreachable: never = input.result;
+        throw new Error(`unknown result ${String(unreachable)}`);
+      }
+    }
+    const updated = await writeOperation(tx, op, data, now);
+    await tx.updateAttempt(attemptRow.id, {
+      result: input.result,
+      errorKind: error?.kind ?? null,
+      httpStatus: error?.httpStatus ?? null,
+      errorMessage: error?.message?.slice(0, 2000) ?? null,
+      providerId: input.providerId ?? null,
+      finishedAt: now,
+    });
+    await tx.appendAudit([
+      {
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: AUDIT_ACTION[updated.phase as Phase],
+        fromPhase: op.phase,
+        toPhase: updated.phase,
+        reason,
+        data: { attempt: op.attempt, result: input.result, error, providerId: input.providerId ?? null },
+        at: now,
+      },
+    ]);
+    const breakerAfter = await recordOnBreaker(tx, dependency, breakerEvent(input.result, error), actor, now, `attempt ${op.attempt} of ${id}`);
+    return operationView(updated, contract, breakerAfter, now);
+  });
+}

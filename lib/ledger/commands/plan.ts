@@ -1,0 +1,158 @@
+// Plans an operation before anything leaves: idempotent on (tool, idempotency key), args compared by canonical hash.
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import { decide } from "@/lib/retry-gate/decide";
+import { actorName, type Actor } from "../actor";
+import type { AuditInput } from "@/lib/ledger/audit/append";
+import { canonicalJson, sha256 } from "../canonical-json";
+import { LedgerError } from "../errors";
+import { newId, newIdempotencyKey } from "../ids";
+import { claimLease, leaseClaimAudit } from "./lease";
+import { loadContext } from "./run-command";
+import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+import { isUniqueViolation, type LedgerReads } from "@/lib/ledger/store/types";
+import { withWriteRetry } from "../write-retry";
+
+export interface PlanInput {
+  tool: string;
+  args: unknown;
+  idempotencyKey?: string;
+  runId?: string;
+  agentId?: string;
+  /** Take the run lease in the same transaction (an extension of API.md: saves the claim's round trip). */
+  claim?: { workerId: string; leaseMs: number };
+}
+
+export interface PlanResult {
+  operation: OperationView;
+  created: boolean;
+}
+
+/** The tool's current contract version and its dependency's breaker. */
+async function currentContract(store: LedgerReads, tool: string): Promise<{ contract: ContractVersion; dependency: Dependency | null }> {
+  const head = await store.contractHead(tool);
+  const contract = head ? await store.contractVersion(tool, head.version) : null;
+  if (!head || !contract) {
+    throw new LedgerError("no_contract", `There is no contract for the tool ${tool}; a tool without a contract is never dispatched.`);
+  }
+  return { contract, dependency: head.dependency };
+}
+
+/** The answer to a replayed plan: the same operation (claimed, when the replay asks for the lease, exactly as a separate claim would). */
+async function existingPlan(ledger: Ledger, existing: Operation, input: PlanInput, argsHash: string, actor: Actor, now: Date): Promise<PlanResult> {
+  if (existing.argsHash !== argsHash) {
+    await ledger.store.transaction((tx) =>
+      tx.appendAudit([
+        {
+          subjectType: "operation",
+          subjectId: existing.id,
+          actor,
+          action: "operation.duplicate_rejected",
+          reason: `idempotency key ${existing.idempotencyKey} was reused with different args`,
+          data: { argsHash },
+          at: now,
+        },
+      ]),
+    );
+    throw new LedgerError(
+      "idempotency_key_reused",
+      `The idempotency key ${existing.idempotencyKey} already belongs to operation ${existing.id} of ${existing.tool} with different args; a new call needs a new key.`,
+      { operationId: existing.id },
+    );
+  }
+  if (input.claim) return { operation: (await claimLease(ledger, existing.id, input.claim, actor, now)).operation, created: false };
+  const ctx = await loadContext(ledger.store, existing.id);
+  return { operation: operationView(ctx.op, ctx.contract, ctx.dependency, now), created: false };
+}
+
+type Planned = { existing: Operation } | { created: OperationView };
+
+export async function planOperation(ledger: Ledger, input: PlanInput, actor: Actor, now: Date): Promise<PlanResult> {
+  const store = ledger.store;
+  const argsJson = canonicalJson(input.args);
+  const argsHash = sha256(argsJson);
+  try {
+    const planned = await withWriteRetry(() =>
+      store.transaction(async (tx): Promise<Planned> => {
+        const { contract, dependency } = await currentContract(tx, input.tool);
+        if (contract.idempotencyKey === "required" && !input.idempotencyKey) {
+          throw new LedgerError(
+            "idempotency_key_required",
+            `The contract of ${input.tool} requires an idempotency key; send one that stays the same for every attempt of this call.`,
+          );
+        }
+        const existing = input.idempotencyKey ? await tx.operationByKey(input.tool, input.idempotencyKey) : null;
+        if (existing) return { existing };
+        const { draft, audit } = draftOf(input, contract, dependency, { argsJson, argsHash }, actor, now);
+        await tx.insertOperation(draft);
+        await tx.appendAudit(audit);
+        return { created: operationView(draft, contract, dependency, now) };
+      }),
+    );
+    if ("existing" in planned) return existingPlan(ledger, planned.existing, input, argsHash, actor, now);
+    return { operation: planned.created, created: true };
+  } catch (error) {
+    if (!isUniqueViolation(error) || !input.idempotencyKey) throw error;
+    // A concurrent request planned the same (tool, key) first: answer as its replay.
+    const winner = await store.operationByKey(input.tool, input.idempotencyKey);
+    if (!winner) throw error;
+    return existingPlan(ledger, winner, input, argsHash, actor, now);
+  }
+}
+
+/** The new operation's row and its audit records: planned, sent for approval if its contract says so, claimed if asked. */
+function draftOf(
+  input: PlanInput,
+  contract: ContractVersion,
+  dependency: Dependency | null,
+  args: { argsJson: string; argsHash: string },
+  actor: Actor,
+  now: Date,
+): { draft: Operation; audit: AuditInput[] } {
+  const draft: Operation = {
+    id: newId(),
+    tool: input.tool,
+    contractVersion: contract.version,
+    effect: contract.effect,
+    idempotencyKey: input.idempotencyKey ?? newIdempotencyKey(),
+    ...args,
+    runId: input.runId ?? null,
+    agentId: input.agentId ?? null,
+    phase: "PLANNED",
+    attempt: 0,
+    evidence: "none",
+    evidenceJson: null,
+    providerId: null,
+    approvedAttempt: null,
+    approvalRequestedBy: null,
+    rejectionReason: null,
+    lastError: null,
+    firstDispatchedAt: null,
+    notBefore: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    fence: 0,
+    version: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const first = decide(gateInput(draft, contract, dependency, now));
+  const audit: AuditInput[] = [
+    { subjectType: "operation", subjectId: draft.id, actor, action: "operation.planned", toPhase: "PLANNED", reason: first.reason, at: now },
+  ];
+  if (first.action === "APPROVAL") {
+    draft.phase = "AWAITING_APPROVAL";
+    draft.approvalRequestedBy = actorName(actor);
+    audit.push(
+      { subjectType: "operation", subjectId: draft.id, actor, action: "operation.approval_requested", fromPhase: "PLANNED", toPhase: "AWAITING_APPROVAL", reason: first.reason, at: now },
+    );
+  }
+  if (input.claim) {
+    const fence = draft.fence + 1;
+    audit.push(leaseClaimAudit(draft, input.claim, fence, actor, now));
+    draft.fence = fence;
+    draft.leaseOwner = input.claim.workerId;
+    draft.leaseExpiresAt = new Date(now.getTime() + input.claim.leaseMs);
+  }
+  return { draft, audit };
+}

@@ -1,0 +1,111 @@
+// Loads an operation with its contract version and breaker, and writes it back only if nobody changed it meanwhile.
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import { assertTransition } from "@/lib/retry-gate/phases";
+import type { Phase } from "@/lib/retry-gate/types";
+import type { Actor } from "../actor";
+import { LedgerError } from "../errors";
+import { type LedgerReads, type LedgerTx } from "@/lib/ledger/store/types";
+import { WriteConflict, withWriteRetry } from "../write-retry";
+
+export type Tx = LedgerTx;
+
+export interface OperationContext {
+  op: Operation;
+  contract: ContractVersion;
+  dependency: Dependency | null;
+  /** The attempt numbered op.attempt; null before the first dispatch. */
+  attempt: Attempt | null;
+}
+
+/** Loads an operation, its contract version, its dependency's breaker and its current attempt. */
+export async function loadContext(reads: LedgerReads, id: string): Promise<OperationContext> {
+  const rows = await reads.operationContext(id);
+  if (!rows) throw new LedgerError("not_found", `There is no operation ${id}.`);
+  const { op } = rows;
+  const contract = await reads.contractVersion(op.tool, op.contractVersion);
+  if (!contract) throw new Error(`Operation ${id} refers to a missing contract version ${op.tool}@${op.contractVersion}.`);
+  return { ...rows, contract };
+}
+
+/** The fields a command may change: plain values, so the written row is known without reading it back. */
+export type OperationChanges = Partial<Omit<Operation, "id" | "tool" | "version" | "createdAt" | "updatedAt">>;
+
+/** Writes the operation if its row version is still the one we read; a phase change (optionally through an intermediate phase) must be legal. */
+export async function writeOperation(tx: Tx, op: Operation, changes: OperationChanges, now: Date, through?: Phase): Promise<Operation> {
+  if (typeof changes.phase === "string" && changes.phase !== op.phase) {
+    if (through) {
+      assertTransition(op.phase as Phase, through);
+      assertTransition(through, changes.phase as Phase);
+    } else {
+      assertTransition(op.phase as Phase, changes.phase as Phase);
+    }
+  }
+  // Undefined fields are left alone, in the row we write and in the one we return.
+  const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as OperationChanges;
+  const written = { ...defined, version: op.version + 1, updatedAt: now };
+  if (!(await tx.updateOperation(op.id, op.version, written))) throw new WriteConflict(`operation ${op.id} changed meanwhile`);
+  // The conditional update matched the version we read, so the row is exactly what we read plus what we wrote.
+  return { ...op, ...written };
+}
+
+/**
+ * Runs one command on one operation in one transaction of the ledger's store, retried on write conflicts.
+ * A stale fence is refused with nothing changed, and the refusal itself is audited (in its own transaction, since
+ * the command's transaction rolls back).
+ */
+export async function operationCommand<T>(
+  ledger: Ledger,
+  id: string,
+  actor: Actor,
+  command: string,
+  now: Date,
+  work: (tx: Tx, ctx: OperationContext) => Promise<T>,
+): Promise<T> {
+  const store = ledger.store;
+  try {
+    return await withWriteRetry(() => store.transaction(async (tx) => work(tx, await loadContext(tx, id))));
+  } catch (error) {
+    if (error instanceof LedgerError && error.code === "stale_fence") {
+      await store.transaction((tx) =>
+        tx.appendAudit([
+          { subjectType: "operation", subjectId: id, actor, action: "operation.stale_fence_rejected", reason: error.message, data: { command }, at: now },
+        ]),
+      );
+    }
+    throw error;
+  }
+}
+
+/** Refuses a write from a worker whose lease was taken over (older fence) or whose lease ran out. */
+export function checkFence(op: Operation, fence: number, now: Date, requireLiveLease: boolean): void {
+  if (fence !== op.fence) {
+    throw new LedgerError(
+      "stale_fence",
+      `Fence ${fence} is stale: the lease on ${op.id} is now held with fence ${op.fence}${op.leaseOwner ? ` by ${op.leaseOwner}` : ""}.`,
+    );
+  }
+  if (requireLiveLease && (!op.leaseExpiresAt || op.leaseExpiresAt.getTime() <= now.getTime())) {
+    throw new LedgerError("lease_expired", `The lease with fence ${fence} on ${op.id} has expired; claim it again.`);
+  }
+}
+
+/** What a person saw when they decided: the fields a human decision depends on (not the lease, which workers move). */
+export interface SeenState {
+  phase: string;
+  attempt: number;
+  approvedAttempt: number | null;
+  evidence: string;
+}
+
+/** Refuses, inside the command's transaction, a decision taken on a state that has moved on since the person looked. */
+export function checkSeen(op: Operation, seen: SeenState | undefined): void {
+  if (!seen) return;
+  if (op.phase !== seen.phase || op.attempt !== seen.attempt || op.approvedAttempt !== seen.approvedAttempt || op.evidence !== seen.evidence) {
+    throw new LedgerError(
+      "write_conflict",
+      `Operation ${op.id} changed since it was shown (now ${op.phase}, attempt ${op.attempt}); look again before deciding.`,
+      { operationId: op.id },
+    );
+  }
+}

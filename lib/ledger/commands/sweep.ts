@@ -1,0 +1,69 @@
+// The recovery sweep: an operation whose lease expired while DISPATCHED becomes UNKNOWN, done by the system.
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { Operation } from "@/lib/generated/prisma/client";
+import { SYSTEM_ACTOR } from "../actor";
+import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
+import { LedgerError } from "../errors";
+import { writeOperation, type Tx } from "./run-command";
+
+import { isWriteConflict } from "../write-retry";
+
+const BATCH = 100;
+
+/** Moves one operation to UNKNOWN in the caller's transaction; throws WriteConflict if someone else moved it first. */
+async function moveToUnknown(tx: Tx, op: Operation, now: Date): Promise<void> {
+  // Conditional on the version we read: if a worker reported meanwhile, or another sweep won, nothing is written.
+  await writeOperation(tx, op, { phase: "UNKNOWN", fence: op.fence + 1, leaseOwner: null, leaseExpiresAt: null }, now);
+  const attempt = await tx.attempt(op.id, op.attempt);
+  if (attempt?.result === "in_flight") await tx.updateAttempt(attempt.id, { result: "unknown", errorKind: "lease_expired", finishedAt: now });
+  await tx.appendAudit([
+    {
+      subjectType: "operation",
+      subjectId: op.id,
+      actor: SYSTEM_ACTOR,
+      action: "operation.outcome_unknown",
+      fromPhase: "DISPATCHED",
+      toPhase: "UNKNOWN",
+      reason: `the lease of ${op.leaseOwner ?? "the worker"} expired at ${op.leaseExpiresAt?.toISOString()} while attempt ${op.attempt} was in flight; the request may have left, so only evidence may move it on`,
+      data: { attempt: op.attempt, fencedOut: op.fence, newFence: op.fence + 1 },
+      at: now,
+    },
+  ]);
+  // A lost answer counts against the dependency, and frees a half-open breaker's probe slot.
+  const contract = await tx.contractVersion(op.tool, op.contractVersion);
+  const dependency = contract?.dependency ? await tx.dependency(contract.dependency) : null;
+  await recordOnBreaker(tx, dependency, { type: "failure" }, SYSTEM_ACTOR, now, `the expired lease on ${op.id}`);
+}
+
+/** Lost a race (the operation, or its dependency's breaker, changed meanwhile): leave the row for the next pass. */
+function lostRace(error: unknown): boolean {
+  return isWriteConflict(error) || (error instanceof LedgerError && error.code === "write_conflict");
+}
+
+/**
+ * Returns how many operations this call moved; safe to run from several servers at once. Each step takes the oldest
+ * expired lease and moves it with a write conditional on the version it read: on SQLite the transaction holds the
+ * write lock from its start; on PostgreSQL two sweeps may pick the same row, one wins and the other's write fails
+ * and it moves on. The same condition guards against a worker reporting at that moment.
+ */
+export async function recoverExpiredLeases(ledger: Ledger, now: Date): Promise<number> {
+  const store = ledger.store;
+  let recovered = 0;
+  for (let step = 0; step < BATCH; step++) {
+    let found = false;
+    try {
+      await store.transaction(async (tx) => {
+        const op = await tx.oldestExpiredLease(now);
+        if (!op) return;
+        found = true;
+        await moveToUnknown(tx, op, now);
+      });
+    } catch (error) {
+      if (!lostRace(error)) throw error;
+      continue;
+    }
+    if (!found) break;
+    recovered++;
+  }
+  return recovered;
+}

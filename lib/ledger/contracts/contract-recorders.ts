@@ -1,0 +1,39 @@
+// Who saved each version of a tool's contract, as the audit trail recorded it (an API key may act for a person).
+import type { Ledger } from "@/lib/ledger/ledger";
+
+export interface VersionRecorder {
+  actorType: string;
+  actorId: string;
+  onBehalfOf: string | null;
+}
+
+/** The contract's versions look back this far in its audit trail. */
+const RECORDERS_LIMIT = 500;
+
+function versionOf(data: string | null): number | null {
+  if (!data) return null;
+  try {
+    const parsed = JSON.parse(data) as { version?: unknown };
+    return typeof parsed.version === "number" ? parsed.version : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Version number → who recorded it; the newest record of a version wins. */
+export async function contractRecorders(ledger: Ledger, tool: string): Promise<Map<number, VersionRecorder>> {
+  const events = await ledger.db.auditEvent.findMany({
+    where: { subjectType: "contract", subjectId: tool, action: { in: ["contract.created", "contract.updated"] } },
+    select: { actorType: true, actorId: true, onBehalfOf: true, data: true },
+    orderBy: { id: "desc" },
+    take: RECORDERS_LIMIT,
+  });
+  const recorders = new Map<number, VersionRecorder>();
+  for (const event of events) {
+    const version = versionOf(event.data);
+    if (version !== null && !recorders.has(version)) {
+      recorders.set(version, { actorType: event.actorType, actorId: event.actorId, onBehalfOf: event.onBehalfOf });
+    }
+  }
+  return recorders;
+}

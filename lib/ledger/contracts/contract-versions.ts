@@ -1,0 +1,155 @@
+// Tool contracts: create and update (each change a new immutable version, audited), and read them back.
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { ContractVersion } from "@/lib/generated/prisma/client";
+import type { EffectClass, GateContract } from "@/lib/retry-gate/types";
+import type { Actor } from "../actor";
+import { actorName } from "../actor";
+import { appendAudit } from "@/lib/ledger/audit/append";
+import { canonicalJson, sha256 } from "../canonical-json";
+import type { ContractBody, ContractRules, ContractView } from "./contract-schema";
+import { LedgerError } from "../errors";
+import { newId } from "../ids";
+import { withWriteRetry } from "../write-retry";
+
+function rulesOf(body: ContractBody): ContractRules {
+  const { expectedVersion: _ignored, ...rules } = body;
+  return {
+    ...rules,
+    keyRetentionMs: rules.keyRetentionMs ?? null,
+    dependency: rules.dependency ?? null,
+    description: rules.description ?? null,
+  };
+}
+
+export function contractView(row: ContractVersion): ContractView {
+  return {
+    tool: row.tool,
+    version: row.version,
+    effect: row.effect as EffectClass,
+    idempotencyKey: row.idempotencyKey as ContractView["idempotencyKey"],
+    reconcile: row.reconcile ? (JSON.parse(row.reconcile) as ContractView["reconcile"]) : null,
+    approval: row.approval as ContractView["approval"],
+    maxAttempts: row.maxAttempts,
+    backoff: { baseMs: row.backoffBaseMs, maxMs: row.backoffMaxMs },
+    keyRetentionMs: row.keyRetentionMs,
+    dependency: row.dependency,
+    description: row.description,
+    author: row.author,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export function gateContract(row: ContractVersion): GateContract {
+  return {
+    effect: row.effect as EffectClass,
+    approval: row.approval as GateContract["approval"],
+    maxAttempts: row.maxAttempts,
+    backoff: { baseMs: row.backoffBaseMs, maxMs: row.backoffMaxMs },
+    keyRetentionMs: row.keyRetentionMs,
+  };
+}
+
+export interface PutContractResult {
+  contract: ContractView;
+  created: boolean;
+  changed: boolean;
+}
+
+/** Creates or replaces a contract. An identical body keeps the current version; a stale expectedVersion is refused. */
+export async function putContract(
+  ledger: Ledger,
+  tool: string,
+  body: ContractBody,
+  actor: Actor,
+  now: Date,
+): Promise<PutContractResult> {
+  const rules = rulesOf(body);
+  const bodyHash = sha256(canonicalJson(rules));
+  return withWriteRetry(() =>
+    ledger.db.$transaction(async (tx) => {
+      const existing = await tx.toolContract.findUnique({ where: { tool } });
+      const current = existing
+        ? await tx.contractVersion.findUnique({ where: { tool_version: { tool, version: existing.currentVersion } } })
+        : null;
+      const currentVersion = existing?.currentVersion ?? 0;
+      if (body.expectedVersion !== undefined && body.expectedVersion !== currentVersion) {
+        throw new LedgerError(
+          "contract_conflict",
+          `The contract for ${tool} was changed to version ${currentVersion} since you opened version ${body.expectedVersion}; reload it and apply your change again.`,
+        );
+      }
+      if (current && current.bodyHash === bodyHash) {
+        return { contract: contractView(current), created: false, changed: false };
+      }
+      const version = currentVersion + 1;
+      if (existing) {
+        const moved = await tx.toolContract.updateMany({
+          where: { tool, currentVersion },
+          data: { currentVersion: version },
+        });
+        if (moved.count !== 1) throw new LedgerError("write_conflict", "The contract changed during the save.");
+      } else {
+        await tx.toolContract.create({ data: { tool, currentVersion: version, createdAt: now } });
+      }
+      const row = await tx.contractVersion.create({
+        data: {
+          id: newId(),
+          tool,
+          version,
+          effect: rules.effect,
+          idempotencyKey: rules.idempotencyKey,
+          reconcile: rules.reconcile ? JSON.stringify(rules.reconcile) : null,
+          approval: rules.approval,
+          maxAttempts: rules.maxAttempts,
+          backoffBaseMs: rules.backoff.baseMs,
+          backoffMaxMs: rules.backoff.maxMs,
+          keyRetentionMs: rules.keyRetentionMs ?? null,
+          dependency: rules.dependency ?? null,
+          description: rules.description ?? null,
+          bodyHash,
+          author: actorName(actor),
+          createdAt: now,
+        },
+      });
+      if (rules.dependency) {
+        await tx.dependency.upsert({ where: { name: rules.dependency }, create: { name: rules.dependency }, update: {} });
+      }
+      await appendAudit(tx, [
+        {
+          subjectType: "contract",
+          subjectId: tool,
+          actor,
+          action: existing ? "contract.updated" : "contract.created",
+          reason: `version ${version}`,
+          data: { version, previousVersion: existing ? currentVersion : null },
+          at: now,
+        },
+      ]);
+      return { contract: contractView(row), created: !existing, changed: true };
+    }),
+  );
+}
+
+export async function getContract(ledger: Ledger, tool: string): Promise<ContractView> {
+  const head = await ledger.db.toolContract.findUnique({ where: { tool } });
+  const row = head
+    ? await ledger.db.contractVersion.findUnique({ where: { tool_version: { tool, version: head.currentVersion } } })
+    : null;
+  if (!row) throw new LedgerError("not_found", `There is no contract for the tool ${tool}.`);
+  return contractView(row);
+}
+
+export async function listContracts(ledger: Ledger): Promise<ContractView[]> {
+  const heads = await ledger.db.toolContract.findMany({ orderBy: { tool: "asc" } });
+  const rows = await ledger.db.contractVersion.findMany({
+    where: { OR: heads.map((h) => ({ tool: h.tool, version: h.currentVersion })) },
+    orderBy: { tool: "asc" },
+  });
+  return heads.length === 0 ? [] : rows.map(contractView);
+}
+
+export async function listContractVersions(ledger: Ledger, tool: string): Promise<ContractView[]> {
+  const rows = await ledger.db.contractVersion.findMany({ where: { tool }, orderBy: { version: "desc" } });
+  if (rows.length === 0) throw new LedgerError("not_found", `There is no contract for the tool ${tool}.`);
+  return rows.map(contractView);
+}

@@ -1,0 +1,163 @@
+// The operation as the gate sees it and as the API answers it.
+import type { Attempt, AuditEvent, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import { decide } from "@/lib/retry-gate/decide";
+import type {
+  ClassifiedError,
+  Decision,
+  EffectClass,
+  EffectEvidence,
+  GateInput,
+  GateOperation,
+  Phase,
+} from "@/lib/retry-gate/types";
+import { breakerConfigOf, breakerOf } from "@/lib/ledger/dependencies/breakers";
+import { gateContract } from "@/lib/ledger/contracts/contract-versions";
+
+export function gateOperation(op: Operation): GateOperation {
+  return {
+    phase: op.phase as Phase,
+    attempt: op.attempt,
+    evidence: op.evidence as EffectEvidence,
+    approvedAttempt: op.approvedAttempt,
+    firstDispatchedAt: op.firstDispatchedAt?.getTime() ?? null,
+    notBefore: op.notBefore?.getTime() ?? null,
+    lastError: op.lastError ? (JSON.parse(op.lastError) as ClassifiedError) : null,
+    rejectionReason: op.rejectionReason,
+  };
+}
+
+export function gateInput(op: Operation, contract: ContractVersion, dependency: Dependency | null, now: Date): GateInput {
+  return {
+    operation: gateOperation(op),
+    contract: gateContract(contract),
+    breaker: dependency ? breakerOf(dependency) : null,
+    breakerConfig: breakerConfigOf(dependency),
+    now: now.getTime(),
+  };
+}
+
+export interface OperationView {
+  id: string;
+  tool: string;
+  contractVersion: number;
+  effect: EffectClass;
+  idempotencyKey: string;
+  args: unknown;
+  runId: string | null;
+  agentId: string | null;
+  phase: Phase;
+  attempt: number;
+  maxAttempts: number;
+  evidence: EffectEvidence;
+  evidenceDetail: unknown;
+  providerId: string | null;
+  approvedAttempt: number | null;
+  rejectionReason: string | null;
+  lastError: ClassifiedError | null;
+  notBefore: string | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  fence: number;
+  createdAt: string;
+  updatedAt: string;
+  decision: Decision;
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function operationView(
+  op: Operation,
+  contract: ContractVersion,
+  dependency: Dependency | null,
+  now: Date,
+): OperationView {
+  const input = gateInput(op, contract, dependency, now);
+  return {
+    id: op.id,
+    tool: op.tool,
+    contractVersion: op.contractVersion,
+    effect: op.effect as EffectClass,
+    idempotencyKey: op.idempotencyKey,
+    args: JSON.parse(op.argsJson) as unknown,
+    runId: op.runId,
+    agentId: op.agentId,
+    phase: input.operation.phase,
+    attempt: op.attempt,
+    maxAttempts: contract.maxAttempts,
+    evidence: input.operation.evidence,
+    evidenceDetail: op.evidenceJson ? (JSON.parse(op.evidenceJson) as unknown) : null,
+    providerId: op.providerId,
+    approvedAttempt: op.approvedAttempt,
+    rejectionReason: op.rejectionReason,
+    lastError: input.operation.lastError,
+    notBefore: iso(op.notBefore),
+    leaseOwner: op.leaseOwner,
+    leaseExpiresAt: iso(op.leaseExpiresAt),
+    fence: op.fence,
+    createdAt: op.createdAt.toISOString(),
+    updatedAt: op.updatedAt.toISOString(),
+    decision: decide(input),
+  };
+}
+
+export interface AttemptView {
+  number: number;
+  workerId: string;
+  fence: number;
+  result: string;
+  errorKind: string | null;
+  httpStatus: number | null;
+  errorMessage: string | null;
+  backoffMs: number;
+  providerId: string | null;
+  dispatchedAt: string;
+  finishedAt: string | null;
+}
+
+export function attemptView(a: Attempt): AttemptView {
+  return {
+    number: a.number,
+    workerId: a.workerId,
+    fence: a.fence,
+    result: a.result,
+    errorKind: a.errorKind,
+    httpStatus: a.httpStatus,
+    errorMessage: a.errorMessage,
+    backoffMs: a.backoffMs,
+    providerId: a.providerId,
+    dispatchedAt: a.dispatchedAt.toISOString(),
+    finishedAt: iso(a.finishedAt),
+  };
+}
+
+export interface AuditView {
+  id: string;
+  subjectType: string;
+  subjectId: string;
+  actorType: string;
+  actorId: string;
+  onBehalfOf: string | null;
+  action: string;
+  fromPhase: string | null;
+  toPhase: string | null;
+  reason: string | null;
+  data: unknown;
+  createdAt: string;
+}
+
+export function auditView(e: AuditEvent): AuditView {
+  return {
+    id: e.id,
+    subjectType: e.subjectType,
+    subjectId: e.subjectId,
+    actorType: e.actorType,
+    actorId: e.actorId,
+    onBehalfOf: e.onBehalfOf,
+    action: e.action,
+    fromPhase: e.fromPhase,
+    toPhase: e.toPhase,
+    reason: e.reason,
+    data: e.data ? (JSON.parse(e.data) as unknown) : null,
+    createdAt: e.createdAt.toISOString(),
+  };
+}
