@@ -1,0 +1,16 @@
+// Backoff waiting between attempts; a wait is cut short when the caller aborts or the lease is lost.
+import type { LeaseKeeper } from "./lease-keeper";
+import type { ToolRun } from "./run-options";
+
+/** How long to wait when the gate or a refusal says "wait" but not for how long. */
+export const DEFAULT_WAIT_MS = 1000;
+
+/** Sleeps, ending early when the caller aborts or the lease is lost; the loop then looks at why. */
+export async function pause(run: ToolRun, ms: number, keeper: LeaseKeeper): Promise<void> {
+  const signal = run.signal ? AbortSignal.any([run.signal, keeper.signal]) : keeper.signal;
+  try {
+    await run.sleep(ms, signal);
+  } catch (error) {
+    if (!signal.aborted) throw error;
+  }
+}
