@@ -27,6 +27,35 @@ export default defineConfig([
     },
   },
   {
+    // The console and its routes ask the ledger (lib/ledger/ledger.ts), never the Prisma client.
+    files: ["app/**/*.ts", "app/**/*.tsx", "components/**/*.ts", "components/**/*.tsx", "lib/actions/**", "lib/api/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@/lib/db/*"], message: "Ask ledger() (lib/ledger/ledger.ts) instead of the Prisma client." },
+            {
+              group: ["@/lib/generated/*"],
+              allowTypeImports: true,
+              message: "Ask ledger() (lib/ledger/ledger.ts) instead of the Prisma client.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Route handlers answer from lib/; the React components are for pages only.
+    files: ["app/api/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["@/components/*"], message: "Route handlers import from lib/, not from components/." }] },
+      ],
+    },
+  },
+  {
     files: ["**/*.mjs", "**/*.js"],
     extends: [tseslint.configs.disableTypeChecked],
   },

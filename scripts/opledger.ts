@@ -5,9 +5,9 @@ import { API_SCOPES, createApiKey, revokeApiKey, type ApiScope } from "../lib/au
 import { ROLES, type Role } from "../lib/auth/roles";
 import { createUser } from "../lib/auth/users";
 import { parseEnv } from "../lib/config/env";
-import { createDb, type Db } from "@/lib/db/prisma";
+import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../lib/ledger/actor";
-import { verifyAuditChain } from "@/lib/ledger/audit/chain";
+import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
 import { prepareDatabase } from "./prepare-database";
 
 const CLI_ACTOR: Actor = { type: "system", id: "system", label: "opledger CLI" };
@@ -32,25 +32,25 @@ function parseScopes(raw: string | undefined): ApiScope[] {
   return scopes as ApiScope[];
 }
 
-async function run(client: Db, command: string, values: Record<string, string | undefined>): Promise<void> {
+async function run(ledger: Ledger, command: string, values: Record<string, string | undefined>): Promise<void> {
   const now = new Date();
   switch (command) {
     case "create-api-key": {
       if (!values.name) fail("--name is required");
-      const { key, record } = await createApiKey(client, { name: values.name, scopes: parseScopes(values.scopes) }, CLI_ACTOR, now);
+      const { key, record } = await createApiKey(ledger, { name: values.name, scopes: parseScopes(values.scopes) }, CLI_ACTOR, now);
       console.log(`created API key ${record.id} "${record.name}" with scopes ${record.scopes}`);
       console.log(`\n  ${key}\n\nThis is the only time the key is shown; store it in your secret manager now.`);
       return;
     }
     case "list-api-keys": {
-      for (const k of await client.apiKey.findMany({ orderBy: { createdAt: "asc" } })) {
+      for (const k of await ledger.db.apiKey.findMany({ orderBy: { createdAt: "asc" } })) {
         console.log(`${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes}]  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active"}  last used ${k.lastUsedAt?.toISOString() ?? "never"}`);
       }
       return;
     }
     case "revoke-api-key": {
       if (!values.id) fail("--id is required");
-      await revokeApiKey(client, values.id, CLI_ACTOR, now);
+      await revokeApiKey(ledger, values.id, CLI_ACTOR, now);
       console.log(`revoked API key ${values.id}`);
       return;
     }
@@ -60,13 +60,13 @@ async function run(client: Db, command: string, values: Record<string, string | 
       if (!role || !(ROLES as readonly string[]).includes(role)) fail(`--role must be one of ${ROLES.join(", ")}`);
       if (values.password !== undefined && values.password.length < 12) fail("--password must be at least 12 characters");
       const password = values.password ?? randomBytes(15).toString("base64url");
-      const user = await createUser(client, { email: values.email, name: values.name ?? values.email, role, password }, CLI_ACTOR, now);
+      const user = await createUser(ledger, { email: values.email, name: values.name ?? values.email, role, password }, CLI_ACTOR, now);
       console.log(`created ${user.role} ${user.email}`);
       if (values.password === undefined) console.log(`password (shown once): ${password}`);
       return;
     }
     case "verify-audit": {
-      const report = await verifyAuditChain(client);
+      const report = await verifyAuditChain(ledger);
       const before = report.unchained > 0 ? ` (and ${report.unchained} older events written before the chain began)` : "";
       if (report.ok) {
         console.log(`audit chain intact: ${report.chained} events${before}; head ${report.head.seq} ${report.head.hash}`);
@@ -97,11 +97,11 @@ async function main(): Promise<void> {
   });
   const config = parseEnv(process.env);
   prepareDatabase(config.DATABASE_URL);
-  const client = createDb(config.DATABASE_URL);
+  const ledger = openLedger(config.DATABASE_URL);
   try {
-    await run(client, positionals[0] ?? "", values);
+    await run(ledger, positionals[0] ?? "", values);
   } finally {
-    await client.$disconnect();
+    await ledger.close();
   }
 }
 

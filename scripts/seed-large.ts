@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { Client } from "pg";
 import { sqliteFilePath } from "../lib/config/database-url";
 import { parseEnv } from "../lib/config/env";
-import { createDb } from "@/lib/db/prisma";
+import { openLedger } from "@/lib/ledger/ledger";
 import { DEMO_CONTRACTS } from "../lib/demo/contracts";
 import { eventHash, type ChainedEvent } from "@/lib/ledger/audit/chain";
 import { canonicalJson, sha256 } from "../lib/ledger/canonical-json";
@@ -164,14 +164,14 @@ async function main(): Promise<void> {
   if (!Number.isInteger(total) || total < 1 || total > 50_000_000) throw new Error("--operations must be a whole number from 1 to 50,000,000");
   const config = parseEnv(process.env);
   prepareDatabase(config.DATABASE_URL);
-  const client = createDb(config.DATABASE_URL);
-  if (config.DATABASE_URL.startsWith("file:")) await applySqliteSettings(client);
+  const ledger = openLedger(config.DATABASE_URL);
+  if (config.DATABASE_URL.startsWith("file:")) await applySqliteSettings(ledger.db);
   const seeder = { type: "system", id: "system", label: "large seed" } as const;
   const tools = Object.entries(DEMO_CONTRACTS);
   const versions = new Map<string, number>();
-  for (const [tool, body] of tools) versions.set(tool, (await putContract(client, tool, body, seeder, new Date())).contract.version);
+  for (const [tool, body] of tools) versions.set(tool, (await putContract(ledger, tool, body, seeder, new Date())).contract.version);
 
-  await client.$disconnect();
+  await ledger.close();
 
   const file = sqliteFilePath(config.DATABASE_URL);
   const writer = file ? sqliteWriter(file) : postgresWriter(config.DATABASE_URL);

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createUser } from "../lib/auth/users";
 import { parseEnv } from "../lib/config/env";
-import { createDb } from "@/lib/db/prisma";
+import { openLedger } from "@/lib/ledger/ledger";
 import { seedDemo } from "../lib/demo/seed";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { launchServer, publicUrl } from "./launch";
@@ -22,19 +22,19 @@ async function main(): Promise<void> {
   const config = parseEnv(process.env);
   buildIfStale();
   prepareDatabase(config.DATABASE_URL);
-  const client = createDb(config.DATABASE_URL);
-  if (config.DATABASE_URL.startsWith("file:")) await applySqliteSettings(client);
+  const ledger = openLedger(config.DATABASE_URL);
+  if (config.DATABASE_URL.startsWith("file:")) await applySqliteSettings(ledger.db);
   let credentials: string | null = null;
-  if (!config.OPLEDGER_ADMIN_EMAIL && (await client.user.count()) === 0) {
+  if (!config.OPLEDGER_ADMIN_EMAIL && (await ledger.db.user.count()) === 0) {
     const password = randomBytes(12).toString("base64url");
-    await createUser(client, { email: "admin@opledger.local", name: "Administrator", role: "admin", password }, { type: "system", id: "system", label: "first start" }, new Date());
+    await createUser(ledger, { email: "admin@opledger.local", name: "Administrator", role: "admin", password }, { type: "system", id: "system", label: "first start" }, new Date());
     credentials = `admin@opledger.local / ${password}`;
   }
   if (config.OPLEDGER_DEMO === "on") {
-    const seeded = await seedDemo(client, new Date());
+    const seeded = await seedDemo(ledger, new Date());
     if (seeded.operations > 0) console.log(`opledger: demo world seeded: ${seeded.contracts} contracts, ${seeded.operations} operations`);
   }
-  await client.$disconnect();
+  await ledger.close();
   console.log(`\n  opledger console: ${publicUrl(config)}`);
   if (credentials) console.log(`  first admin (shown once, change it in Admin): ${credentials}`);
   console.log("");

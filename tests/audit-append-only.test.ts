@@ -30,12 +30,12 @@ async function refusal(change: Promise<unknown>): Promise<string> {
 }
 
 it.each([
-  ["a Prisma update", (c: TestDb["client"]) => c.auditEvent.updateMany({ data: { reason: "rewritten" } })],
-  ["a Prisma delete", (c: TestDb["client"]) => c.auditEvent.deleteMany({})],
-  ["a raw UPDATE", (c: TestDb["client"]) => c.$executeRawUnsafe(`UPDATE "AuditEvent" SET "reason" = 'rewritten'`)],
-  ["a raw DELETE", (c: TestDb["client"]) => c.$executeRawUnsafe(`DELETE FROM "AuditEvent"`)],
+  ["a Prisma update", (c: TestDb["db"]) => c.auditEvent.updateMany({ data: { reason: "rewritten" } })],
+  ["a Prisma delete", (c: TestDb["db"]) => c.auditEvent.deleteMany({})],
+  ["a raw UPDATE", (c: TestDb["db"]) => c.$executeRawUnsafe(`UPDATE "AuditEvent" SET "reason" = 'rewritten'`)],
+  ["a raw DELETE", (c: TestDb["db"]) => c.$executeRawUnsafe(`DELETE FROM "AuditEvent"`)],
 ])("refuses %s", async (_, change) => {
-  expect(await refusal(change(t.ledger))).toMatch(/AuditEvent is append-only: (UPDATE|DELETE) refused/);
+  expect(await refusal(change(t.db))).toMatch(/AuditEvent is append-only: (UPDATE|DELETE) refused/);
   const [event] = await t.db.auditEvent.findMany();
   expect(event).toMatchObject({ subjectId: "op1", reason: null });
 });

@@ -1,6 +1,6 @@
 // The audit hash chain on both engines: concurrent commands extend one unbroken chain, and verify-audit finds every kind of tampering.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { verifyAuditChain } from "@/lib/ledger/audit/chain";
+import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { agent, at, withContract } from "./helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "./helpers/lifecycle";

@@ -9,7 +9,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LookupEvidencePanel } from "@/components/operations/lookup-evidence";
 import { createApiKey } from "@/lib/auth/api-keys";
-import type { Db } from "@/lib/db/prisma";
+import type { Ledger } from "@/lib/ledger/ledger";
 import { DemoAgent } from "@/lib/demo/agent";
 import { PAYMENTS_AUTH_ENV } from "@/lib/demo/config";
 import { startProviderServer, type ProviderServer } from "@/lib/demo/providers/server";
@@ -121,9 +121,9 @@ async function eventually<T>(
 
 beforeAll(async () => {
   t = await createTestDb();
-  // The route handlers use the process-wide client and start-up; here they are the test database and nothing.
-  const globals = globalThis as unknown as { opledgerDb?: Db; opledgerStarted?: Promise<void> };
-  globals.opledgerDb = t.ledger;
+  // The route handlers use the process-wide ledger and start-up; here they are the test database and nothing.
+  const globals = globalThis as unknown as { opledgerLedger?: Ledger; opledgerStarted?: Promise<void> };
+  globals.opledgerLedger = t.ledger;
   globals.opledgerStarted = Promise.resolve();
   process.env[PAYMENTS_AUTH_ENV] = PAYMENTS_AUTH;
 
@@ -152,8 +152,8 @@ afterAll(async () => {
   await providers.close();
   ledger.closeAllConnections();
   await new Promise<void>((resolve) => ledger.close(() => resolve()));
-  const globals = globalThis as unknown as { opledgerDb?: Db; opledgerStarted?: Promise<void> };
-  delete globals.opledgerDb;
+  const globals = globalThis as unknown as { opledgerLedger?: Ledger; opledgerStarted?: Promise<void> };
+  delete globals.opledgerLedger;
   delete globals.opledgerStarted;
   delete process.env[PAYMENTS_AUTH_ENV];
   await t.close();

@@ -137,7 +137,7 @@ function reject(index: number): Step {
     async run(w) {
       const target = op(w, index);
       if (!target) return;
-      const row = await w.db.operation.findUniqueOrThrow({ where: { id: target.id } });
+      const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: target.id } });
       if (row.phase !== "AWAITING_APPROVAL") return;
       await settle(w, target.id, rejectOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), ["not_rejectable"]);
     },

@@ -92,12 +92,12 @@ class Heartbeat implements Cmd {
     const op = pick(w.ops, this.op);
     const fence = op && w.fences.get(fenceKey(this.worker, op.id));
     if (!op || fence === undefined) return;
-    const before = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const before = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     const ok = await settle(w, op.id, heartbeatLease(w.ledger, op.id, { fence, leaseMs: this.leaseMs }, agent, at(w)), [
       "stale_fence",
       "already_finished",
     ]);
-    const after = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const after = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     expect(ok).toBe(fence === before.fence && !isTerminal(before.phase as Phase));
     expect([after.phase, after.fence, after.attempt]).toEqual([before.phase, before.fence, before.attempt]);
     if (!ok) expect(after.version).toBe(before.version);
@@ -130,7 +130,7 @@ class Attempt implements Cmd {
     const op = pick(w.ops, this.op);
     const fence = op && w.fences.get(fenceKey(this.worker, op.id));
     if (!op || fence === undefined) return;
-    const before = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const before = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     let dispatched;
     try {
       dispatched = await dispatchOperation(w.ledger, op.id, { fence }, agent, at(w));
@@ -138,7 +138,7 @@ class Attempt implements Cmd {
       if (!(error instanceof LedgerError)) throw error;
       if (fence < before.fence) expect(error.code).toBe("stale_fence");
       if (error.code === "stale_fence") w.staleRefusals.set(op.id, (w.staleRefusals.get(op.id) ?? 0) + 1);
-      const after = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+      const after = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
       if (error.code === "stale_fence" || error.code === "lease_expired") expect(after.version).toBe(before.version);
       return;
     }
@@ -172,7 +172,7 @@ class Reject implements Cmd {
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
-    const row = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     if (row.phase === "AWAITING_APPROVAL") await rejectOperation(w.ledger, op.id, { reason: "model" }, alice, at(w));
   }
   toString = () => `reject(op${this.op})`;

@@ -1,6 +1,6 @@
 // Several app instances on one PostgreSQL: separate Prisma clients (separate pools) racing on the same rows never double a write.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/lib/db/prisma";
+import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { approveOperation } from "@/lib/ledger/commands/approval";
 import { LedgerError } from "@/lib/ledger/errors";
 import { planOperation } from "@/lib/ledger/commands/plan";
@@ -11,15 +11,15 @@ import { testPostgresUrl } from "./helpers/pg-databases";
 import { createTestDb, type TestDb } from "./helpers/test-db";
 
 let t: TestDb;
-/** The second instance: its own client and connection pool on the same database. */
-let other: Db;
+/** The second instance: its own ledger and connection pool on the same database. */
+let other: Ledger;
 
 beforeEach(async () => {
   t = await createTestDb();
-  other = createDb(t.url, 5);
+  other = openLedger(t.url, { poolSize: 5 });
 });
 afterEach(async () => {
-  await other.$disconnect();
+  await other.close();
   await t.close();
 });
 

@@ -1,7 +1,8 @@
-// SQLite under contention: another connection holding a read or write lock on the file gives retried or clearly failed requests, never a lost acknowledged write, and the client keeps working.
+// SQLite under contention: another connection holding a read or write lock on the file gives retried or clearly failed requests, never a lost acknowledged write, and the ledger keeps working.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/lib/db/prisma";
+import type { Db } from "@/lib/db/prisma";
+import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { errorResponse } from "@/lib/api/route";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { LedgerError } from "@/lib/ledger/errors";
@@ -22,22 +23,22 @@ afterEach(async () => {
   await t.close();
 });
 
-/** Rejects instead of hanging when the client is wedged. */
+/** Rejects instead of hanging when the ledger is wedged. */
 function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)));
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-/** A second client on the test's file whose connections (Prisma's and the ledger store's) wait only `ms` for a lock. */
-function clientWithBusyTimeout(ms: number): Db {
-  const client = createDb(t.url, 10, ms);
-  impatient.push(client);
-  return client;
+/** A second ledger on the test's file whose connections (Prisma's and the ledger store's) wait only `ms` for a lock. */
+function ledgerWithBusyTimeout(ms: number): Ledger {
+  const ledger = openLedger(t.url, { sqliteBusyTimeoutMs: ms });
+  impatient.push(ledger);
+  return ledger;
 }
-const impatient: Db[] = [];
+const impatient: Ledger[] = [];
 afterEach(async () => {
-  await Promise.all(impatient.splice(0).map((client) => client.$disconnect()));
+  await Promise.all(impatient.splice(0).map((ledger) => ledger.close()));
 });
 
 type Step = "PLANNED" | "CLAIMED" | "DISPATCHED" | "CONFIRMED";
@@ -51,7 +52,7 @@ interface Hammered {
 }
 
 /** One lane of an agent: plan, claim, dispatch, confirm, again and again, until `until` resolves; a failed call abandons that operation. */
-async function lane(client: Db, name: string, until: Promise<void>, into: Hammered): Promise<void> {
+async function lane(ledger: Ledger, name: string, until: Promise<void>, into: Hammered): Promise<void> {
   let stop = false;
   void until.then(() => (stop = true));
   for (let n = 0; !stop || n < 3; n++) {
@@ -60,13 +61,13 @@ async function lane(client: Db, name: string, until: Promise<void>, into: Hammer
     const key = `${name}-${n}`;
     const now = at(n * 10);
     try {
-      const { operation } = await planOperation(client, { tool: "payments.charge", args: { n }, idempotencyKey: key }, agent, now);
+      const { operation } = await planOperation(ledger, { tool: "payments.charge", args: { n }, idempotencyKey: key }, agent, now);
       into.acknowledged.set(key, { id: operation.id, step: "PLANNED" });
-      const lease = await claimLease(client, operation.id, { workerId: name, leaseMs: 60_000 }, agent, now);
+      const lease = await claimLease(ledger, operation.id, { workerId: name, leaseMs: 60_000 }, agent, now);
       into.acknowledged.set(key, { id: operation.id, step: "CLAIMED" });
-      await dispatch(client, operation.id, lease.fence, now);
+      await dispatch(ledger, operation.id, lease.fence, now);
       into.acknowledged.set(key, { id: operation.id, step: "DISPATCHED" });
-      await outcome(client, operation.id, { fence: lease.fence, result: "confirmed", providerId: `ch_${key}` }, now);
+      await outcome(ledger, operation.id, { fence: lease.fence, result: "confirmed", providerId: `ch_${key}` }, now);
       into.acknowledged.set(key, { id: operation.id, step: "CONFIRMED" });
       if (!stop) into.confirmedUnderLock++;
     } catch (error) {
@@ -77,8 +78,8 @@ async function lane(client: Db, name: string, until: Promise<void>, into: Hammer
 }
 
 /** Every acknowledged step is in the database, and nothing a refused call tried is. */
-async function expectNoLostWrite(client: Db, done: Hammered): Promise<void> {
-  const rows = await client.operation.findMany({ select: { id: true, idempotencyKey: true, phase: true, fence: true } });
+async function expectNoLostWrite(ledger: Ledger, done: Hammered): Promise<void> {
+  const rows = await ledger.db.operation.findMany({ select: { id: true, idempotencyKey: true, phase: true, fence: true } });
   expect(rows.map((r) => r.idempotencyKey).sort()).toEqual([...done.acknowledged.keys()].sort());
   for (const row of rows) {
     const step = done.acknowledged.get(row.idempotencyKey)?.step;
@@ -87,10 +88,10 @@ async function expectNoLostWrite(client: Db, done: Hammered): Promise<void> {
   }
 }
 
-async function hammerWhileLocked(kind: LockKind, holdMs: number, client: Db = t.ledger): Promise<Hammered> {
+async function hammerWhileLocked(kind: LockKind, holdMs: number, ledger: Ledger = t.ledger): Promise<Hammered> {
   const done: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
   const holder = await holdSqliteLock(t.file!, kind, holdMs);
-  await Promise.all(["a", "b", "c"].map((name) => lane(client, name, holder.released, done)));
+  await Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, holder.released, done)));
   await holder.released;
   return done;
 }
@@ -110,8 +111,8 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
 
   it("gives typed refusals and loses no acknowledged write while another connection holds the write lock past busy_timeout", async () => {
     // A short wait per try, so calls run out of retries (5 tries) while the lock is held, well inside the test's time.
-    const client = clientWithBusyTimeout(100);
-    const done = await hammerWhileLocked("write", 4000, client);
+    const ledger = ledgerWithBusyTimeout(100);
+    const done = await hammerWhileLocked("write", 4000, ledger);
     // The lock outlasted every retry of some calls: they failed, clearly, and the rest got through after it.
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
@@ -119,50 +120,50 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     await expectNoLostWrite(t.ledger, done);
     const answer = errorResponse(new LedgerError("database_busy", "locked"));
     expect([answer.status, answer.headers.get("retry-after")]).toEqual([503, "1"]);
-    // The same client keeps working afterwards.
+    // The same ledger keeps working afterwards.
     const after: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
-    await within(10_000, lane(client, "after", Promise.resolve(), after), "the ledger after the lock");
+    await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after the lock");
     expect(after.refusals).toEqual([]);
   }, 30_000);
 
-  it("recovers from SQLITE_BUSY at COMMIT (rollback journal, a reader's SHARED lock): the request fails or retries, the client keeps working", async () => {
+  it("recovers from SQLITE_BUSY at COMMIT (rollback journal, a reader's SHARED lock): the request fails or retries, the ledger keeps working", async () => {
     expect(await t.db.$queryRawUnsafe("PRAGMA journal_mode = DELETE")).toEqual([{ journal_mode: "delete" }]);
-    const client = clientWithBusyTimeout(100);
-    const done = await hammerWhileLocked("read", 2500, client);
+    const ledger = ledgerWithBusyTimeout(100);
+    const done = await hammerWhileLocked("read", 2500, ledger);
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
     await expectNoLostWrite(t.ledger, done);
     const after: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
-    await within(10_000, lane(client, "after", Promise.resolve(), after), "the ledger after BUSY at COMMIT");
+    await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after BUSY at COMMIT");
     expect(after.refusals).toEqual([]);
   }, 30_000);
 
   it("never lets a write outside a transaction join another request's transaction that then rolls back", async () => {
-    const { lost } = await writeBesideRolledBackTransaction(t.ledger);
+    const { lost } = await writeBesideRolledBackTransaction(t.db);
     expect(lost).toBe(false);
   });
 });
 
 /** A write outside any transaction, acknowledged while another request's transaction is open and about to roll back: is it still there afterwards? */
-async function writeBesideRolledBackTransaction(client: Db): Promise<{ lost: boolean }> {
+async function writeBesideRolledBackTransaction(db: Db): Promise<{ lost: boolean }> {
   let opened!: () => void;
   const open = new Promise<void>((resolve) => (opened = resolve));
   let wrote!: () => void;
   const written = new Promise<void>((resolve) => (wrote = resolve));
-  const doomed = client
+  const doomed = db
     .$transaction(async (tx) => {
       await tx.toolContract.create({ data: { tool: "doomed", currentVersion: 1, createdAt: at(0) } });
       opened();
-      // Held open until the other write was acknowledged, or long enough that a guarded client cannot wait for it.
+      // Held open until the other write was acknowledged, or long enough that a guarded ledger cannot wait for it.
       await Promise.race([written, new Promise((resolve) => setTimeout(resolve, 300))]);
       throw new Error("rolled back on purpose");
     })
     .catch(() => undefined);
   await open;
-  await client.toolContract.create({ data: { tool: "acknowledged", currentVersion: 1, createdAt: at(0) } });
+  await db.toolContract.create({ data: { tool: "acknowledged", currentVersion: 1, createdAt: at(0) } });
   wrote();
   await doomed;
-  const tools = (await client.toolContract.findMany({ select: { tool: true } })).map((row) => row.tool);
+  const tools = (await db.toolContract.findMany({ select: { tool: true } })).map((row) => row.tool);
   expect(tools).not.toContain("doomed");
   return { lost: !tools.includes("acknowledged") };
 }

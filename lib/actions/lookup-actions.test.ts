@@ -48,7 +48,7 @@ beforeEach(async () => {
   await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
   t = await createTestDb();
-  (globalThis as unknown as { opledgerDb?: Db }).opledgerDb = t.ledger;
+  (globalThis as unknown as { opledgerLedger?: Ledger }).opledgerLedger = t.ledger;
   await withContract(t.ledger, "payments.charge", "IDEMPOTENT", {
     reconcile: {
       method: "lookup",
@@ -69,7 +69,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  delete (globalThis as unknown as { opledgerDb?: Db }).opledgerDb;
+  delete (globalThis as unknown as { opledgerLedger?: Ledger }).opledgerLedger;
   session.user = null;
   await t.close();
   provider.closeAllConnections();

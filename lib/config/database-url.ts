@@ -26,6 +26,9 @@ export function ensureSqliteDirectory(url: string): void {
   const file = sqliteFilePath(url);
   if (!file || file === ":memory:") return;
   const missing: string[] = [];
-  for (let dir = path.dirname(path.resolve(file)); !fs.existsSync(dir); dir = path.dirname(dir)) missing.unshift(dir);
+  // The database lives wherever the operator says, never in the project: the ignore comment keeps Turbopack's output
+  // tracer from reading this cwd-relative path as a file of the project (which would ship the whole project).
+  const directory = path.dirname(path.resolve(/*turbopackIgnore: true*/ file));
+  for (let dir = directory; !fs.existsSync(dir); dir = path.dirname(dir)) missing.unshift(dir);
   for (const dir of missing) fs.mkdirSync(dir);
 }

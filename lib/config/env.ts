@@ -19,9 +19,7 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOSTNAME: optionalText,
-  OPLEDGER_BOOTSTRAP_API_KEY: optionalText.pipe(
-    z.string().min(32, "must be at least 32 characters").optional(),
-  ),
+  OPLEDGER_BOOTSTRAP_API_KEY: optionalText.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   OPLEDGER_ADMIN_EMAIL: optionalText.pipe(z.email("must be an email address").optional()),
   OPLEDGER_ADMIN_PASSWORD: optionalText.pipe(z.string().min(12, "must be at least 12 characters").optional()),
   OPLEDGER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5000),

@@ -56,7 +56,7 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
   );
   const lines: string[] = [];
   const world = await startDemoWorld({
-    client: t.ledger,
+    ledger: t.ledger,
     // Nothing listens here: the agent only has to run, not succeed.
     ledgerUrl: "http://127.0.0.1:9",
     env,

@@ -1,6 +1,6 @@
 // What the console's indexes cost the writers: ledger lifecycles per second with and without them, side by side on SQLite.
 import { performance } from "node:perf_hooks";
-import { freshSqlite, openLedger } from "./databases";
+import { freshSqlite, openBenchLedger } from "./databases";
 import { ledgerLifecycle, runAgents } from "./ledger-lifecycle";
 import { AGENTS } from "./workload";
 
@@ -22,14 +22,14 @@ export async function indexWriteCost(
   seconds: number,
   log: (line: string) => void,
 ): Promise<IndexCostRound[]> {
-  const withIndexes = await openLedger(freshSqlite(workDir, "with-console-indexes"));
-  const withoutIndexes = await openLedger(freshSqlite(workDir, "without-console-indexes"));
+  const withIndexes = await openBenchLedger(freshSqlite(workDir, "with-console-indexes"));
+  const withoutIndexes = await openBenchLedger(freshSqlite(workDir, "without-console-indexes"));
   try {
-    for (const index of CONSOLE_INDEXES) await withoutIndexes.db.$executeRawUnsafe(`DROP INDEX "${index}"`);
-    const rate = async (client: typeof withIndexes.ledger, offset: number, forSeconds = seconds): Promise<number> => {
+    for (const index of CONSOLE_INDEXES) await withoutIndexes.ledger.db.$executeRawUnsafe(`DROP INDEX "${index}"`);
+    const rate = async (ledger: typeof withIndexes.ledger, offset: number, forSeconds = seconds): Promise<number> => {
       const t0 = performance.now();
       const done = await runAgents(AGENTS, Date.now() + forSeconds * 1000, (agent, n) =>
-        ledgerLifecycle(client, agent, offset + n),
+        ledgerLifecycle(ledger, agent, offset + n),
       );
       return done / ((performance.now() - t0) / 1000);
     };
@@ -55,7 +55,7 @@ export async function indexWriteCost(
     }
     return results;
   } finally {
-    await withIndexes.db.$disconnect();
-    await withoutIndexes.db.$disconnect();
+    await withIndexes.ledger.close();
+    await withoutIndexes.ledger.close();
   }
 }

@@ -4,7 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import Database from "better-sqlite3";
 import { Client } from "pg";
 import { sqliteFilePath } from "../../lib/config/database-url";
-import type { Db } from "@/lib/db/prisma";
+import type { Ledger } from "@/lib/ledger/ledger";
 import { PrismaClient, type Prisma } from "../../lib/generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "../../lib/generated/prisma-pg/client";
 import type { ConsoleCase } from "./console-queries";
@@ -25,20 +25,27 @@ interface Captured {
   params: string;
 }
 
-function loggingClient(url: string): { client: Db; captured: Captured[] } {
+function loggingClient(url: string): { ledger: Ledger; captured: Captured[] } {
   const captured: Captured[] = [];
   const log = [{ emit: "event", level: "query" }] as const;
-  const client = sqliteFilePath(url)
+  const db = sqliteFilePath(url)
     ? new PrismaClient({ adapter: new PrismaBetterSQLite3({ url }), log: [...log] })
     : (new PostgresPrismaClient({
         adapter: new PrismaPg({ connectionString: url, max: 1 }),
         log: [...log],
       }) as unknown as PrismaClient);
-  // Typed as a client without logging (Db); the log option above is what makes it emit query events.
-  (client as unknown as QueryLogging).$on("query", (event) =>
-    captured.push({ query: event.query, params: event.params }),
-  );
-  return { client, captured };
+  // Typed as a ledger without logging (Db); the log option above is what makes it emit query events.
+  (db as unknown as QueryLogging).$on("query", (event) => captured.push({ query: event.query, params: event.params }));
+  // The console's reads go through Prisma only, so this ledger never opens a store.
+  const ledger: Ledger = {
+    engine: sqliteFilePath(url) ? "sqlite" : "postgresql",
+    db,
+    get store(): never {
+      throw new Error("The query-plan benchmark reads through Prisma only.");
+    },
+    close: () => db.$disconnect(),
+  };
+  return { ledger, captured };
 }
 
 /** Prisma logs parameters as a JSON array; dates come as text, which both engines accept where a timestamp is compared. */
@@ -80,20 +87,20 @@ async function explainAll(url: string, statements: { name: string; captured: Cap
   }
 }
 
-/** Runs each case once through a logging client and explains its statement on the Operation table. */
+/** Runs each case once through a logging ledger and explains its statement on the Operation table. */
 export async function explainCases(url: string, cases: ConsoleCase[], now: Date): Promise<CasePlan[]> {
-  const { client, captured } = loggingClient(url);
+  const { ledger, captured } = loggingClient(url);
   const statements: { name: string; captured: Captured }[] = [];
   try {
     for (const c of cases) {
       captured.length = 0;
-      await c.run(client, now);
+      await c.run(ledger, now);
       const main = captured.find((q) => /FROM\s+[`"](main|public)[`"]\.[`"]Operation[`"]/i.test(q.query));
       if (!main) throw new Error(`${c.name}: no statement on the Operation table was logged`);
       statements.push({ name: c.name, captured: { ...main } });
     }
   } finally {
-    await client.$disconnect();
+    await ledger.close();
   }
   return explainAll(url, statements);
 }

@@ -1,5 +1,5 @@
 // The console's reads at scale, as the benchmark runs them: the ledger's pages and filters, the Unknowns queue and the navigation counts.
-import type { Db } from "@/lib/db/prisma";
+import type { Ledger } from "@/lib/ledger/ledger";
 import { countQueues, listOperations, listQueue, type OperationFilter } from "@/lib/ledger/reads/operations";
 
 /** The ledger page's default page size and the Unknowns page's (components/operations). */
@@ -13,7 +13,7 @@ export interface ConsoleCase {
   title: string;
   /** The same read over HTTP (a console route), for the production-build measurement. */
   path: string;
-  run: (client: Db, now: Date) => Promise<unknown>;
+  run: (ledger: Ledger, now: Date) => Promise<unknown>;
 }
 
 /** Where the large ledger's deep pages start, found once per run. */
@@ -30,23 +30,23 @@ export interface DeepCursors {
   agentId: string;
 }
 
-export async function findDeepCursors(client: Db): Promise<DeepCursors> {
-  const total = await client.operation.count();
-  const oldest = await client.operation.findMany({
+export async function findDeepCursors(ledger: Ledger): Promise<DeepCursors> {
+  const total = await ledger.db.operation.count();
+  const oldest = await ledger.db.operation.findMany({
     select: { id: true },
     orderBy: { id: "asc" },
     take: 1,
     skip: LEDGER_PAGE + 10,
   });
-  const middle = await client.operation.findFirst({
+  const middle = await ledger.db.operation.findFirst({
     select: { tool: true, runId: true, agentId: true },
     where: { runId: { not: null }, agentId: { not: null } },
     orderBy: { id: "asc" },
     skip: Math.floor(total / 2),
   });
-  const unknownCount = (await countQueues(client)).UNKNOWN;
+  const unknownCount = (await countQueues(ledger)).UNKNOWN;
   const lastPageStart = Math.max(0, unknownCount - QUEUE_PAGE - 1);
-  const beforeLast = await client.operation.findFirst({
+  const beforeLast = await ledger.db.operation.findFirst({
     select: { id: true, updatedAt: true },
     where: { phase: "UNKNOWN" },
     orderBy: [{ updatedAt: "asc" }, { id: "asc" }],
@@ -83,9 +83,9 @@ function ledgerCase(
     name,
     title,
     path: `/api/console/operations?${params.toString()}`,
-    run: (client, now) =>
+    run: (ledger, now) =>
       listOperations(
-        client,
+        ledger,
         { ...rest, ...(age ? { createdBefore: new Date(now.getTime() - 7 * DAY_MS) } : {}) },
         { cursor, limit: LEDGER_PAGE },
         now,
@@ -113,20 +113,20 @@ export function consoleCases(deep: DeepCursors): ConsoleCase[] {
       name: "unknowns-first",
       title: "Unknowns queue, longest waiting page",
       path: `/api/console/queue?phase=UNKNOWN&limit=${QUEUE_PAGE}`,
-      run: (client, now) => listQueue(client, "UNKNOWN", { limit: QUEUE_PAGE }, now),
+      run: (ledger, now) => listQueue(ledger, "UNKNOWN", { limit: QUEUE_PAGE }, now),
     },
     {
       name: "unknowns-last",
       title: `Unknowns queue, last page (${deep.unknownsDepth.toLocaleString("en")} rows deep)`,
       path: `/api/console/queue?phase=UNKNOWN&limit=${QUEUE_PAGE}${deep.unknowns ? `&cursor=${deep.unknowns}` : ""}`,
-      run: (client, now) =>
-        listQueue(client, "UNKNOWN", { cursor: deep.unknowns ?? undefined, limit: QUEUE_PAGE }, now),
+      run: (ledger, now) =>
+        listQueue(ledger, "UNKNOWN", { cursor: deep.unknowns ?? undefined, limit: QUEUE_PAGE }, now),
     },
     {
       name: "nav-counts",
       title: "navigation counts (Unknowns, Approvals)",
       path: "/api/console/counts",
-      run: (client) => countQueues(client),
+      run: (ledger) => countQueues(ledger),
     },
   ];
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { sqliteFilePath } from "../../lib/config/database-url";
-import { createDb, type Db } from "@/lib/db/prisma";
+import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { prepareDatabase } from "../prepare-database";
 import { ledgerPageTimings } from "./console-browser";
@@ -49,15 +49,15 @@ async function ensureLargeLedger(url: string, log: (line: string) => void): Prom
     if (seeded.status !== 0) throw new Error("seeding the large ledger failed");
   }
   prepareDatabase(url);
-  const client = createDb(url);
+  const ledger = openLedger(url);
   try {
-    const count = await client.operation.count();
+    const count = await ledger.db.operation.count();
     if (count < OPERATIONS)
       throw new Error(
         `${redact(url)} holds ${count} operations; the benchmark needs ${OPERATIONS} (npm run seed:large -- --operations ${OPERATIONS - count})`,
       );
   } finally {
-    await client.$disconnect();
+    await ledger.close();
   }
 }
 
@@ -76,14 +76,14 @@ const redact = (url: string): string => url.replace(/\/\/[^@/]*@/, "//***@");
  * synchronous), so CPU time is the read's cost without the waits for a core that a busy shared machine adds; on
  * PostgreSQL the server's work happens in its own process and only wall time means anything.
  */
-async function timeCase(client: Db, c: ConsoleCase, now: Date): Promise<{ wallMs: number[]; cpuMs: number[] }> {
-  for (let i = 0; i < 5; i++) await c.run(client, now);
+async function timeCase(ledger: Ledger, c: ConsoleCase, now: Date): Promise<{ wallMs: number[]; cpuMs: number[] }> {
+  for (let i = 0; i < 5; i++) await c.run(ledger, now);
   const wallMs: number[] = [];
   const cpuMs: number[] = [];
   for (let i = 0; i < QUERY_SAMPLES; i++) {
     const cpu = process.cpuUsage();
     const started = performance.now();
-    await c.run(client, now);
+    await c.run(ledger, now);
     wallMs.push(performance.now() - started);
     const used = process.cpuUsage(cpu);
     cpuMs.push((used.user + used.system) / 1000);
@@ -115,18 +115,18 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     );
   }
 
-  const client = createDb(url);
-  if (sqliteFilePath(url)) await applySqliteSettings(client);
+  const ledger = openLedger(url);
+  if (sqliteFilePath(url)) await applySqliteSettings(ledger.db);
   const now = new Date();
   let cases: ConsoleCase[];
   let plans: CasePlan[];
   try {
-    const deep = await findDeepCursors(client);
+    const deep = await findDeepCursors(ledger);
     cases = consoleCases(deep);
     plans = await explainCases(url, cases, now);
     for (let round = 1; round <= options.rounds; round++) {
       for (const c of cases) {
-        const { wallMs, cpuMs } = await timeCase(client, c, now);
+        const { wallMs, cpuMs } = await timeCase(ledger, c, now);
         figureOf(figures, `query p95: ${c.name}`, "ms").rounds.push(percentile(wallMs, 95));
         figureOf(figures, `query CPU p95: ${c.name}`, "ms").rounds.push(percentile(cpuMs, 95));
       }
@@ -140,7 +140,7 @@ async function run(options: BenchOptions): Promise<BenchResult> {
       log(`round ${round}: in-process queries timed`);
     }
   } finally {
-    await client.$disconnect();
+    await ledger.close();
   }
 
   const port = options.ports[0] ?? 3450;

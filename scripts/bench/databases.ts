@@ -1,7 +1,7 @@
 // Fresh, migrated databases for one benchmark: a SQLite file in the module's scratch directory, or a PostgreSQL database of its own.
 import path from "node:path";
 import { Client } from "pg";
-import { createDb, type Db } from "@/lib/db/prisma";
+import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { prepareDatabase } from "../prepare-database";
@@ -15,12 +15,12 @@ export function freshSqlite(workDir: string, name: string): string {
   return url;
 }
 
-/** A client on the URL with the server's settings and the benchmark's contract in place; returns the contract version. */
-export async function openLedger(url: string, poolSize?: number): Promise<{ client: Db; contractVersion: number }> {
-  const client = createDb(url, poolSize);
-  if (url.startsWith("file:")) await applySqliteSettings(client);
-  const { contract } = await putContract(client, BENCH_TOOL, BENCH_CONTRACT, BENCH_ACTOR, new Date());
-  return { client, contractVersion: contract.version };
+/** A ledger on the URL with the server's settings and the benchmark's contract in place, and that contract's version. */
+export async function openBenchLedger(url: string, poolSize?: number): Promise<{ ledger: Ledger; contractVersion: number }> {
+  const ledger = openLedger(url, { poolSize });
+  if (url.startsWith("file:")) await applySqliteSettings(ledger.db);
+  const { contract } = await putContract(ledger, BENCH_TOOL, BENCH_CONTRACT, BENCH_ACTOR, new Date());
+  return { ledger, contractVersion: contract.version };
 }
 
 /** The URL of database `name` on the same PostgreSQL server as `serverUrl`. */

@@ -1,6 +1,6 @@
 // Benchmark 2: the ledger service called in-process on SQLite (WAL, synchronous=FULL) beside raw better-sqlite3 writing the same rows.
 import { sqliteFilePath } from "../../lib/config/database-url";
-import { freshSqlite, openLedger } from "./databases";
+import { freshSqlite, openBenchLedger } from "./databases";
 import { ledgerLifecycle, runAgents } from "./ledger-lifecycle";
 import { openRawLedger } from "./raw-sqlite-lifecycle";
 import type { BenchModule } from "./types";
@@ -19,22 +19,22 @@ export const benchmark: BenchModule = {
   name: "ledger-inprocess",
   title: "in-process ledger on SQLite (synchronous=FULL) beside raw better-sqlite3, lifecycles per second",
   async run({ rounds, roundSeconds, workDir, log }) {
-    const { client } = await openLedger(freshSqlite(workDir, "ledger"));
+    const { ledger } = await openBenchLedger(freshSqlite(workDir, "ledger"));
     const rawUrl = freshSqlite(workDir, "raw");
-    const { client: rawSetup, contractVersion } = await openLedger(rawUrl);
-    await rawSetup.$disconnect();
+    const { ledger: rawSetup, contractVersion } = await openBenchLedger(rawUrl);
+    await rawSetup.close();
     const raw = openRawLedger(sqliteFilePath(rawUrl) ?? "", contractVersion);
     const ledgerRates: number[] = [];
     const rawRates: number[] = [];
     const ratios: number[] = [];
     try {
-      await runAgents(AGENTS, Date.now() + WARM_UP_MS, (agent, n) => ledgerLifecycle(client, agent, -1 - n));
+      await runAgents(AGENTS, Date.now() + WARM_UP_MS, (agent, n) => ledgerLifecycle(ledger, agent, -1 - n));
       rawRound(raw, WARM_UP_MS, 1000);
       for (let round = 1; round <= rounds; round++) {
         const ms = roundSeconds * 1000;
         const t0 = performance.now();
         const done = await runAgents(AGENTS, Date.now() + ms, (agent, n) =>
-          ledgerLifecycle(client, agent, round * 1_000_000 + n),
+          ledgerLifecycle(ledger, agent, round * 1_000_000 + n),
         );
         const ledgerRate = done / ((performance.now() - t0) / 1000);
         const t1 = performance.now();
@@ -49,7 +49,7 @@ export const benchmark: BenchModule = {
       }
     } finally {
       raw.close();
-      await client.$disconnect();
+      await ledger.close();
     }
     return {
       figures: [

@@ -1,5 +1,5 @@
 // One tool call's full lifecycle through the ledger service, called directly: plan, claim, dispatch, outcome.
-import type { Db } from "@/lib/db/prisma";
+import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../../lib/ledger/actor";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { claimLease } from "@/lib/ledger/commands/lease";
@@ -9,35 +9,35 @@ import { BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
 
 export const BENCH_ACTOR: Actor = { type: "system", id: "system", label: "benchmark" };
 
-export async function ledgerLifecycle(client: Db, agent: number, n: number): Promise<void> {
+export async function ledgerLifecycle(ledger: Ledger, agent: number, n: number): Promise<void> {
   const workerId = `bench-agent-${agent}`;
   const { operation } = await planOperation(
-    client,
+    ledger,
     { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId },
     BENCH_ACTOR,
     new Date(),
   );
-  const { fence } = await claimLease(client, operation.id, { workerId, leaseMs: LEASE_MS }, BENCH_ACTOR, new Date());
-  await finishLifecycle(client, operation.id, fence);
+  const { fence } = await claimLease(ledger, operation.id, { workerId, leaseMs: LEASE_MS }, BENCH_ACTOR, new Date());
+  await finishLifecycle(ledger, operation.id, fence);
 }
 
 /** The same lifecycle in three steps: the plan takes the lease (the claim extension, docs/api-extensions.md). */
-export async function ledgerLifecycleClaimOnPlan(client: Db, agent: number, n: number): Promise<void> {
+export async function ledgerLifecycleClaimOnPlan(ledger: Ledger, agent: number, n: number): Promise<void> {
   const workerId = `bench-agent-${agent}`;
   const { operation } = await planOperation(
-    client,
+    ledger,
     { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId, claim: { workerId, leaseMs: LEASE_MS } },
     BENCH_ACTOR,
     new Date(),
   );
-  await finishLifecycle(client, operation.id, operation.fence);
+  await finishLifecycle(ledger, operation.id, operation.fence);
 }
 
 /** Dispatch and a confirmed outcome with the lease's fence. */
-async function finishLifecycle(client: Db, id: string, fence: number): Promise<void> {
-  await dispatchOperation(client, id, { fence }, BENCH_ACTOR, new Date());
+async function finishLifecycle(ledger: Ledger, id: string, fence: number): Promise<void> {
+  await dispatchOperation(ledger, id, { fence }, BENCH_ACTOR, new Date());
   const done = await reportOutcome(
-    client,
+    ledger,
     id,
     { fence, result: "confirmed", providerId: `ch_${id}` },
     BENCH_ACTOR,

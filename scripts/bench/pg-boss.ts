@@ -1,6 +1,6 @@
 // Benchmark 4: the ledger's lifecycle on PostgreSQL beside pg-boss (send, fetch, complete) for the same number of jobs on the same server.
 import PgBoss from "pg-boss";
-import { createPgDatabase, databaseUrl, openLedger } from "./databases";
+import { createPgDatabase, databaseUrl, openBenchLedger } from "./databases";
 import { ledgerLifecycle, ledgerLifecycleClaimOnPlan, runAgents, runCount } from "./ledger-lifecycle";
 import { benchPostgresUrl } from "./pg-server";
 import { prepareDatabase } from "../prepare-database";
@@ -34,7 +34,7 @@ export const benchmark: BenchModule = {
     const dropBoss = await createPgDatabase(server, `bench_pgboss_${suffix}`);
     const ledgerUrl = databaseUrl(server, `bench_ledger_${suffix}`);
     prepareDatabase(ledgerUrl);
-    const { client } = await openLedger(ledgerUrl, POOL_SIZE);
+    const { ledger: ledger } = await openBenchLedger(ledgerUrl, POOL_SIZE);
     const boss = new PgBoss({
       connectionString: databaseUrl(server, `bench_pgboss_${suffix}`),
       max: POOL_SIZE,
@@ -54,17 +54,17 @@ export const benchmark: BenchModule = {
       // The warm-up also sizes the rounds: as many jobs as the ledger completes in a round, the same number for pg-boss.
       const t0 = performance.now();
       const warm = await runAgents(AGENTS, Date.now() + WARM_UP_SECONDS * 1000, (agent, n) =>
-        ledgerLifecycle(client, agent, -1 - n),
+        ledgerLifecycle(ledger, agent, -1 - n),
       );
       jobs = Math.max(AGENTS * 10, Math.round((warm / ((performance.now() - t0) / 1000)) * roundSeconds));
       await runAgents(AGENTS, Date.now() + WARM_UP_SECONDS * 1000, (agent, n) => bossJob(boss, agent, -1 - n));
       for (let round = 1; round <= rounds; round++) {
         const ledgerSeconds = await runCount(AGENTS, jobs, (agent, n) =>
-          ledgerLifecycle(client, agent, round * 1_000_000 + n),
+          ledgerLifecycle(ledger, agent, round * 1_000_000 + n),
         );
         const bossSeconds = await runCount(AGENTS, jobs, (agent, n) => bossJob(boss, agent, round * 1_000_000 + n));
         const shortSeconds = await runCount(AGENTS, jobs, (agent, n) =>
-          ledgerLifecycleClaimOnPlan(client, agent, round * 1_000_000 + 500_000 + n),
+          ledgerLifecycleClaimOnPlan(ledger, agent, round * 1_000_000 + 500_000 + n),
         );
         shortRates.push(jobs / shortSeconds);
         shortRatios.push(bossSeconds / shortSeconds);
@@ -77,7 +77,7 @@ export const benchmark: BenchModule = {
       }
     } finally {
       await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
-      await client.$disconnect();
+      await ledger.close();
       await dropLedger();
       await dropBoss();
     }

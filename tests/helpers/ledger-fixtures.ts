@@ -1,5 +1,5 @@
 // Contracts and actors for ledger tests: one realistic contract per effect class.
-import type { Db } from "@/lib/db/prisma";
+import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
@@ -27,6 +27,6 @@ export function contractFor(effect: EffectClass, overrides: Partial<ContractBody
   };
 }
 
-export async function withContract(client: Db, tool: string, effect: EffectClass, overrides: Partial<ContractBody> = {}): Promise<void> {
-  await putContract(client, tool, contractFor(effect, overrides), alice, T0);
+export async function withContract(ledger: Ledger, tool: string, effect: EffectClass, overrides: Partial<ContractBody> = {}): Promise<void> {
+  await putContract(ledger, tool, contractFor(effect, overrides), alice, T0);
 }

@@ -1,6 +1,6 @@
 // The world around the ledger in model-based tests: tools per effect class, a provider that applies effects, what callers were told, and the invariants checked at the end of a run.
 import { expect } from "vitest";
-import type { Db } from "@/lib/db/prisma";
+import type { Ledger } from "@/lib/ledger/ledger";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError, type LedgerErrorCode } from "@/lib/ledger/errors";
 import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
@@ -29,7 +29,7 @@ export interface ModelOperation {
 
 /** What the provider applied, and what the ledger told each caller. */
 export interface World {
-  client: Db;
+  ledger: Ledger;
   now: number;
   ops: ModelOperation[];
   /** Effects the provider applied, per operation, with the key each request carried. */
@@ -59,9 +59,9 @@ export const fenceKey = (worker: string, id: string): string => `${worker}:${id}
 export const pick = <T>(items: T[], index: number): T | undefined => (items.length === 0 ? undefined : items[index % items.length]);
 const bump = (map: Map<string, number>, key: string): void => void map.set(key, (map.get(key) ?? 0) + 1);
 
-export function newWorld(client: Db): World {
+export function newWorld(ledger: Ledger): World {
   return {
-    client,
+    ledger,
     now: T0.getTime(),
     ops: [],
     effects: new Map(),
@@ -156,9 +156,9 @@ export async function checkInvariants(w: World): Promise<void> {
       const approvals = w.approvals.get(op.id) ?? 0;
       expect(effects.length, `${op.tool} ${op.id} applied ${effects.length} times with ${approvals} approvals`).toBeLessThanOrEqual(1 + approvals);
     }
-    const row = await w.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     expect(row.contractVersion, `${op.id} keeps the contract version it was planned under`).toBe(op.contractVersion);
-    const attempts = await w.db.attempt.findMany({ where: { operationId: op.id }, orderBy: { number: "asc" } });
+    const attempts = await w.ledger.db.attempt.findMany({ where: { operationId: op.id }, orderBy: { number: "asc" } });
     expect(attempts.filter((a) => a.result === "confirmed").length).toBeLessThanOrEqual(1);
     // Attempts go out under fences that never go back.
     expect(attempts.map((a) => a.fence)).toEqual([...attempts.map((a) => a.fence)].sort((x, y) => x - y));
@@ -172,9 +172,9 @@ export async function checkInvariants(w: World): Promise<void> {
       const attempt = attempts.find((a) => a.number === told.attempt);
       expect([attempt?.result, attempt?.fence], `acknowledged ${told.result} of attempt ${told.attempt} on ${op.id}`).toEqual([told.result, told.fence]);
     }
-    const staleAudits = await w.db.auditEvent.count({ where: { subjectType: "operation", subjectId: op.id, action: "operation.stale_fence_rejected" } });
+    const staleAudits = await w.ledger.db.auditEvent.count({ where: { subjectType: "operation", subjectId: op.id, action: "operation.stale_fence_rejected" } });
     expect(staleAudits, `stale fences refused on ${op.id} are all audited`).toBe(w.staleRefusals.get(op.id) ?? 0);
-    const trail = await w.db.auditEvent.findMany({
+    const trail = await w.ledger.db.auditEvent.findMany({
       where: { subjectType: "operation", subjectId: op.id, toPhase: { not: null } },
       orderBy: { id: "asc" },
     });

@@ -1,6 +1,6 @@
-// A server process for cross-process race tests: for each job line on stdin it opens its own client on the job's database, says "ready", waits for "go", runs the job and prints its result as one JSON line.
+// A server process for cross-process race tests: for each job line on stdin it opens its own ledger on the job's database, says "ready", waits for "go", runs the job and prints its result as one JSON line.
 import { createInterface } from "node:readline";
-import { createDb } from "@/lib/db/prisma";
+import { openLedger } from "@/lib/ledger/ledger";
 import { approveOperation } from "@/lib/ledger/commands/approval";
 import { LedgerError } from "@/lib/ledger/errors";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
@@ -26,24 +26,24 @@ async function settle(p: Promise<unknown>): Promise<string> {
 }
 
 async function run(url: string, job: ServerJob, go: () => Promise<unknown>): Promise<ServerResult> {
-  const client = createDb(url, 4);
+  const ledger = openLedger(url, { poolSize: 4 });
   try {
-    await client.operation.count();
+    await ledger.db.operation.count();
     process.stdout.write("ready\n");
     await go();
     const now = new Date(job.now);
     switch (job.kind) {
       case "sweep":
-        return { recovered: await recoverExpiredLeases(client, now) };
+        return { recovered: await recoverExpiredLeases(ledger, now) };
       case "approve": {
         const person = job.person === "alice" ? alice : bob;
-        const results = await Promise.all(job.ids.map((id) => settle(approveOperation(client, id, { reason: `checked by ${person.label}` }, person, now, { fourEyes: true }))));
+        const results = await Promise.all(job.ids.map((id) => settle(approveOperation(ledger, id, { reason: `checked by ${person.label}` }, person, now, { fourEyes: true }))));
         return { results };
       }
       case "confirm": {
         const results: string[] = [];
         for (const { id, fence } of job.items) {
-          results.push(await settle(reportOutcome(client, id, { fence, result: "confirmed", providerId: `p-${id}` }, agent, now)));
+          results.push(await settle(reportOutcome(ledger, id, { fence, result: "confirmed", providerId: `p-${id}` }, agent, now)));
         }
         return { results };
       }
@@ -53,7 +53,7 @@ async function run(url: string, job: ServerJob, go: () => Promise<unknown>): Pro
       }
     }
   } finally {
-    await client.$disconnect();
+    await ledger.close();
   }
 }
 

@@ -1,5 +1,5 @@
 // Short-hands for driving an operation through the ledger in tests.
-import type { Db } from "@/lib/db/prisma";
+import type { Ledger } from "@/lib/ledger/ledger";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { claimLease } from "@/lib/ledger/commands/lease";
 import { reportOutcome, type OutcomeInput } from "@/lib/ledger/commands/outcome";
@@ -7,18 +7,18 @@ import { planOperation, type PlanInput } from "@/lib/ledger/commands/plan";
 import { LedgerError } from "@/lib/ledger/errors";
 import { agent } from "./ledger-fixtures";
 
-export async function planAndClaim(client: Db, input: PlanInput, now: Date, workerId = "w1", leaseMs = 30_000) {
-  const { operation } = await planOperation(client, input, agent, now);
-  const lease = await claimLease(client, operation.id, { workerId, leaseMs }, agent, now);
+export async function planAndClaim(ledger: Ledger, input: PlanInput, now: Date, workerId = "w1", leaseMs = 30_000) {
+  const { operation } = await planOperation(ledger, input, agent, now);
+  const lease = await claimLease(ledger, operation.id, { workerId, leaseMs }, agent, now);
   return { id: operation.id, fence: lease.fence };
 }
 
-export async function dispatch(client: Db, id: string, fence: number, now: Date) {
-  return dispatchOperation(client, id, { fence }, agent, now);
+export async function dispatch(ledger: Ledger, id: string, fence: number, now: Date) {
+  return dispatchOperation(ledger, id, { fence }, agent, now);
 }
 
-export async function outcome(client: Db, id: string, input: OutcomeInput, now: Date) {
-  return reportOutcome(client, id, input, agent, now, () => 0.5);
+export async function outcome(ledger: Ledger, id: string, input: OutcomeInput, now: Date) {
+  return reportOutcome(ledger, id, input, agent, now, () => 0.5);
 }
 
 /** The LedgerError code a promise rejects with, or "resolved". */

@@ -3,7 +3,7 @@
 // cannot run against a SQLite file the live server has open. Run with tsx; DATABASE_URL names the database.
 import { parseArgs } from "node:util";
 import { API_SCOPES, createApiKey, revokeApiKey, type ApiScope } from "../../../lib/auth/api-keys";
-import { createDb } from "@/lib/db/prisma";
+import { openLedger } from "@/lib/ledger/ledger";
 import type { Actor } from "../../../lib/ledger/actor";
 
 const ACTOR: Actor = { type: "system", id: "system", label: "opledger CLI (e2e)" };
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   });
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is required");
-  const client = createDb(url);
+  const ledger = openLedger(url);
   try {
     const now = new Date();
     switch (positionals[0] ?? "") {
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
           throw new Error("--name and --scopes agent[,operator][,admin] are required");
         }
         const { key, record } = await createApiKey(
-          client,
+          ledger,
           { name: values.name, scopes: scopes as ApiScope[] },
           ACTOR,
           now,
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       }
       case "revoke-api-key": {
         if (!values.id) throw new Error("--id is required");
-        await revokeApiKey(client, values.id, ACTOR, now);
+        await revokeApiKey(ledger, values.id, ACTOR, now);
         console.log(`revoked API key ${values.id}`);
         return;
       }
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
         throw new Error(`unknown command ${positionals[0] || "(none)"}`);
     }
   } finally {
-    await client.$disconnect();
+    await ledger.close();
   }
 }
 

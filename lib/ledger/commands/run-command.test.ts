@@ -5,7 +5,6 @@ import { agent, at, contractFor, T0, withContract } from "@/tests/helpers/ledger
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { loadContext, writeOperation } from "./run-command";
-import { ledgerStore } from "./store";
 import { WriteConflict } from "../write-retry";
 
 let t: TestDb;
@@ -19,7 +18,7 @@ describe("writeOperation", () => {
   it("returns exactly the row the database now holds, without reading it back", async () => {
     const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
     await dispatch(t.ledger, id, fence, at(1));
-    const written = await ledgerStore(t.ledger).transaction(async (tx) => {
+    const written = await t.ledger.store.transaction(async (tx) => {
       const { op } = await loadContext(tx, id);
       return writeOperation(tx, op, { phase: "UNKNOWN", lastError: '{"kind":"timeout"}', notBefore: undefined, providerId: null }, at(2));
     });
@@ -29,9 +28,9 @@ describe("writeOperation", () => {
 
   it("refuses a write on a version that moved, changing nothing", async () => {
     const { id } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
-    const { op } = await loadContext(ledgerStore(t.ledger), id);
+    const { op } = await loadContext(t.ledger.store, id);
     await dispatch(t.ledger, id, op.fence, at(1));
-    await expect(ledgerStore(t.ledger).transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2)))).rejects.toBeInstanceOf(WriteConflict);
+    await expect(t.ledger.store.transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2)))).rejects.toBeInstanceOf(WriteConflict);
     expect((await t.db.operation.findUniqueOrThrow({ where: { id } })).leaseOwner).toBe("w1");
   });
 });
@@ -39,10 +38,10 @@ describe("writeOperation", () => {
 describe("loadContext", () => {
   it("keeps each operation on the contract version it was planned under after the contract changes", async () => {
     const first = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
-    expect((await loadContext(ledgerStore(t.ledger), first.id)).contract.maxAttempts).toBe(3);
+    expect((await loadContext(t.ledger.store, first.id)).contract.maxAttempts).toBe(3);
     await putContract(t.ledger, "payments.charge", contractFor("IDEMPOTENT", { dependency: "payments-api", maxAttempts: 7 }), agent, at(1));
     const second = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k2" }, at(2));
-    expect((await loadContext(ledgerStore(t.ledger), first.id)).contract).toMatchObject({ version: 1, maxAttempts: 3 });
-    expect((await loadContext(ledgerStore(t.ledger), second.id)).contract).toMatchObject({ version: 2, maxAttempts: 7 });
+    expect((await loadContext(t.ledger.store, first.id)).contract).toMatchObject({ version: 1, maxAttempts: 3 });
+    expect((await loadContext(t.ledger.store, second.id)).contract).toMatchObject({ version: 2, maxAttempts: 7 });
   });
 });

@@ -1,8 +1,6 @@
 // The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
 import { Prisma, type ApiKey, type Attempt, type ContractVersion, type Dependency, type Operation } from "@/lib/generated/prisma/client";
-import type { AuditInput } from "@/lib/ledger/audit/append";
-import type { BatchAudit } from "@/lib/ledger/store/sqlite/batch-audit";
-import type { AttemptChanges, ContractHead, DependencyChanges, LedgerReads, LedgerTx, OperationColumns, OperationRows } from "./types";
+import type { ContractHead, LedgerReads, OperationRows } from "./types";
 
 export type Row = Record<string, unknown>;
 
@@ -214,44 +212,4 @@ export function updateStatement(codec: ValueCodec, table: Table, changes: object
     sql: `UPDATE ${q(table.name)} SET ${set.map(([column]) => `${q(column)} = ?`).join(", ")} WHERE ${keys.map(([column]) => `${q(column)} = ?`).join(" AND ")}`,
     params: [...set, ...keys].map(([, value]) => codec.toDb(value)),
   };
-}
-
-/** The writes inside a transaction, one statement each (SQLite); audit events wait for the batch's end (BatchAudit). */
-export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
-  constructor(
-    x: Executor,
-    codec: ValueCodec,
-    contracts: ContractVersionCache,
-    private readonly audit: BatchAudit,
-  ) {
-    super(x, codec, contracts);
-  }
-
-  private async write({ sql, params }: Statement): Promise<number> {
-    return this.x.run(sql, params);
-  }
-
-  async insertOperation(op: Operation): Promise<void> {
-    await this.write(insertStatement(this.codec, OPERATION, op));
-  }
-
-  async updateOperation(id: string, version: number, columns: OperationColumns): Promise<boolean> {
-    return (await this.write(updateStatement(this.codec, OPERATION, columns, { id, version }))) === 1;
-  }
-
-  async insertAttempt(row: Attempt): Promise<void> {
-    await this.write(insertStatement(this.codec, ATTEMPT, row));
-  }
-
-  async updateAttempt(id: string, changes: AttemptChanges): Promise<void> {
-    await this.write(updateStatement(this.codec, ATTEMPT, changes, { id }));
-  }
-
-  async updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean> {
-    return (await this.write(updateStatement(this.codec, DEPENDENCY, changes, { name, version }))) === 1;
-  }
-
-  appendAudit(inputs: AuditInput[]): Promise<void> {
-    return this.audit.append(inputs);
-  }
 }

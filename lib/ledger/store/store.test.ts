@@ -5,9 +5,9 @@ import type { Operation } from "@/lib/generated/prisma/client";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
-import { verifyAuditChain } from "@/lib/ledger/audit/chain";
+import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
 import { WriteConflict } from "../write-retry";
-import { ledgerStore, UniqueViolation } from ".";
+import { UniqueViolation } from "./types";
 
 let t: TestDb;
 beforeEach(async () => {
@@ -31,29 +31,29 @@ const plannedEvent = (id: string) => ({ subjectType: "operation" as const, subje
 describe("ledger store", () => {
   it("writes rows Prisma reads back field for field, dates to the millisecond", async () => {
     const op = draft("01STORE0000000000000000001", "k1");
-    await ledgerStore(t.ledger).transaction(async (tx) => {
+    await t.ledger.store.transaction(async (tx) => {
       await tx.insertOperation(op);
       await tx.appendAudit([plannedEvent(op.id)]);
     });
     expect(await t.db.operation.findUniqueOrThrow({ where: { id: op.id } })).toEqual(op);
-    expect((await ledgerStore(t.ledger).operationContext(op.id))?.op).toEqual(op);
+    expect((await t.ledger.store.operationContext(op.id))?.op).toEqual(op);
   });
 
   it("reads an operation with its breaker and current attempt in one query, as Prisma sees them", async () => {
     const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
-    const planned = await ledgerStore(t.ledger).operationContext(id);
+    const planned = await t.ledger.store.operationContext(id);
     expect(planned?.attempt).toBeNull();
     await dispatch(t.ledger, id, fence, at(1));
-    const rows = await ledgerStore(t.ledger).operationContext(id);
+    const rows = await t.ledger.store.operationContext(id);
     expect(rows?.attempt).toEqual(await t.db.attempt.findUniqueOrThrow({ where: { operationId_number: { operationId: id, number: 1 } } }));
     expect(rows?.dependency).toEqual(await t.db.dependency.findUniqueOrThrow({ where: { name: "payments-api" } }));
     expect(rows?.dependency?.probeInFlight).toBe(false);
-    expect(await ledgerStore(t.ledger).contractHead("payments.charge")).toEqual({ version: 1, dependency: rows?.dependency });
-    expect(await ledgerStore(t.ledger).contractHead("no.such.tool")).toBeNull();
+    expect(await t.ledger.store.contractHead("payments.charge")).toEqual({ version: 1, dependency: rows?.dependency });
+    expect(await t.ledger.store.contractHead("no.such.tool")).toBeNull();
   });
 
   it("commits each of many concurrent transactions or none of one that throws, and keeps the audit chain whole", async () => {
-    const store = ledgerStore(t.ledger);
+    const store = t.ledger.store;
     const results = await Promise.allSettled(
       Array.from({ length: 24 }, (_, n) =>
         store.transaction(async (tx) => {
@@ -77,7 +77,7 @@ describe("ledger store", () => {
   });
 
   it("chains a batch's audit events in order however many there are, past the rows one INSERT carries", async () => {
-    const store = ledgerStore(t.ledger);
+    const store = t.ledger.store;
     const many = Array.from({ length: 1_200 }, (_, n) => plannedEvent(`01STORE0000000000000${String(n).padStart(6, "0")}`));
     await Promise.all([
       store.transaction((tx) => tx.appendAudit(many.slice(0, 700))),
@@ -90,7 +90,7 @@ describe("ledger store", () => {
   });
 
   it("answers a duplicate key with UniqueViolation and writes nothing of that transaction", async () => {
-    const store = ledgerStore(t.ledger);
+    const store = t.ledger.store;
     await store.transaction((tx) => tx.insertOperation(draft("01STORE0000000000000000001", "k1")));
     await expect(
       store.transaction(async (tx) => {
@@ -103,7 +103,7 @@ describe("ledger store", () => {
   });
 
   it("writes a conditional update only at the version it names", async () => {
-    const store = ledgerStore(t.ledger);
+    const store = t.ledger.store;
     const op = draft("01STORE0000000000000000001", "k1");
     await store.transaction((tx) => tx.insertOperation(op));
     // As writeOperation uses it: SQLite answers false at once, PostgreSQL refuses the whole command when it is sent.

@@ -2,27 +2,27 @@
 // its last command saw) never decides a command after the other instance moved the operation, its breaker or its
 // contract. On SQLite the store remembers nothing; the same answers are expected.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/lib/db/prisma";
+import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, alice, at, contractFor, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { codeOf, dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
 import { rejectOperation } from "@/lib/ledger/commands/approval";
-import { verifyAuditChain } from "@/lib/ledger/audit/chain";
+import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { forceBreaker } from "@/lib/ledger/dependencies/dependencies";
 import { claimLease } from "@/lib/ledger/commands/lease";
 import { planOperation } from "@/lib/ledger/commands/plan";
 
 let t: TestDb;
-/** The second instance: its own client, store and memory, on the same database. */
-let other: Db;
+/** The second instance: its own ledger, store and memory, on the same database. */
+let other: Ledger;
 beforeEach(async () => {
   t = await createTestDb();
-  other = createDb(t.url, 2);
+  other = openLedger(t.url, { poolSize: 2 });
   await withContract(t.ledger, "payments.charge", "IDEMPOTENT", { dependency: "payments-api" });
 });
 afterEach(async () => {
-  await other.$disconnect();
+  await other.close();
   await t.close();
 });
 

@@ -2,7 +2,8 @@
 import Database from "better-sqlite3";
 import type { Turns } from "@/lib/db/sqlite-connection-guard";
 import { BatchAudit } from "./batch-audit";
-import { ContractVersionCache, SqlLedgerReads, SqlLedgerTx, storeReads, type Executor, type ValueCodec } from "../sql";
+import { ContractVersionCache, SqlLedgerReads, storeReads, type Executor, type ValueCodec } from "../sql";
+import { SqlLedgerTx } from "./sqlite-tx";
 import { UniqueViolation, type LedgerStore, type LedgerTx } from "../types";
 
 /** DateTime as Prisma's SQLite adapter writes it (ISO 8601 with +00:00), so both write the same text and it sorts. */
