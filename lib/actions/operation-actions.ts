@@ -39,15 +39,7 @@ const reconcileSchema = decisionSchema
     evidence: z.string().trim().max(20_000).optional(),
     approveRetry: z.boolean().optional(),
   })
-  .strict()
-  .superRefine((input, ctx) => {
-    if (input.outcome === "applied" && !input.providerId) {
-      ctx.addIssue({ code: "custom", path: ["providerId"], message: "Give the provider's id for the effect that happened." });
-    }
-    if (input.outcome === "applied" && input.approveRetry) {
-      ctx.addIssue({ code: "custom", path: ["approveRetry"], message: "A retry can only be approved when the effect did not happen." });
-    }
-  });
+  .strict();
 
 export type DecisionInput = z.input<typeof decisionSchema>;
 export type ReconcileInput = z.input<typeof reconcileSchema>;
@@ -102,10 +94,10 @@ export const reconcileOperationAction = consoleAction("operator", reconcileSchem
       input.id,
       {
         outcome: input.outcome,
-        ...(input.outcome === "applied" && input.providerId ? { providerId: input.providerId } : {}),
+        ...(input.providerId ? { providerId: input.providerId } : {}),
         evidence: input.evidence ? { note: input.evidence, source: "console" } : null,
         reason: input.reason,
-        approveRetry: input.outcome === "not_applied" && input.approveRetry === true,
+        ...(input.approveRetry ? { approveRetry: true } : {}),
         seen: input.seen,
       },
       ctx.actor,

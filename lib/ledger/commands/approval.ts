@@ -2,6 +2,7 @@
 import { env } from "@/lib/config/env";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { personActionsFor } from "@/lib/retry-gate/person-actions";
+import { afterApproval } from "@/lib/retry-gate/person-decisions";
 import type { EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { actorName } from "../actor";
@@ -31,11 +32,20 @@ export async function approveOperation(
     if (options.fourEyes && op.approvalRequestedBy !== null && op.approvalRequestedBy === actorName(actor)) {
       throw new LedgerError("four_eyes", `${actorName(actor)} asked for this approval and cannot give it too; another person must approve.`);
     }
-    const grantedAttempt = op.attempt + 1;
-    const phase: Phase = op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED";
-    const updated = await writeOperation(tx, op, { phase, approvedAttempt: grantedAttempt, notBefore: null }, now);
+    const { phase, approvedAttempt } = afterApproval(op);
+    const updated = await writeOperation(tx, op, { phase, approvedAttempt, notBefore: null }, now);
     await tx.appendAudit([
-      { subjectType: "operation", subjectId: id, actor, action: "operation.approved", fromPhase: op.phase, toPhase: phase, reason: input.reason, data: { grantedAttempt, approvedBy: actorName(actor) }, at: now },
+      {
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: "operation.approved",
+        fromPhase: op.phase,
+        toPhase: phase,
+        reason: input.reason,
+        data: { grantedAttempt: approvedAttempt, approvedBy: actorName(actor) },
+        at: now,
+      },
     ]);
     return operationView(updated, contract, dependency, now);
   });

@@ -1,5 +1,6 @@
 // Reconcile: evidence moves an UNKNOWN operation to RECONCILED, saying whether the effect happened.
 import type { Ledger } from "@/lib/ledger/ledger";
+import { afterReconciliation, type Reconciliation } from "@/lib/retry-gate/person-decisions";
 import type { Actor } from "../actor";
 import { actorName } from "../actor";
 import type { AuditInput } from "@/lib/ledger/audit/append";
@@ -7,16 +8,27 @@ import { LedgerError } from "../errors";
 import { checkFence, checkSeen, operationCommand, writeOperation, type SeenState } from "./run-command";
 import { operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 
-export interface ReconcileInput {
+export interface ReconcileInput extends Reconciliation {
   fence?: number;
-  outcome: "applied" | "not_applied";
-  providerId?: string;
   evidence: unknown;
   reason?: string;
-  /** A person who reconciles "not applied" may approve the retry in the same step. */
-  approveRetry?: boolean;
   /** When given, the reconciliation is refused if the operation moved on since the person saw it. */
   seen?: SeenState;
+}
+
+/**
+ * What a reconciliation must say, for the API and the console alike: a retry is approved only with "did not happen",
+ * and a person who says the effect happened names the provider's id for it (an agent's lookup may not know it).
+ */
+export function reconcileInputErrors(input: Reconciliation, actor: Actor): Record<string, string[]> | null {
+  const errors: Record<string, string[]> = {};
+  if (input.outcome === "applied" && input.approveRetry) {
+    errors.approveRetry = ["A retry can only be approved when the effect did not happen."];
+  }
+  if (input.outcome === "applied" && !input.providerId && actor.type === "user") {
+    errors.providerId = ["Give the provider's id for the effect that happened."];
+  }
+  return Object.keys(errors).length > 0 ? errors : null;
 }
 
 export async function reconcileOperation(
@@ -26,23 +38,23 @@ export async function reconcileOperation(
   actor: Actor,
   now: Date,
 ): Promise<OperationView> {
+  const problems = reconcileInputErrors(input, actor);
+  if (problems) throw new LedgerError("invalid_body", "Some fields need attention.", { errors: problems });
   return operationCommand(ledger, id, actor, "reconcile", now, async (tx, { op, contract, dependency }) => {
     if (input.fence !== undefined) checkFence(op, input.fence, now, false);
     checkSeen(op, input.seen);
     if (op.phase !== "UNKNOWN") {
       throw new LedgerError("not_unknown", `Operation ${id} is ${op.phase}; only an UNKNOWN operation can be reconciled.`);
     }
-    const approve = input.outcome === "not_applied" && input.approveRetry === true;
+    const reconciled = afterReconciliation(op, input);
+    const approve = reconciled.approvedAttempt !== op.approvedAttempt;
     const updated = await writeOperation(
       tx,
       op,
       {
-        phase: "RECONCILED",
-        evidence: input.outcome,
+        ...reconciled,
         evidenceJson: JSON.stringify({ evidence: input.evidence ?? null, by: actorName(actor), at: now.toISOString() }),
-        providerId: input.outcome === "applied" ? (input.providerId ?? op.providerId) : op.providerId,
         notBefore: null,
-        ...(approve ? { approvedAttempt: op.attempt + 1 } : {}),
       },
       now,
     );
@@ -61,9 +73,17 @@ export async function reconcileOperation(
       },
     ];
     if (approve) {
-      audit.push(
-        { subjectType: "operation", subjectId: id, actor, action: "operation.approved", fromPhase: "RECONCILED", toPhase: "RECONCILED", reason: input.reason ?? "retry approved with the reconciliation", data: { grantedAttempt: op.attempt + 1 }, at: now },
-      );
+      audit.push({
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: "operation.approved",
+        fromPhase: "RECONCILED",
+        toPhase: "RECONCILED",
+        reason: input.reason ?? "retry approved with the reconciliation",
+        data: { grantedAttempt: reconciled.approvedAttempt },
+        at: now,
+      });
     }
     await tx.appendAudit(audit);
     return operationView(updated, contract, dependency, now);

@@ -1,0 +1,38 @@
+// Where a person's decision sends an operation: one rule for the ledger (which writes it) and the console's
+// optimistic update (which shows it until the ledger answers).
+import type { EffectEvidence, Phase } from "./types";
+
+interface DecidedOn {
+  attempt: number;
+  providerId: string | null;
+  approvedAttempt: number | null;
+}
+
+/** An approval grants exactly the next attempt: a first attempt is planned again, a later one scheduled as a retry. */
+export function afterApproval(op: Pick<DecidedOn, "attempt">): { phase: Phase; approvedAttempt: number } {
+  return { phase: op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED", approvedAttempt: op.attempt + 1 };
+}
+
+export interface Reconciliation {
+  outcome: Extract<EffectEvidence, "applied" | "not_applied">;
+  providerId?: string;
+  /** "The effect did not happen, and it may be tried once more": the human gate, given with the evidence. */
+  approveRetry?: boolean;
+}
+
+/**
+ * A reconciliation's evidence: an effect that happened keeps the provider id given for it (else the one the operation
+ * had); "did not happen" with approveRetry grants exactly the next attempt.
+ */
+export function afterReconciliation(
+  op: DecidedOn,
+  input: Reconciliation,
+): { phase: Phase; evidence: EffectEvidence; providerId: string | null; approvedAttempt: number | null } {
+  const approve = input.outcome === "not_applied" && input.approveRetry === true;
+  return {
+    phase: "RECONCILED",
+    evidence: input.outcome,
+    providerId: input.outcome === "applied" ? (input.providerId ?? op.providerId) : op.providerId,
+    approvedAttempt: approve ? op.attempt + 1 : op.approvedAttempt,
+  };
+}
