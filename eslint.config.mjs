@@ -46,12 +46,15 @@ export default defineConfig([
     },
   },
   {
-    // Route handlers answer from lib/; the React components are for pages only.
+    // Route handlers answer from lib/; the React components are for pages only. (A later block's rule replaces an
+    // earlier one's for the same files, so the Prisma patterns are repeated here.)
     files: ["app/api/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ group: ["@/components/*"], message: "Route handlers import from lib/, not from components/." }] },
+        {
+          patterns: [{ group: ["@/components/*"], message: "Route handlers import from lib/, not from components/." }],
+        },
       ],
     },
   },

@@ -8,7 +8,10 @@ import { E2E_BASE_URL, SCREENSHOT_DIR } from "./fixtures/test-env";
 async function screenshot(page: Page, name: string): Promise<void> {
   const viewport = page.viewportSize();
   const height = await page.locator("main").evaluate((main) => main.scrollHeight + main.getBoundingClientRect().top);
-  await page.setViewportSize({ width: viewport?.width ?? 1280, height: Math.max(viewport?.height ?? 720, Math.ceil(height)) });
+  await page.setViewportSize({
+    width: viewport?.width ?? 1280,
+    height: Math.max(viewport?.height ?? 720, Math.ceil(height)),
+  });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, name), fullPage: true });
   if (viewport) await page.setViewportSize(viewport);
 }
@@ -21,7 +24,10 @@ function userRow(page: Page, email: string): Locator {
 }
 
 /** Creates a user through the Create user dialog and waits for its row. */
-async function createUserThroughDialog(page: Page, user: { email: string; name: string; role: string; password: string }): Promise<void> {
+async function createUserThroughDialog(
+  page: Page,
+  user: { email: string; name: string; role: string; password: string },
+): Promise<void> {
   await page.getByRole("button", { name: "Create user" }).click();
   const dialog = page.getByRole("dialog", { name: "Create user" });
   await dialog.getByLabel("Email").fill(user.email);
@@ -41,7 +47,11 @@ async function canSignIn(request: APIRequestContext, email: string, password: st
   return response.ok();
 }
 
-test("an admin creates a user, with the password rule checked first, and that user can sign in", async ({ page, login, playwright }) => {
+test("an admin creates a user, with the password rule checked first, and that user can sign in", async ({
+  page,
+  login,
+  playwright,
+}) => {
   await login("admin");
   await page.goto("/admin");
   await expect(page.getByRole("heading", { level: 1, name: "Admin" })).toBeVisible();
@@ -81,8 +91,17 @@ test("an admin creates a user, with the password rule checked first, and that us
   await fresh.dispose();
 });
 
-test("an admin changes a user's role, resets their password, disables and enables them", async ({ page, login, playwright }) => {
-  const person = { email: `managed-${RUN}@opledger.test`, name: "Managed Person", password: TEST_USER_PASSWORD, role: "viewer" };
+test("an admin changes a user's role, resets their password, disables and enables them", async ({
+  page,
+  login,
+  playwright,
+}) => {
+  const person = {
+    email: `managed-${RUN}@opledger.test`,
+    name: "Managed Person",
+    password: TEST_USER_PASSWORD,
+    role: "viewer",
+  };
   await login("admin");
   await page.goto("/admin");
   await createUserThroughDialog(page, person);
@@ -146,21 +165,30 @@ test("an admin can neither disable nor demote themselves", async ({ page, login 
   const disable = page.getByRole("dialog", { name: `Disable ${admin.email}?` });
   await disable.getByLabel("Reason").fill("testing the rule");
   await disable.getByRole("button", { name: "Disable user" }).click();
-  await expect(disable.getByRole("alert")).toHaveText("You cannot disable your own account; ask another admin to do it.");
+  await expect(disable.getByRole("alert")).toHaveText(
+    "You cannot disable your own account; ask another admin to do it.",
+  );
   await page.keyboard.press("Escape");
 
   await row.getByRole("button", { name: `Change role of ${admin.email}` }).click();
   const demote = page.getByRole("dialog", { name: `Change role of ${admin.email}` });
   await demote.getByRole("radio", { name: /^viewer/ }).check();
   await demote.getByRole("button", { name: "Change role" }).click();
-  await expect(demote.getByRole("alert")).toHaveText("You cannot remove your own admin role; ask another admin to do it.");
+  await expect(demote.getByRole("alert")).toHaveText(
+    "You cannot remove your own admin role; ask another admin to do it.",
+  );
   await page.keyboard.press("Escape");
 
   await expect(row).toContainText("admin");
   await expect(row).toContainText("Active");
 });
 
-test("an API key is shown once, then only its prefix; once revoked it gets 401", async ({ page, context, login, request }) => {
+test("an API key is shown once, then only its prefix; once revoked it gets 401", async ({
+  page,
+  context,
+  login,
+  request,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: E2E_BASE_URL });
   await login("admin");
   await page.goto("/admin");

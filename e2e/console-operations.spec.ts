@@ -21,7 +21,10 @@ async function expectRows(page: Page, ids: string[]): Promise<void> {
 }
 
 async function navCount(page: Page, label: "Unknowns" | "Approvals"): Promise<number | null> {
-  const badge = page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: new RegExp(`^${label}\\b`) }).locator("span[title]");
+  const badge = page
+    .getByRole("navigation", { name: "Console" })
+    .getByRole("link", { name: new RegExp(`^${label}\\b`) })
+    .locator("span[title]");
   if ((await badge.count()) === 0) return null;
   const title = (await badge.getAttribute("title")) ?? "";
   return Number(/^(\d+)/.exec(title)?.[1] ?? Number.NaN);
@@ -64,7 +67,11 @@ async function screenshot(page: Page, name: string): Promise<void> {
 const operationPage = (id: string) => `/operations/${id}`;
 
 test.describe("the ledger", () => {
-  test("lists operations newest first with their phase, class, attempts and decision", async ({ page, login, request }) => {
+  test("lists operations newest first with their phase, class, attempts and decision", async ({
+    page,
+    login,
+    request,
+  }) => {
     const seed = new LedgerSeed(request);
     const tool = await seed.tool("NON_RETRYABLE");
     const run = uniqueName("run");
@@ -82,7 +89,10 @@ test.describe("the ledger", () => {
     await expect(top.getByText("1/3")).toBeVisible();
     await expect(top.locator("[data-decision]")).toHaveText("Needs approval");
     // The decision's reason is on hover, and read to screen readers.
-    await expect(top.locator("td[title]").filter({ hasText: "Needs approval" })).toHaveAttribute("title", /NON_RETRYABLE/);
+    await expect(top.locator("td[title]").filter({ hasText: "Needs approval" })).toHaveAttribute(
+      "title",
+      /NON_RETRYABLE/,
+    );
     await expect(rows(page).nth(1).locator("[data-phase]")).toHaveText("Confirmed");
     await expect(rows(page).nth(2).locator("[data-phase]")).toHaveText("Planned");
     await expect(rows(page).nth(2).getByText("Agent agent-billing")).toBeAttached();
@@ -172,7 +182,11 @@ test.describe("the ledger", () => {
     await expect(page).toHaveURL(new RegExp(`/\\?tool=${tool.replaceAll(".", "\\.")}&limit=10$`));
   });
 
-  test("the newest page refreshes live; Pause holds the view and keeps the filters", async ({ page, login, request }) => {
+  test("the newest page refreshes live; Pause holds the view and keeps the filters", async ({
+    page,
+    login,
+    request,
+  }) => {
     const seed = new LedgerSeed(request);
     const tool = await seed.tool("PURE");
     const a = await seed.plan(tool);
@@ -209,7 +223,11 @@ test.describe("when something is wrong", () => {
 
     await login("viewer");
     await page.route("**/api/console/operations?**", (route) =>
-      route.fulfill({ status: 500, contentType: "application/problem+json", body: JSON.stringify({ code: "internal_error", detail: "boom" }) }),
+      route.fulfill({
+        status: 500,
+        contentType: "application/problem+json",
+        body: JSON.stringify({ code: "internal_error", detail: "boom" }),
+      }),
     );
     await page.goto(`/?tool=${tool}`);
     const alert = page.getByRole("alert").filter({ hasText: "Could not load the ledger" });
@@ -231,7 +249,11 @@ test.describe("when something is wrong", () => {
 });
 
 test.describe("queues and live counts", () => {
-  test("Unknowns and Approvals list their operations longest-waiting first, and the nav counts follow", async ({ page, login, request }) => {
+  test("Unknowns and Approvals list their operations longest-waiting first, and the nav counts follow", async ({
+    page,
+    login,
+    request,
+  }) => {
     test.slow();
     const seed = new LedgerSeed(request);
     const unknownTool = await seed.tool("UNKNOWN");
@@ -257,7 +279,10 @@ test.describe("queues and live counts", () => {
     await expect
       .poll(async () => {
         const api = await countInPhase(seed, "UNKNOWN");
-        return (await navCount(page, "Unknowns")) === api && (await page.locator("[data-queue-count]").getAttribute("data-queue-count")) === String(api);
+        return (
+          (await navCount(page, "Unknowns")) === api &&
+          (await page.locator("[data-queue-count]").getAttribute("data-queue-count")) === String(api)
+        );
       })
       .toBe(true);
     await screenshot(page, "operations-unknowns");
@@ -268,7 +293,10 @@ test.describe("queues and live counts", () => {
     await expect.poll(async () => (await navCount(page, "Unknowns")) ?? 0, { timeout: 12_000 }).toBeGreaterThan(before);
     await expect(unknownRows.locator(`[data-operation-id='${u3.op.id}']`)).toBeVisible({ timeout: 12_000 });
 
-    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: /^Approvals\b/ }).click();
+    await page
+      .getByRole("navigation", { name: "Console" })
+      .getByRole("link", { name: /^Approvals\b/ })
+      .click();
     await expect(page.getByRole("heading", { level: 1, name: "Approvals" })).toBeVisible();
     const approvalRow = page
       .locator("table[aria-label='Operations awaiting approval'] tbody tr")
@@ -286,7 +314,11 @@ test.describe("queues and live counts", () => {
 });
 
 test.describe("acting on an operation", () => {
-  test("an operator approves a NON_RETRYABLE retry: exactly one more dispatch goes", async ({ page, login, request }) => {
+  test("an operator approves a NON_RETRYABLE retry: exactly one more dispatch goes", async ({
+    page,
+    login,
+    request,
+  }) => {
     const seed = new LedgerSeed(request);
     const tool = await seed.tool("NON_RETRYABLE");
     const { op, workerId } = await seed.awaitingApproval(tool);
@@ -295,7 +327,9 @@ test.describe("acting on an operation", () => {
     await page.goto(operationPage(op.id));
     const decision = page.getByRole("region", { name: "What the retry gate says now" });
     await expect(decision.getByText("Needs approval")).toBeVisible();
-    await expect(decision.getByText(/repeating a NON_RETRYABLE tool can create an unacceptable new effect/)).toBeVisible();
+    await expect(
+      decision.getByText(/repeating a NON_RETRYABLE tool can create an unacceptable new effect/),
+    ).toBeVisible();
 
     await page.getByRole("button", { name: "Approve retry", exact: true }).click();
     await expect(dialog(page)).toBeVisible();
@@ -306,10 +340,14 @@ test.describe("acting on an operation", () => {
     await expect(dialog(page)).toBeVisible();
     expect((await seed.get(op.id)).phase).toBe("AWAITING_APPROVAL");
 
-    await dialog(page).getByLabel(/Reason/).fill("Provider confirmed the first charge never reached them.");
+    await dialog(page)
+      .getByLabel(/Reason/)
+      .fill("Provider confirmed the first charge never reached them.");
     await dialog(page).getByRole("button", { name: "Confirm approval" }).click();
     await expect(dialog(page)).toBeHidden();
-    await expect(page.getByRole("status").filter({ hasText: "Approved: attempt 2 may be dispatched once" })).toBeVisible();
+    await expect(
+      page.getByRole("status").filter({ hasText: "Approved: attempt 2 may be dispatched once" }),
+    ).toBeVisible();
     await expect(page.locator("header").getByText("Retry scheduled")).toBeVisible();
     await expect(page.getByRole("button", { name: "Approve retry" })).toHaveCount(0);
     const approvedEntry = page.locator("[data-action='operation.approved']");
@@ -341,7 +379,11 @@ test.describe("acting on an operation", () => {
     await screenshot(page, "operations-operation");
   });
 
-  test("an operator reconciles unknowns both ways: happened with a provider id, or not (with one retry approved)", async ({ page, login, request }) => {
+  test("an operator reconciles unknowns both ways: happened with a provider id, or not (with one retry approved)", async ({
+    page,
+    login,
+    request,
+  }) => {
     const seed = new LedgerSeed(request);
     // The provider lookup asks the console's own health endpoint, whose {"status":"ok"} the contract reads as "happened".
     const tool = await seed.tool("UNKNOWN", {
@@ -358,7 +400,9 @@ test.describe("acting on an operation", () => {
 
     const operator = await login("operator");
     await page.goto(operationPage(happened.op.id));
-    await expect(page.getByRole("region", { name: "What the retry gate says now" }).locator("[data-decision='RECONCILE']")).toBeVisible();
+    await expect(
+      page.getByRole("region", { name: "What the retry gate says now" }).locator("[data-decision='RECONCILE']"),
+    ).toBeVisible();
     await page.getByRole("button", { name: "Reconcile", exact: true }).click();
     await expect(dialog(page).getByRole("heading", { name: `Reconcile attempt 1 of ${tool}` })).toBeVisible();
 
@@ -371,13 +415,19 @@ test.describe("acting on an operation", () => {
     await expect(dialog(page).getByLabel(/Provider id/)).toHaveValue("ok");
     await expect(dialog(page).getByLabel(/Evidence/)).toHaveValue(/Provider lookup GET .*\/api\/health/);
     expect((await seed.get(happened.op.id)).phase).toBe("UNKNOWN");
-    await dialog(page).getByLabel(/Reason/).fill("Lookup by idempotency key shows the charge.");
+    await dialog(page)
+      .getByLabel(/Reason/)
+      .fill("Lookup by idempotency key shows the charge.");
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, "operations-reconcile-dialog.png") });
     // The provider id is required when the effect happened.
-    await dialog(page).getByLabel(/Provider id/).fill("");
+    await dialog(page)
+      .getByLabel(/Provider id/)
+      .fill("");
     await dialog(page).getByRole("button", { name: "Record reconciliation" }).click();
     await expect(dialog(page)).toBeVisible();
-    await dialog(page).getByLabel(/Provider id/).fill("ch_e2e_123");
+    await dialog(page)
+      .getByLabel(/Provider id/)
+      .fill("ch_e2e_123");
     await dialog(page).getByRole("button", { name: "Record reconciliation" }).click();
     await expect(dialog(page)).toBeHidden();
     await expect(page.getByRole("status").filter({ hasText: "effect happened" })).toBeVisible();
@@ -392,13 +442,21 @@ test.describe("acting on an operation", () => {
 
     await page.goto(operationPage(didNot.op.id));
     await page.getByRole("button", { name: "Reconcile", exact: true }).click();
-    await dialog(page).getByLabel(/Effect did not happen/).check();
-    await dialog(page).getByLabel(/Also approve one retry/).check();
-    await dialog(page).getByLabel(/Reason/).fill("Provider has no record of the key.");
+    await dialog(page)
+      .getByLabel(/Effect did not happen/)
+      .check();
+    await dialog(page)
+      .getByLabel(/Also approve one retry/)
+      .check();
+    await dialog(page)
+      .getByLabel(/Reason/)
+      .fill("Provider has no record of the key.");
     await dialog(page).getByRole("button", { name: "Record reconciliation" }).click();
     await expect(dialog(page)).toBeHidden();
     await expect(page.getByRole("status").filter({ hasText: "attempt 2 is approved" })).toBeVisible();
-    await expect(page.getByRole("region", { name: "What the retry gate says now" })).toContainText("attempt 2 may be dispatched once");
+    await expect(page.getByRole("region", { name: "What the retry gate says now" })).toContainText(
+      "attempt 2 may be dispatched once",
+    );
 
     const notApplied = await seed.get(didNot.op.id);
     expect(notApplied).toMatchObject({ phase: "RECONCILED", evidence: "not_applied", approvedAttempt: 2 });
@@ -417,11 +475,15 @@ test.describe("acting on an operation", () => {
     await page.goto(operationPage(op.id));
     await page.getByRole("button", { name: "Reject", exact: true }).click();
     await expect(dialog(page)).toContainText("This cannot be undone");
-    await dialog(page).getByLabel(/Reason/).fill("Customer cancelled the order.");
+    await dialog(page)
+      .getByLabel(/Reason/)
+      .fill("Customer cancelled the order.");
     await dialog(page).getByRole("button", { name: "Confirm rejection" }).click();
     await expect(dialog(page)).toBeHidden();
     await expect(page.locator("header").getByText("Rejected")).toBeVisible();
-    await expect(page.getByRole("region", { name: "What the retry gate says now" })).toContainText("Customer cancelled the order.");
+    await expect(page.getByRole("region", { name: "What the retry gate says now" })).toContainText(
+      "Customer cancelled the order.",
+    );
     await expect(page.getByRole("button", { name: /^(Reconcile|Reject|Approve retry)$/ })).toHaveCount(0);
 
     const rejected = await seed.get(op.id);
@@ -430,7 +492,12 @@ test.describe("acting on an operation", () => {
     expect(rejected.rejectionReason).toContain(operator.email);
   });
 
-  test("two operators approving the same operation: one grant, and the other is told someone acted first", async ({ page, login, request, browser }) => {
+  test("two operators approving the same operation: one grant, and the other is told someone acted first", async ({
+    page,
+    login,
+    request,
+    browser,
+  }) => {
     const seed = new LedgerSeed(request);
     const tool = await seed.tool("NON_RETRYABLE");
     const { op } = await seed.awaitingApproval(tool);
@@ -441,16 +508,21 @@ test.describe("acting on an operation", () => {
       for (const p of [page, other]) {
         await p.goto(operationPage(op.id));
         await p.getByRole("button", { name: "Approve retry", exact: true }).click();
-        await dialog(p).getByLabel(/Reason/).fill("Approving during the incident.");
+        await dialog(p)
+          .getByLabel(/Reason/)
+          .fill("Approving during the incident.");
       }
       await Promise.all([page, other].map((p) => dialog(p).getByRole("button", { name: "Confirm approval" }).click()));
 
       const granted = (p: Page) => p.getByRole("status").filter({ hasText: "Approved: attempt 2" });
-      const refused = (p: Page) => p.getByRole("alert").filter({ hasText: "Someone else acted on this operation first" });
+      const refused = (p: Page) =>
+        p.getByRole("alert").filter({ hasText: "Someone else acted on this operation first" });
       await expect
         .poll(async () => {
           const outcomes = await Promise.all(
-            [page, other].map(async (p) => ((await granted(p).count()) > 0 ? "granted" : (await refused(p).count()) > 0 ? "refused" : "waiting")),
+            [page, other].map(async (p) =>
+              (await granted(p).count()) > 0 ? "granted" : (await refused(p).count()) > 0 ? "refused" : "waiting",
+            ),
           );
           return outcomes.sort().join(",");
         })
@@ -476,13 +548,20 @@ test.describe("roles", () => {
     await login("viewer");
     for (const op of [waiting.op, unknown.op]) {
       await page.goto(operationPage(op.id));
-      await expect(page.getByRole("region", { name: "What the retry gate says now" })).toContainText(op.decision.reason);
+      await expect(page.getByRole("region", { name: "What the retry gate says now" })).toContainText(
+        op.decision.reason,
+      );
       await expect(page.getByText("You can look but not act")).toBeVisible();
       await expect(page.getByRole("button", { name: /^(Approve retry|Reject|Reconcile)$/ })).toHaveCount(0);
     }
   });
 
-  test("a forged approve action sent with a viewer's session is refused and changes nothing", async ({ page, login, request, browser }) => {
+  test("a forged approve action sent with a viewer's session is refused and changes nothing", async ({
+    page,
+    login,
+    request,
+    browser,
+  }) => {
     const seed = new LedgerSeed(request);
     const tool = await seed.tool("NON_RETRYABLE");
     const captured = await seed.awaitingApproval(tool);
@@ -493,7 +572,9 @@ test.describe("roles", () => {
     await login("operator");
     await page.goto(operationPage(captured.op.id));
     await page.getByRole("button", { name: "Approve retry", exact: true }).click();
-    await dialog(page).getByLabel(/Reason/).fill("captured for replay");
+    await dialog(page)
+      .getByLabel(/Reason/)
+      .fill("captured for replay");
     const [actionRequest] = await Promise.all([
       page.waitForRequest((r) => r.method() === "POST" && r.headers()["next-action"] !== undefined),
       dialog(page).getByRole("button", { name: "Confirm approval" }).click(),

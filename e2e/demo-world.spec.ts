@@ -26,7 +26,10 @@ async function ledger(request: APIRequestContext, id: string): Promise<Operation
 async function askAgain(world: E2eDemoWorld, op: OperationDetail): Promise<CallStatus | undefined> {
   let status: CallStatus | undefined;
   await expect
-    .poll(async () => (status = (await world.agent.resume(op))?.status), { message: world.agentLog.join("\n"), timeout: 10_000 })
+    .poll(async () => (status = (await world.agent.resume(op))?.status), {
+      message: world.agentLog.join("\n"),
+      timeout: 10_000,
+    })
     .not.toBe("lease_lost");
   return status;
 }
@@ -87,7 +90,9 @@ test.describe("the demo world in the browser", () => {
     await expect(dialog(page).getByLabel(/Provider id/)).toHaveValue(charge.id);
     // The lookup only reads.
     expect((await ledger(request, id)).phase).toBe("UNKNOWN");
-    await dialog(page).getByLabel(/Reason/).fill("The provider's lookup by idempotency key shows the charge succeeded.");
+    await dialog(page)
+      .getByLabel(/Reason/)
+      .fill("The provider's lookup by idempotency key shows the charge succeeded.");
     await screenshot(page, "demo-world-reconcile-lookup");
 
     await dialog(page).getByRole("button", { name: "Record reconciliation" }).click();
@@ -120,7 +125,10 @@ test.describe("the demo world in the browser", () => {
     demoWorld: world,
   }) => {
     await world.fault({ tool: "deploy", fault: "timeout_after_commit", count: 1 });
-    const result = await world.agent.callOnce(0, tool("deploy.release"), { service: "checkout", version: uniqueName("2026.12") });
+    const result = await world.agent.callOnce(0, tool("deploy.release"), {
+      service: "checkout",
+      version: uniqueName("2026.12"),
+    });
     expect(result?.status, world.agentLog.join("\n")).toBe("needs_reconcile");
     const id = result?.operation.id ?? "";
     const rollouts = await world.effects("deploy", id);
@@ -171,9 +179,13 @@ test.describe("the demo world in the browser", () => {
     await page.getByRole("button", { name: "Reconcile", exact: true }).click();
     await dialog(page).getByRole("button", { name: "Run provider lookup" }).click();
     await expect(dialog(page).getByRole("region", { name: "Provider lookup" })).toContainText("has no provider lookup");
-    await dialog(page).getByLabel(/Effect did not happen/).check();
+    await dialog(page)
+      .getByLabel(/Effect did not happen/)
+      .check();
     await expect(dialog(page).getByLabel(/Also approve one retry/)).not.toBeChecked();
-    await dialog(page).getByLabel(/Reason/).fill("The customer says no receipt arrived.");
+    await dialog(page)
+      .getByLabel(/Reason/)
+      .fill("The customer says no receipt arrived.");
     await dialog(page).getByRole("button", { name: "Record reconciliation" }).click();
     await expect(dialog(page)).toBeHidden();
     await expect(phaseInHeader(page)).toHaveText("Reconciled");
@@ -186,7 +198,10 @@ test.describe("the demo world in the browser", () => {
     }
     expect((await ledger(request, id)).phase).toBe("AWAITING_APPROVAL");
 
-    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: /^Approvals\b/ }).click();
+    await page
+      .getByRole("navigation", { name: "Console" })
+      .getByRole("link", { name: /^Approvals\b/ })
+      .click();
     await expect(page.getByRole("heading", { level: 1, name: "Approvals" })).toBeVisible();
     const row = page
       .locator("table[aria-label='Operations awaiting approval'] tbody tr")
@@ -199,9 +214,13 @@ test.describe("the demo world in the browser", () => {
     await expect(phaseInHeader(page)).toHaveText("Awaiting approval");
     await page.getByRole("button", { name: "Approve retry", exact: true }).click();
     await expect(dialog(page).getByRole("heading", { name: "Approve attempt 2 of email.send?" })).toBeVisible();
-    await dialog(page).getByLabel(/Reason/).fill("Resend the receipt once; the customer is waiting for it.");
+    await dialog(page)
+      .getByLabel(/Reason/)
+      .fill("Resend the receipt once; the customer is waiting for it.");
     await dialog(page).getByRole("button", { name: "Confirm approval" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Approved: attempt 2 may be dispatched once" })).toBeVisible();
+    await expect(
+      page.getByRole("status").filter({ hasText: "Approved: attempt 2 may be dispatched once" }),
+    ).toBeVisible();
     expect(await world.effects("email", id)).toHaveLength(1);
 
     // The agent's resumer finds the approved retry and sends it.

@@ -9,7 +9,9 @@ export function resolveAuthSecret(databaseUrl: string): string {
   if (configured && configured.length > 0) return configured;
   const file = sqliteFilePath(databaseUrl);
   if (!file) {
-    throw new Error("opledger cannot start: NEXTAUTH_SECRET is required with PostgreSQL, and every instance must share the same value.");
+    throw new Error(
+      "opledger cannot start: NEXTAUTH_SECRET is required with PostgreSQL, and every instance must share the same value.",
+    );
   }
   const secretFile = path.join(path.dirname(path.resolve(file)), "nextauth-secret");
   if (!fs.existsSync(secretFile)) {

@@ -11,7 +11,9 @@ async function main(): Promise<void> {
     log: (line) => console.log(`opledger: ${line}`),
   });
   if (report.unknown.length > 0) {
-    console.warn(`opledger: the database has migrations this build does not know (${report.unknown.join(", ")}); is an older build starting?`);
+    console.warn(
+      `opledger: the database has migrations this build does not know (${report.unknown.join(", ")}); is an older build starting?`,
+    );
   }
   console.log(
     report.applied.length > 0
@@ -21,6 +23,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof MigrationError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
+  console.error(
+    error instanceof MigrationError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error),
+  );
   process.exit(1);
 });

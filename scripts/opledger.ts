@@ -26,9 +26,13 @@ function fail(message: string): never {
 }
 
 function parseScopes(raw: string | undefined): ApiScope[] {
-  const scopes = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const scopes = (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = scopes.filter((s) => !(API_SCOPES as readonly string[]).includes(s));
-  if (scopes.length === 0 || bad.length > 0) fail(`--scopes must be a comma-separated list of ${API_SCOPES.join(", ")}`);
+  if (scopes.length === 0 || bad.length > 0)
+    fail(`--scopes must be a comma-separated list of ${API_SCOPES.join(", ")}`);
   return scopes as ApiScope[];
 }
 
@@ -37,14 +41,21 @@ async function run(ledger: Ledger, command: string, values: Record<string, strin
   switch (command) {
     case "create-api-key": {
       if (!values.name) fail("--name is required");
-      const { key, record } = await createApiKey(ledger, { name: values.name, scopes: parseScopes(values.scopes) }, CLI_ACTOR, now);
+      const { key, record } = await createApiKey(
+        ledger,
+        { name: values.name, scopes: parseScopes(values.scopes) },
+        CLI_ACTOR,
+        now,
+      );
       console.log(`created API key ${record.id} "${record.name}" with scopes ${record.scopes}`);
       console.log(`\n  ${key}\n\nThis is the only time the key is shown; store it in your secret manager now.`);
       return;
     }
     case "list-api-keys": {
       for (const k of await ledger.db.apiKey.findMany({ orderBy: { createdAt: "asc" } })) {
-        console.log(`${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes}]  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active"}  last used ${k.lastUsedAt?.toISOString() ?? "never"}`);
+        console.log(
+          `${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes}]  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active"}  last used ${k.lastUsedAt?.toISOString() ?? "never"}`,
+        );
       }
       return;
     }
@@ -58,19 +69,30 @@ async function run(ledger: Ledger, command: string, values: Record<string, strin
       if (!values.email) fail("--email is required");
       const role = values.role as Role | undefined;
       if (!role || !(ROLES as readonly string[]).includes(role)) fail(`--role must be one of ${ROLES.join(", ")}`);
-      if (values.password !== undefined && values.password.length < 12) fail("--password must be at least 12 characters");
+      if (values.password !== undefined && values.password.length < 12)
+        fail("--password must be at least 12 characters");
       const password = values.password ?? randomBytes(15).toString("base64url");
-      const user = await createUser(ledger, { email: values.email, name: values.name ?? values.email, role, password }, CLI_ACTOR, now);
+      const user = await createUser(
+        ledger,
+        { email: values.email, name: values.name ?? values.email, role, password },
+        CLI_ACTOR,
+        now,
+      );
       console.log(`created ${user.role} ${user.email}`);
       if (values.password === undefined) console.log(`password (shown once): ${password}`);
       return;
     }
     case "verify-audit": {
       const report = await verifyAuditChain(ledger);
-      const before = report.unchained > 0 ? ` (and ${report.unchained} older events written before the chain began)` : "";
+      const before =
+        report.unchained > 0 ? ` (and ${report.unchained} older events written before the chain began)` : "";
       if (report.ok) {
-        console.log(`audit chain intact: ${report.chained} events${before}; head ${report.head.seq} ${report.head.hash}`);
-        console.log("Keep the head hash somewhere else (a ticket, a log store): it proves later that nothing before it changed.");
+        console.log(
+          `audit chain intact: ${report.chained} events${before}; head ${report.head.seq} ${report.head.hash}`,
+        );
+        console.log(
+          "Keep the head hash somewhere else (a ticket, a log store): it proves later that nothing before it changed.",
+        );
         return;
       }
       console.error(`audit chain BROKEN: ${report.chained} chained events${before}`);

@@ -16,21 +16,33 @@ function runtimeDataModel(clientDir: string): string {
 
 describe("the PostgreSQL schema", () => {
   it("is exactly what scripts/generate-pg-schema.ts makes of prisma/schema.prisma", () => {
-    expect(read(POSTGRES_SCHEMA), "run `npx tsx scripts/generate-pg-schema.ts`").toBe(postgresSchemaFrom(read(SOURCE_SCHEMA)));
+    expect(read(POSTGRES_SCHEMA), "run `npx tsx scripts/generate-pg-schema.ts`").toBe(
+      postgresSchemaFrom(read(SOURCE_SCHEMA)),
+    );
   });
 
   it("differs from the source only in provider and client output", () => {
     const source = read(SOURCE_SCHEMA).split("\n");
     const generated = read(POSTGRES_SCHEMA).split("\n").slice(1);
-    const changed = source.flatMap((line, i) => (line === generated[i] ? [] : [`${line.trim()} -> ${generated[i]?.trim()}`]));
-    expect(changed).toEqual(['output     = "../lib/generated/prisma" -> output     = "../../lib/generated/prisma-pg"', 'provider = "sqlite" -> provider = "postgresql"']);
+    const changed = source.flatMap((line, i) =>
+      line === generated[i] ? [] : [`${line.trim()} -> ${generated[i]?.trim()}`],
+    );
+    expect(changed).toEqual([
+      'output     = "../lib/generated/prisma" -> output     = "../../lib/generated/prisma-pg"',
+      'provider = "sqlite" -> provider = "postgresql"',
+    ]);
   });
 
   it("refuses a source it cannot convert instead of writing a half-converted copy", () => {
-    expect(() => postgresSchemaFrom(read(SOURCE_SCHEMA).replace('provider = "sqlite"', 'provider = "mysql"'))).toThrow(/datasource provider "sqlite"/);
+    expect(() => postgresSchemaFrom(read(SOURCE_SCHEMA).replace('provider = "sqlite"', 'provider = "mysql"'))).toThrow(
+      /datasource provider "sqlite"/,
+    );
   });
 
   it("gives both generated clients the same models, which lets lib/db/prisma.ts type the PostgreSQL client as the SQLite one", () => {
-    expect(runtimeDataModel(path.join("lib", "generated", "prisma-pg")), "regenerate both clients: npm run postinstall").toBe(runtimeDataModel(path.join("lib", "generated", "prisma")));
+    expect(
+      runtimeDataModel(path.join("lib", "generated", "prisma-pg")),
+      "regenerate both clients: npm run postinstall",
+    ).toBe(runtimeDataModel(path.join("lib", "generated", "prisma")));
   });
 });

@@ -18,7 +18,12 @@ function replaceOnce(text: string, pattern: RegExp, replacement: string, what: s
 
 /** The PostgreSQL schema for the SQLite schema: only the datasource provider and the client's output folder differ. */
 export function postgresSchemaFrom(source: string): string {
-  let schema = replaceOnce(source, /(datasource db \{[^}]*?provider\s*=\s*)"sqlite"/, '$1"postgresql"', 'datasource provider "sqlite"');
+  let schema = replaceOnce(
+    source,
+    /(datasource db \{[^}]*?provider\s*=\s*)"sqlite"/,
+    '$1"postgresql"',
+    'datasource provider "sqlite"',
+  );
   schema = replaceOnce(
     schema,
     /(\boutput\s*=\s*)"\.\.\/lib\/generated\/prisma"/,

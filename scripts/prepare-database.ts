@@ -18,7 +18,9 @@ function assertWritableDirectory(file: string): void {
 
 /** SQLite goes through `prisma migrate deploy`; PostgreSQL through lib/migrate, because Prisma's JS schema engine cannot apply there. */
 function migrationCommand(databaseUrl: string): string[] {
-  return sqliteFilePath(databaseUrl) ? ["prisma", "migrate", "deploy"] : ["tsx", path.join(__dirname, "migrate-postgres.ts")];
+  return sqliteFilePath(databaseUrl)
+    ? ["prisma", "migrate", "deploy"]
+    : ["tsx", path.join(__dirname, "migrate-postgres.ts")];
 }
 
 /**
@@ -30,11 +32,15 @@ function sqliteUpToDate(file: string): boolean {
   const local = readMigrationsFolder(path.join(process.cwd(), "prisma", "migrations"), "sqlite").map((m) => m.name);
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get();
+    const table = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'")
+      .get();
     if (!table) return false;
     const applied = new Set(
       db
-        .prepare("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL")
+        .prepare(
+          "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
+        )
         .all()
         .map((row) => (row as { migration_name: string }).migration_name),
     );

@@ -64,7 +64,10 @@ type SeedEvent = Omit<ChainedEvent, "seq">;
 type ChainedRow = ChainedEvent & { hash: string };
 
 /** Links a batch's events into the audit hash chain after `head`, as lib/ledger/audit/append.ts links the ledger's own. */
-function chain(head: { seq: number; hash: string }, events: SeedEvent[]): { rows: ChainedRow[]; head: { seq: number; hash: string } } {
+function chain(
+  head: { seq: number; hash: string },
+  events: SeedEvent[],
+): { rows: ChainedRow[]; head: { seq: number; hash: string } } {
   let { seq, hash } = head;
   const rows = events.map((event) => {
     seq += 1;
@@ -76,17 +79,47 @@ function chain(head: { seq: number; hash: string }, events: SeedEvent[]): { rows
 }
 
 const OPERATION_COLUMNS = [
-  "id", "tool", "contractVersion", "effect", "idempotencyKey", "argsJson", "argsHash", "runId", "agentId", "phase",
-  "attempt", "evidence", "providerId", "firstDispatchedAt", "createdAt", "updatedAt",
+  "id",
+  "tool",
+  "contractVersion",
+  "effect",
+  "idempotencyKey",
+  "argsJson",
+  "argsHash",
+  "runId",
+  "agentId",
+  "phase",
+  "attempt",
+  "evidence",
+  "providerId",
+  "firstDispatchedAt",
+  "createdAt",
+  "updatedAt",
 ] as const;
 const EVENT_COLUMNS = [
-  "id", "subjectType", "subjectId", "actorType", "actorId", "onBehalfOf", "action", "fromPhase", "toPhase", "reason", "data",
-  "createdAt", "seq", "hash",
+  "id",
+  "subjectType",
+  "subjectId",
+  "actorType",
+  "actorId",
+  "onBehalfOf",
+  "action",
+  "fromPhase",
+  "toPhase",
+  "reason",
+  "data",
+  "createdAt",
+  "seq",
+  "hash",
 ] as const;
 
 function operationValues(op: SeedOperation, time: (d: Date | null) => unknown): unknown[] {
   return OPERATION_COLUMNS.map((column) =>
-    column === "updatedAt" ? time(op.createdAt) : column === "firstDispatchedAt" || column === "createdAt" ? time(op[column]) : op[column],
+    column === "updatedAt"
+      ? time(op.createdAt)
+      : column === "firstDispatchedAt" || column === "createdAt"
+        ? time(op[column])
+        : op[column],
   );
 }
 
@@ -103,8 +136,12 @@ function sqliteWriter(file: string): Writer {
   // A large page cache keeps the indexes' hot pages in memory; the default 2 MiB thrashes past a few hundred thousand rows.
   db.pragma("cache_size = -262144");
   const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(", ");
-  const insertOp = db.prepare(`INSERT INTO "Operation" (${quoted(OPERATION_COLUMNS)}) VALUES (${OPERATION_COLUMNS.map(() => "?").join(", ")})`);
-  const insertEvent = db.prepare(`INSERT INTO "AuditEvent" (${quoted(EVENT_COLUMNS)}) VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")})`);
+  const insertOp = db.prepare(
+    `INSERT INTO "Operation" (${quoted(OPERATION_COLUMNS)}) VALUES (${OPERATION_COLUMNS.map(() => "?").join(", ")})`,
+  );
+  const insertEvent = db.prepare(
+    `INSERT INTO "AuditEvent" (${quoted(EVENT_COLUMNS)}) VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")})`,
+  );
   const readHead = db.prepare(`SELECT "seq", "hash" FROM "AuditChain" WHERE "id" = 1`);
   const moveHead = db.prepare(`UPDATE "AuditChain" SET "seq" = ?, "hash" = ? WHERE "id" = 1`);
   const batch = db.transaction((ops: SeedOperation[], events: SeedEvent[]) => {
@@ -126,24 +163,44 @@ function sqliteWriter(file: string): Writer {
 function postgresWriter(url: string): Writer {
   const pg = new Client({ connectionString: url });
   const connected = pg.connect();
-  const types = (columns: readonly string[], typeOf: (column: string) => string) => columns.map((c) => `$${columns.indexOf(c) + 1}::${typeOf(c)}[]`).join(", ");
-  const opType = (c: string) => (c === "contractVersion" || c === "attempt" ? "int" : c.endsWith("At") ? "timestamp(3)" : "text");
+  const types = (columns: readonly string[], typeOf: (column: string) => string) =>
+    columns.map((c) => `$${columns.indexOf(c) + 1}::${typeOf(c)}[]`).join(", ");
+  const opType = (c: string) =>
+    c === "contractVersion" || c === "attempt" ? "int" : c.endsWith("At") ? "timestamp(3)" : "text";
   const eventType = (c: string) => (c === "seq" ? "int" : c === "createdAt" ? "timestamp(3)" : "text");
   const insertOps = `INSERT INTO "Operation" (${OPERATION_COLUMNS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM unnest(${types(OPERATION_COLUMNS, opType)})`;
   const insertEvents = `INSERT INTO "AuditEvent" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM unnest(${types(EVENT_COLUMNS, eventType)})`;
-  const columnsOf = (rows: unknown[][], width: number) => Array.from({ length: width }, (_, i) => rows.map((row) => row[i]));
+  const columnsOf = (rows: unknown[][], width: number) =>
+    Array.from({ length: width }, (_, i) => rows.map((row) => row[i]));
   const pgTime = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     write: async (ops, events) => {
       await connected;
       await pg.query("BEGIN");
       try {
-        await pg.query(insertOps, columnsOf(ops.map((op) => operationValues(op, pgTime)), OPERATION_COLUMNS.length));
-        const head = await pg.query<{ seq: number; hash: string }>(`SELECT "seq", "hash" FROM "AuditChain" WHERE "id" = 1 FOR UPDATE`);
+        await pg.query(
+          insertOps,
+          columnsOf(
+            ops.map((op) => operationValues(op, pgTime)),
+            OPERATION_COLUMNS.length,
+          ),
+        );
+        const head = await pg.query<{ seq: number; hash: string }>(
+          `SELECT "seq", "hash" FROM "AuditChain" WHERE "id" = 1 FOR UPDATE`,
+        );
         if (!head.rows[0]) throw new Error("the audit chain's head row is missing: is the database migrated?");
         const chained = chain(head.rows[0], events);
-        await pg.query(insertEvents, columnsOf(chained.rows.map((row) => eventValues(row, pgTime)), EVENT_COLUMNS.length));
-        await pg.query(`UPDATE "AuditChain" SET "seq" = $1, "hash" = $2 WHERE "id" = 1`, [chained.head.seq, chained.head.hash]);
+        await pg.query(
+          insertEvents,
+          columnsOf(
+            chained.rows.map((row) => eventValues(row, pgTime)),
+            EVENT_COLUMNS.length,
+          ),
+        );
+        await pg.query(`UPDATE "AuditChain" SET "seq" = $1, "hash" = $2 WHERE "id" = 1`, [
+          chained.head.seq,
+          chained.head.hash,
+        ]);
         await pg.query("COMMIT");
       } catch (error) {
         await pg.query("ROLLBACK");
@@ -158,10 +215,13 @@ function postgresWriter(url: string): Writer {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { operations: { type: "string", default: "100000" }, days: { type: "string", default: "30" } } });
+  const { values } = parseArgs({
+    options: { operations: { type: "string", default: "100000" }, days: { type: "string", default: "30" } },
+  });
   const total = Number(values.operations);
   const days = Number(values.days);
-  if (!Number.isInteger(total) || total < 1 || total > 50_000_000) throw new Error("--operations must be a whole number from 1 to 50,000,000");
+  if (!Number.isInteger(total) || total < 1 || total > 50_000_000)
+    throw new Error("--operations must be a whole number from 1 to 50,000,000");
   const config = parseEnv(process.env);
   prepareDatabase(config.DATABASE_URL);
   const ledger = openLedger(config.DATABASE_URL);
@@ -169,7 +229,8 @@ async function main(): Promise<void> {
   const seeder = { type: "system", id: "system", label: "large seed" } as const;
   const tools = Object.entries(DEMO_CONTRACTS);
   const versions = new Map<string, number>();
-  for (const [tool, body] of tools) versions.set(tool, (await putContract(ledger, tool, body, seeder, new Date())).contract.version);
+  for (const [tool, body] of tools)
+    versions.set(tool, (await putContract(ledger, tool, body, seeder, new Date())).contract.version);
 
   await ledger.close();
 
@@ -228,7 +289,9 @@ async function main(): Promise<void> {
       await writer.write(ops, events);
       if ((offset / BATCH) % 20 === 0) {
         const done = Math.min(total, offset + BATCH);
-        console.log(`seed:large: ${done} / ${total} operations (${Math.round(done / ((Date.now() - started) / 1000))} per second)`);
+        console.log(
+          `seed:large: ${done} / ${total} operations (${Math.round(done / ((Date.now() - started) / 1000))} per second)`,
+        );
       }
     }
   } finally {

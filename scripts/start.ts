@@ -27,12 +27,18 @@ async function main(): Promise<void> {
   let credentials: string | null = null;
   if (!config.OPLEDGER_ADMIN_EMAIL && (await ledger.db.user.count()) === 0) {
     const password = randomBytes(12).toString("base64url");
-    await createUser(ledger, { email: "admin@opledger.local", name: "Administrator", role: "admin", password }, { type: "system", id: "system", label: "first start" }, new Date());
+    await createUser(
+      ledger,
+      { email: "admin@opledger.local", name: "Administrator", role: "admin", password },
+      { type: "system", id: "system", label: "first start" },
+      new Date(),
+    );
     credentials = `admin@opledger.local / ${password}`;
   }
   if (config.OPLEDGER_DEMO === "on") {
     const seeded = await seedDemo(ledger, new Date());
-    if (seeded.operations > 0) console.log(`opledger: demo world seeded: ${seeded.contracts} contracts, ${seeded.operations} operations`);
+    if (seeded.operations > 0)
+      console.log(`opledger: demo world seeded: ${seeded.contracts} contracts, ${seeded.operations} operations`);
   }
   await ledger.close();
   console.log(`\n  opledger console: ${publicUrl(config)}`);

@@ -1,6 +1,5 @@
 // The audit trail is append-only in the database itself, on both engines: UPDATE and DELETE are refused whoever sends them.
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { appendAudit } from "@/lib/ledger/audit/append";
 import { SYSTEM_ACTOR } from "@/lib/ledger/actor";
 import { T0 } from "./helpers/ledger-fixtures";
 import { testPostgresUrl } from "./helpers/pg-databases";
@@ -9,8 +8,17 @@ import { createTestDb, type TestDb } from "./helpers/test-db";
 let t: TestDb;
 beforeEach(async () => {
   t = await createTestDb();
-  await t.db.$transaction((tx) =>
-    appendAudit(tx, [{ subjectType: "operation", subjectId: "op1", actor: SYSTEM_ACTOR, action: "operation.planned", toPhase: "PLANNED", at: T0 }]),
+  await t.ledger.store.transaction((tx) =>
+    tx.appendAudit([
+      {
+        subjectType: "operation",
+        subjectId: "op1",
+        actor: SYSTEM_ACTOR,
+        action: "operation.planned",
+        toPhase: "PLANNED",
+        at: T0,
+      },
+    ]),
   );
 });
 afterEach(async () => t.close());
@@ -41,6 +49,8 @@ it.each([
 });
 
 it.skipIf(!testPostgresUrl())("refuses TRUNCATE on PostgreSQL, which skips row triggers", async () => {
-  expect(await refusal(t.db.$executeRawUnsafe(`TRUNCATE "AuditEvent"`))).toMatch(/AuditEvent is append-only: TRUNCATE refused/);
+  expect(await refusal(t.db.$executeRawUnsafe(`TRUNCATE "AuditEvent"`))).toMatch(
+    /AuditEvent is append-only: TRUNCATE refused/,
+  );
   expect(await t.db.auditEvent.count()).toBe(1);
 });

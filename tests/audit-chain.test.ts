@@ -18,7 +18,12 @@ async function lifecycles(count: number, from = 0): Promise<void> {
   await Promise.all(
     Array.from({ length: count }, async (_, n) => {
       const i = from + n;
-      const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: { i }, idempotencyKey: `k${i}` }, at(i), `w${i}`);
+      const { id, fence } = await planAndClaim(
+        t.ledger,
+        { tool: "payments.charge", args: { i }, idempotencyKey: `k${i}` },
+        at(i),
+        `w${i}`,
+      );
       await dispatch(t.ledger, id, fence, at(i + 1));
       await outcome(t.ledger, id, { fence, result: "confirmed", providerId: `ch_${i}` }, at(i + 2));
     }),
@@ -36,14 +41,18 @@ async function dropAppendOnlyGuards(): Promise<void> {
 }
 
 describe("an untouched log", () => {
-  it("verifies, with one contiguous chain across concurrent commands, ending at the head", { timeout: 30_000 }, async () => {
-    await lifecycles(8);
-    const events = await t.db.auditEvent.findMany({ orderBy: { seq: "asc" } });
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    const report = await verifyAuditChain(t.ledger);
-    expect(report).toMatchObject({ ok: true, chained: events.length, unchained: 0, problems: [] });
-    expect(report.head).toEqual({ seq: events.length, hash: events.at(-1)?.hash });
-  });
+  it(
+    "verifies, with one contiguous chain across concurrent commands, ending at the head",
+    { timeout: 30_000 },
+    async () => {
+      await lifecycles(8);
+      const events = await t.db.auditEvent.findMany({ orderBy: { seq: "asc" } });
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      const report = await verifyAuditChain(t.ledger);
+      expect(report).toMatchObject({ ok: true, chained: events.length, unchained: 0, problems: [] });
+      expect(report.head).toEqual({ seq: events.length, hash: events.at(-1)?.hash });
+    },
+  );
 
   it("verifies while commands keep appending, as on a live server", { timeout: 30_000 }, async () => {
     await lifecycles(2);
@@ -66,7 +75,9 @@ describe("an untouched log", () => {
   it("keeps a failed command out of the chain: its transaction rolls back the head too", async () => {
     await lifecycles(2);
     const before = await verifyAuditChain(t.ledger);
-    await expect(planOperation(t.ledger, { tool: "no.such.tool", args: {} }, agent, at(10))).rejects.toThrow(/no contract/);
+    await expect(planOperation(t.ledger, { tool: "no.such.tool", args: {} }, agent, at(10))).rejects.toThrow(
+      /no contract/,
+    );
     expect(await verifyAuditChain(t.ledger)).toEqual(before);
   });
 });
@@ -87,14 +98,21 @@ describe("tampering", () => {
   it("finds a removed event", async () => {
     await t.db.$executeRawUnsafe(`DELETE FROM "AuditEvent" WHERE "seq" = 3`);
     const report = await verifyAuditChain(t.ledger);
-    expect(report.problems).toEqual([expect.stringMatching(/^events 3 to 3 are missing/), expect.stringMatching(/^event 4 .* does not match/)]);
+    expect(report.problems).toEqual([
+      expect.stringMatching(/^events 3 to 3 are missing/),
+      expect.stringMatching(/^event 4 .* does not match/),
+    ]);
   });
 
   it("finds a removed tail", async () => {
     const last = await t.db.auditEvent.count();
     await t.db.$executeRawUnsafe(`DELETE FROM "AuditEvent" WHERE "seq" = ${last}`);
     const report = await verifyAuditChain(t.ledger);
-    expect(report.problems).toEqual([expect.stringMatching(new RegExp(`^the head says the chain ends at event ${last} .* but the last event is ${last - 1}`))]);
+    expect(report.problems).toEqual([
+      expect.stringMatching(
+        new RegExp(`^the head says the chain ends at event ${last} .* but the last event is ${last - 1}`),
+      ),
+    ]);
   });
 
   it("finds an event chained past the head without moving it", async () => {
@@ -103,12 +121,24 @@ describe("tampering", () => {
       data: { ...last, id: "forged", seq: (last.seq ?? 0) + 1, reason: "added later" },
     });
     const report = await verifyAuditChain(t.ledger);
-    expect(report.problems).toEqual([expect.stringMatching(new RegExp(`^events ${(last.seq ?? 0) + 1} to ${(last.seq ?? 0) + 1} are chained past the head`))]);
+    expect(report.problems).toEqual([
+      expect.stringMatching(
+        new RegExp(`^events ${(last.seq ?? 0) + 1} to ${(last.seq ?? 0) + 1} are chained past the head`),
+      ),
+    ]);
   });
 
   it("finds an event inserted around the chain", async () => {
     await t.db.auditEvent.create({
-      data: { id: "forged", subjectType: "operation", subjectId: "x", actorType: "user", actorId: "mallory", action: "operation.approved", createdAt: at(60_000) },
+      data: {
+        id: "forged",
+        subjectType: "operation",
+        subjectId: "x",
+        actorType: "user",
+        actorId: "mallory",
+        action: "operation.approved",
+        createdAt: at(60_000),
+      },
     });
     const report = await verifyAuditChain(t.ledger);
     expect(report.problems).toEqual([expect.stringMatching(/^1 events without a place in the chain are younger/)]);

@@ -40,7 +40,13 @@ async function expiredDispatches(count: number): Promise<{ id: string; fence: nu
   const ops = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       // Lease ends i ms apart, so the sweep's oldest-first order is the order of `ops`.
-      const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: { i }, idempotencyKey: `k${i}` }, T0, `w${i}`, 1000 + i);
+      const { id, fence } = await planAndClaim(
+        t.ledger,
+        { tool: "payments.charge", args: { i }, idempotencyKey: `k${i}` },
+        T0,
+        `w${i}`,
+        1000 + i,
+      );
       await dispatch(t.ledger, id, fence, at(1));
       return { id, fence };
     }),
@@ -71,7 +77,9 @@ describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "
   it("two operators approving the same operations at once grant each exactly one attempt", async () => {
     await withContract(t.ledger, "payments.refund", "IDEMPOTENT", { approval: "required" });
     const planned = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => planOperation(t.ledger, { tool: "payments.refund", args: { i }, idempotencyKey: `r${i}` }, agent, T0)),
+      Array.from({ length: 8 }, (_, i) =>
+        planOperation(t.ledger, { tool: "payments.refund", args: { i }, idempotencyKey: `r${i}` }, agent, T0),
+      ),
     );
     expect(planned.map((p) => p.operation.phase)).toEqual(planned.map(() => "AWAITING_APPROVAL"));
     const ids = planned.map((p) => p.operation.id);
@@ -103,11 +111,23 @@ describe(`races between server processes (${process.env.OPLEDGER_TEST_PG_URL ? "
       const recoveredHere = await auditCount(id, "operation.outcome_unknown");
       if (reports[i] === "resolved") {
         // The worker's acknowledged report stands: the sweep skipped the row.
-        expect([row.phase, row.fence, attempt.result, confirmed, recoveredHere], id).toEqual(["CONFIRMED", fence, "confirmed", 1, 0]);
+        expect([row.phase, row.fence, attempt.result, confirmed, recoveredHere], id).toEqual([
+          "CONFIRMED",
+          fence,
+          "confirmed",
+          1,
+          0,
+        ]);
       } else {
         // The sweep took it first; the worker's fence was stale and it wrote nothing but the audit of its refusal.
         expect(reports[i], id).toBe("stale_fence");
-        expect([row.phase, row.fence, attempt.result, confirmed, recoveredHere], id).toEqual(["UNKNOWN", fence + 1, "unknown", 0, 1]);
+        expect([row.phase, row.fence, attempt.result, confirmed, recoveredHere], id).toEqual([
+          "UNKNOWN",
+          fence + 1,
+          "unknown",
+          0,
+          1,
+        ]);
         expect(await auditCount(id, "operation.stale_fence_rejected"), id).toBe(1);
         unknown++;
       }

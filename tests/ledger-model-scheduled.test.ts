@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
-import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { dispatch } from "./helpers/lifecycle";
 import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
 import { planOperation } from "@/lib/ledger/commands/plan";
@@ -44,7 +44,12 @@ const op = (w: World, index: number) => pick(w.ops, index);
 function plan(tool: string, key: number): Step {
   return {
     async run(w) {
-      const { operation } = await planOperation(w.ledger, { tool, args: { v: 0 }, idempotencyKey: `k${key}` }, agent, at(w));
+      const { operation } = await planOperation(
+        w.ledger,
+        { tool, args: { v: 0 }, idempotencyKey: `k${key}` },
+        agent,
+        at(w),
+      );
       if (!w.ops.some((o) => o.id === operation.id)) {
         w.ops.push({ id: operation.id, tool, key: `k${key}`, args: 0, contractVersion: operation.contractVersion });
       }
@@ -61,7 +66,9 @@ function claim(index: number, leaseMs: number): Step {
       await settle(
         w,
         target.id,
-        claimLease(w.ledger, target.id, { workerId: worker, leaseMs }, agent, at(w)).then((lease) => recordGrant(w, target.id, worker, lease.fence)),
+        claimLease(w.ledger, target.id, { workerId: worker, leaseMs }, agent, at(w)).then((lease) =>
+          recordGrant(w, target.id, worker, lease.fence),
+        ),
         ["lease_held", "already_finished"],
       );
     },
@@ -75,7 +82,10 @@ function heartbeat(index: number): Step {
       const target = op(w, index);
       const fence = target && w.fences.get(fenceKey(worker, target.id));
       if (!target || fence === undefined) return;
-      await settle(w, target.id, heartbeatLease(w.ledger, target.id, { fence, leaseMs: 5000 }, agent, at(w)), ["stale_fence", "already_finished"]);
+      await settle(w, target.id, heartbeatLease(w.ledger, target.id, { fence, leaseMs: 5000 }, agent, at(w)), [
+        "stale_fence",
+        "already_finished",
+      ]);
     },
     toString: () => `heartbeat(op${index})`,
   };
@@ -88,12 +98,21 @@ function attempt(index: number, behaviour: Behaviour): Step {
       const target = op(w, index);
       const fence = target && w.fences.get(fenceKey(worker, target.id));
       if (!target || fence === undefined) return;
-      let dispatched: Awaited<ReturnType<typeof dispatchOperation>> | undefined;
+      let dispatched: Awaited<ReturnType<typeof dispatch>> | undefined;
       const sent = await settle(
         w,
         target.id,
-        dispatchOperation(w.ledger, target.id, { fence }, agent, at(w)).then((d) => void (dispatched = d)),
-        ["stale_fence", "lease_expired", "approval_required", "budget_spent", "reconcile_required", "in_flight", "already_finished", "retry_not_due"],
+        dispatch(w.ledger, target.id, fence, at(w)).then((d) => void (dispatched = d)),
+        [
+          "stale_fence",
+          "lease_expired",
+          "approval_required",
+          "budget_spent",
+          "reconcile_required",
+          "in_flight",
+          "already_finished",
+          "retry_not_due",
+        ],
       );
       if (!sent || !dispatched) return;
       expect(dispatched.idempotencyKey).toBe(target.key);
@@ -126,7 +145,12 @@ function approve(index: number): Step {
     async run(w) {
       const target = op(w, index);
       if (!target) return;
-      if (await settle(w, target.id, approveOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), ["not_awaiting_approval"])) recordApproval(w, target.id);
+      if (
+        await settle(w, target.id, approveOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), [
+          "not_awaiting_approval",
+        ])
+      )
+        recordApproval(w, target.id);
     },
     toString: () => `approve(op${index})`,
   };
@@ -139,7 +163,9 @@ function reject(index: number): Step {
       if (!target) return;
       const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: target.id } });
       if (row.phase !== "AWAITING_APPROVAL") return;
-      await settle(w, target.id, rejectOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), ["not_rejectable"]);
+      await settle(w, target.id, rejectOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), [
+        "not_rejectable",
+      ]);
     },
     toString: () => `reject(op${index})`,
   };
@@ -152,8 +178,18 @@ function reconcile(index: number, approveRetry: boolean): Step {
       if (!target) return;
       const applied = (w.effects.get(target.id)?.length ?? 0) > 0;
       const grant = !applied && approveRetry;
-      const input = { outcome: applied ? ("applied" as const) : ("not_applied" as const), evidence: { lookup: "model" }, approveRetry: grant };
-      if ((await settle(w, target.id, reconcileOperation(w.ledger, target.id, input, alice, at(w)), ["not_unknown"])) && grant) recordApproval(w, target.id);
+      const input = {
+        outcome: applied ? ("applied" as const) : ("not_applied" as const),
+        // A person who says the effect happened names the provider's id for it (the ledger's reconcile rule).
+        ...(applied ? { providerId: `effect-of-${target.id}` } : {}),
+        evidence: { lookup: "model" },
+        approveRetry: grant,
+      };
+      if (
+        (await settle(w, target.id, reconcileOperation(w.ledger, target.id, input, alice, at(w)), ["not_unknown"])) &&
+        grant
+      )
+        recordApproval(w, target.id);
     },
     toString: () => `reconcile(op${index}, approve=${approveRetry})`,
   };
@@ -161,7 +197,8 @@ function reconcile(index: number, approveRetry: boolean): Step {
 
 function editContract(tool: string, maxAttempts: number, approval: boolean): Step {
   return {
-    run: async (w) => void (await putContract(w.ledger, tool, editedContract(tool, maxAttempts, approval), alice, at(w))),
+    run: async (w) =>
+      void (await putContract(w.ledger, tool, editedContract(tool, maxAttempts, approval), alice, at(w))),
     toString: () => `editContract(${tool}, max=${maxAttempts}, approval=${approval})`,
   };
 }
@@ -180,7 +217,12 @@ const operatorStep = fc.oneof(
   { weight: 2, arbitrary: index.map(approve) },
   { weight: 1, arbitrary: index.map(reject) },
   { weight: 2, arbitrary: fc.tuple(index, fc.boolean()).map(([o, a]) => reconcile(o, a)) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(1, 3), fc.boolean()).map(([t, m, a]) => editContract(t, m, a)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(1, 3), fc.boolean())
+      .map(([t, m, a]) => editContract(t, m, a)),
+  },
 );
 const steps = (arb: fc.Arbitrary<Step>) => fc.array(arb, { minLength: 6, maxLength: 12 });
 
@@ -208,7 +250,11 @@ it("keeps every invariant when two workers and an operator interleave on one dat
           // Two operations from the start, so the actors collide on them from their first step.
           await plan(first, 0).run(world, s, "setup");
           await plan(second, 1).run(world, s, "setup");
-          const actors = [runActor(world, s, "w0", w0), runActor(world, s, "w1", w1), runActor(world, s, "operator", operator)];
+          const actors = [
+            runActor(world, s, "w0", w0),
+            runActor(world, s, "w1", w1),
+            runActor(world, s, "operator", operator),
+          ];
           const settled = await s.waitFor(Promise.allSettled(actors));
           const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
           if (failed) throw failed.reason;

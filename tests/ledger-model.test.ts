@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
-import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { dispatch } from "./helpers/lifecycle";
 import { LedgerError } from "@/lib/ledger/errors";
 import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
@@ -41,7 +41,11 @@ type Model = { planned: number };
 type Cmd = fc.AsyncCommand<Model, World>;
 
 class Plan implements Cmd {
-  constructor(readonly tool: string, readonly key: number, readonly args: number) {}
+  constructor(
+    readonly tool: string,
+    readonly key: number,
+    readonly args: number,
+  ) {}
   check = () => true;
   async run(m: Model, w: World) {
     const key = `k${this.key}`;
@@ -49,12 +53,20 @@ class Plan implements Cmd {
     const ok = await settle(
       w,
       null,
-      planOperation(w.ledger, { tool: this.tool, args: { v: this.args }, idempotencyKey: key }, agent, at(w)).then((r) => {
-        if (known) return expect(r.operation.id).toBe(known.id);
-        // A new operation runs under the contract version current when it was planned.
-        expect(r.operation.contractVersion).toBe(w.contractVersions.get(this.tool));
-        w.ops.push({ id: r.operation.id, tool: this.tool, key, args: this.args, contractVersion: r.operation.contractVersion });
-      }),
+      planOperation(w.ledger, { tool: this.tool, args: { v: this.args }, idempotencyKey: key }, agent, at(w)).then(
+        (r) => {
+          if (known) return expect(r.operation.id).toBe(known.id);
+          // A new operation runs under the contract version current when it was planned.
+          expect(r.operation.contractVersion).toBe(w.contractVersions.get(this.tool));
+          w.ops.push({
+            id: r.operation.id,
+            tool: this.tool,
+            key,
+            args: this.args,
+            contractVersion: r.operation.contractVersion,
+          });
+        },
+      ),
       ["idempotency_key_reused"],
     );
     // Same key: only different args may be refused, and then nothing new exists.
@@ -65,7 +77,11 @@ class Plan implements Cmd {
 }
 
 class Claim implements Cmd {
-  constructor(readonly op: number, readonly worker: string, readonly leaseMs: number) {}
+  constructor(
+    readonly op: number,
+    readonly worker: string,
+    readonly leaseMs: number,
+  ) {}
   check = () => true;
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
@@ -86,7 +102,11 @@ class Claim implements Cmd {
 
 /** A worker extends its lease: only with its current fence on an unfinished operation, and it changes nothing but the lease. */
 class Heartbeat implements Cmd {
-  constructor(readonly op: number, readonly worker: string, readonly leaseMs: number) {}
+  constructor(
+    readonly op: number,
+    readonly worker: string,
+    readonly leaseMs: number,
+  ) {}
   check = () => true;
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
@@ -124,7 +144,11 @@ class Sweep implements Cmd {
 }
 
 class Attempt implements Cmd {
-  constructor(readonly op: number, readonly worker: string, readonly behaviour: Behaviour) {}
+  constructor(
+    readonly op: number,
+    readonly worker: string,
+    readonly behaviour: Behaviour,
+  ) {}
   check = () => true;
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
@@ -133,7 +157,7 @@ class Attempt implements Cmd {
     const before = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     let dispatched;
     try {
-      dispatched = await dispatchOperation(w.ledger, op.id, { fence }, agent, at(w));
+      dispatched = await dispatch(w.ledger, op.id, fence, at(w));
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
       if (fence < before.fence) expect(error.code).toBe("stale_fence");
@@ -160,7 +184,12 @@ class Approve implements Cmd {
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
-    if (await settle(w, op.id, approveOperation(w.ledger, op.id, { reason: "model" }, alice, at(w)), ["not_awaiting_approval"])) recordApproval(w, op.id);
+    if (
+      await settle(w, op.id, approveOperation(w.ledger, op.id, { reason: "model" }, alice, at(w)), [
+        "not_awaiting_approval",
+      ])
+    )
+      recordApproval(w, op.id);
   }
   toString = () => `approve(op${this.op})`;
 }
@@ -180,25 +209,48 @@ class Reject implements Cmd {
 
 /** A truthful reconciler: it looks the effect up at the provider; "did not happen" may come with the retry's approval, or leave it to the gate. */
 class Reconcile implements Cmd {
-  constructor(readonly op: number, readonly approveRetry: boolean) {}
+  constructor(
+    readonly op: number,
+    readonly approveRetry: boolean,
+  ) {}
   check = () => true;
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
     const applied = (w.effects.get(op.id)?.length ?? 0) > 0;
     const approveRetry = !applied && this.approveRetry;
-    const input = { outcome: applied ? ("applied" as const) : ("not_applied" as const), evidence: { lookup: "model" }, approveRetry };
-    if ((await settle(w, op.id, reconcileOperation(w.ledger, op.id, input, alice, at(w)), ["not_unknown"])) && approveRetry) recordApproval(w, op.id);
+    const input = {
+      outcome: applied ? ("applied" as const) : ("not_applied" as const),
+      // A person who says the effect happened names the provider's id for it (the ledger's reconcile rule).
+      ...(applied ? { providerId: `effect-of-${op.id}` } : {}),
+      evidence: { lookup: "model" },
+      approveRetry,
+    };
+    if (
+      (await settle(w, op.id, reconcileOperation(w.ledger, op.id, input, alice, at(w)), ["not_unknown"])) &&
+      approveRetry
+    )
+      recordApproval(w, op.id);
   }
   toString = () => `reconcile(op${this.op}, approve=${this.approveRetry})`;
 }
 
 /** An admin edits a contract: later plans run under the new version, operations already planned keep theirs. */
 class EditContract implements Cmd {
-  constructor(readonly tool: string, readonly maxAttempts: number, readonly approval: boolean) {}
+  constructor(
+    readonly tool: string,
+    readonly maxAttempts: number,
+    readonly approval: boolean,
+  ) {}
   check = () => true;
   async run(_m: Model, w: World) {
-    const { contract, changed } = await putContract(w.ledger, this.tool, editedContract(this.tool, this.maxAttempts, this.approval), alice, at(w));
+    const { contract, changed } = await putContract(
+      w.ledger,
+      this.tool,
+      editedContract(this.tool, this.maxAttempts, this.approval),
+      alice,
+      at(w),
+    );
     const before = w.contractVersions.get(this.tool) ?? 0;
     expect(contract.version).toBe(changed ? before + 1 : before);
     w.contractVersions.set(this.tool, contract.version);
@@ -209,7 +261,9 @@ class EditContract implements Cmd {
 // Few operations and two workers, so leases, take-overs and retries collide often.
 const index = fc.nat({ max: 2 });
 const worker = fc.constantFrom(...WORKERS);
-const plan = fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat({ max: 1 }), fc.nat({ max: 1 })).map(([t, k, a]) => new Plan(t, k, a));
+const plan = fc
+  .tuple(fc.constantFrom(...TOOL_NAMES), fc.nat({ max: 1 }), fc.nat({ max: 1 }))
+  .map(([t, k, a]) => new Plan(t, k, a));
 const claim = fc.tuple(index, worker, fc.constantFrom(200, 5000)).map(([o, wk, l]) => new Claim(o, wk, l));
 const attempt = fc.tuple(index, worker, fc.constantFrom(...BEHAVIOURS)).map(([o, wk, b]) => new Attempt(o, wk, b));
 // Repeating an arbitrary weights it: most steps are claims and attempts, as in a real run.
@@ -230,7 +284,9 @@ const commands = fc.commands<Model, World, false>(
     index.map((o) => new Approve(o)),
     index.map((o) => new Reject(o)),
     fc.tuple(index, fc.boolean()).map(([o, a]) => new Reconcile(o, a)),
-    fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(1, 3), fc.boolean()).map(([t, m, a]) => new EditContract(t, m, a)),
+    fc
+      .tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(1, 3), fc.boolean())
+      .map(([t, m, a]) => new EditContract(t, m, a)),
   ],
   { maxCommands: 60, size: "max" },
 );

@@ -33,7 +33,12 @@ describe.skipIf(!testPostgresUrl())("two instances on one PostgreSQL", () => {
   it("grants exactly one approval when two operators approve the same operation at once", async () => {
     await withContract(t.ledger, "payments.refund", "IDEMPOTENT", { approval: "required" });
     for (let round = 0; round < 10; round++) {
-      const { operation } = await planOperation(t.ledger, { tool: "payments.refund", args: { round }, idempotencyKey: `r${round}` }, agent, T0);
+      const { operation } = await planOperation(
+        t.ledger,
+        { tool: "payments.refund", args: { round }, idempotencyKey: `r${round}` },
+        agent,
+        T0,
+      );
       expect(operation.phase).toBe("AWAITING_APPROVAL");
       const results = await Promise.allSettled([
         approveOperation(t.ledger, operation.id, { reason: "checked by alice" }, alice, at(1)),
@@ -55,7 +60,10 @@ describe.skipIf(!testPostgresUrl())("two instances on one PostgreSQL", () => {
       await dispatch(t.ledger, id, fence, at(1));
       ids.push(id);
     }
-    const [mine, theirs] = await Promise.all([recoverExpiredLeases(t.ledger, at(5000)), recoverExpiredLeases(other, at(5000))]);
+    const [mine, theirs] = await Promise.all([
+      recoverExpiredLeases(t.ledger, at(5000)),
+      recoverExpiredLeases(other, at(5000)),
+    ]);
     expect(mine + theirs).toBe(20);
     // Each fence moved once past the worker's (1 -> 2), each row version once past dispatch (2 -> 3).
     const rows = await t.db.operation.findMany({ where: { id: { in: ids } } });

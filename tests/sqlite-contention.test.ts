@@ -26,7 +26,9 @@ afterEach(async () => {
 /** Rejects instead of hanging when the ledger is wedged. */
 function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
@@ -61,7 +63,12 @@ async function lane(ledger: Ledger, name: string, until: Promise<void>, into: Ha
     const key = `${name}-${n}`;
     const now = at(n * 10);
     try {
-      const { operation } = await planOperation(ledger, { tool: "payments.charge", args: { n }, idempotencyKey: key }, agent, now);
+      const { operation } = await planOperation(
+        ledger,
+        { tool: "payments.charge", args: { n }, idempotencyKey: key },
+        agent,
+        now,
+      );
       into.acknowledged.set(key, { id: operation.id, step: "PLANNED" });
       const lease = await claimLease(ledger, operation.id, { workerId: name, leaseMs: 60_000 }, agent, now);
       into.acknowledged.set(key, { id: operation.id, step: "CLAIMED" });
@@ -79,11 +86,18 @@ async function lane(ledger: Ledger, name: string, until: Promise<void>, into: Ha
 
 /** Every acknowledged step is in the database, and nothing a refused call tried is. */
 async function expectNoLostWrite(ledger: Ledger, done: Hammered): Promise<void> {
-  const rows = await ledger.db.operation.findMany({ select: { id: true, idempotencyKey: true, phase: true, fence: true } });
+  const rows = await ledger.db.operation.findMany({
+    select: { id: true, idempotencyKey: true, phase: true, fence: true },
+  });
   expect(rows.map((r) => r.idempotencyKey).sort()).toEqual([...done.acknowledged.keys()].sort());
   for (const row of rows) {
     const step = done.acknowledged.get(row.idempotencyKey)?.step;
-    const expected = { PLANNED: ["PLANNED", 0], CLAIMED: ["PLANNED", 1], DISPATCHED: ["DISPATCHED", 1], CONFIRMED: ["CONFIRMED", 1] }[step ?? "PLANNED"];
+    const expected = {
+      PLANNED: ["PLANNED", 0],
+      CLAIMED: ["PLANNED", 1],
+      DISPATCHED: ["DISPATCHED", 1],
+      CONFIRMED: ["CONFIRMED", 1],
+    }[step ?? "PLANNED"];
     expect([row.phase, row.fence], `${row.idempotencyKey} acknowledged as ${step}`).toEqual(expected);
   }
 }
@@ -168,29 +182,37 @@ async function writeBesideRolledBackTransaction(db: Db): Promise<{ lost: boolean
   return { lost: !tools.includes("acknowledged") };
 }
 
-describe.skipIf(testPostgresUrl() !== null)("Prisma's better-sqlite3 adapter without opledger's guard (canaries: when these fail upstream fixed it, and lib/db/sqlite-connection-guard.ts can go)", () => {
-  let bare: PrismaClient;
-  beforeEach(() => {
-    bare = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: t.url, timeout: 100 }) });
-  });
-  afterEach(async () => {
-    await bare.$disconnect();
-  });
+describe.skipIf(testPostgresUrl() !== null)(
+  "Prisma's better-sqlite3 adapter without opledger's guard (canaries: when these fail upstream fixed it, and lib/db/sqlite-connection-guard.ts can go)",
+  () => {
+    let bare: PrismaClient;
+    beforeEach(() => {
+      bare = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: t.url, timeout: 100 }) });
+    });
+    afterEach(async () => {
+      await bare.$disconnect();
+    });
 
-  it("loses an acknowledged write made beside another request's transaction that rolls back", async () => {
-    expect(await writeBesideRolledBackTransaction(bare)).toEqual({ lost: true });
-  });
+    it("loses an acknowledged write made beside another request's transaction that rolls back", async () => {
+      expect(await writeBesideRolledBackTransaction(bare)).toEqual({ lost: true });
+    });
 
-  it("wedges after one SQLITE_BUSY at COMMIT: the next transaction never starts", async () => {
-    await bare.$queryRawUnsafe("PRAGMA journal_mode = DELETE");
-    const holder = await holdSqliteLock(t.file!, "read", 600);
-    const first = await bare
-      .$transaction((tx) => tx.toolContract.create({ data: { tool: "first", currentVersion: 1, createdAt: at(0) } }))
-      .then(() => "committed", (error: unknown) => String((error as { cause?: { originalCode?: unknown } }).cause?.originalCode));
-    expect(first).toBe("SQLITE_BUSY");
-    await holder.released;
-    const next = bare.$transaction((tx) => tx.toolContract.create({ data: { tool: "next", currentVersion: 1, createdAt: at(0) } }));
-    next.catch(() => undefined);
-    await expect(within(1500, next, "the next transaction")).rejects.toThrow("did not finish within 1500 ms");
-  });
-});
+    it("wedges after one SQLITE_BUSY at COMMIT: the next transaction never starts", async () => {
+      await bare.$queryRawUnsafe("PRAGMA journal_mode = DELETE");
+      const holder = await holdSqliteLock(t.file!, "read", 600);
+      const first = await bare
+        .$transaction((tx) => tx.toolContract.create({ data: { tool: "first", currentVersion: 1, createdAt: at(0) } }))
+        .then(
+          () => "committed",
+          (error: unknown) => String((error as { cause?: { originalCode?: unknown } }).cause?.originalCode),
+        );
+      expect(first).toBe("SQLITE_BUSY");
+      await holder.released;
+      const next = bare.$transaction((tx) =>
+        tx.toolContract.create({ data: { tool: "next", currentVersion: 1, createdAt: at(0) } }),
+      );
+      next.catch(() => undefined);
+      await expect(within(1500, next, "the next transaction")).rejects.toThrow("did not finish within 1500 ms");
+    });
+  },
+);

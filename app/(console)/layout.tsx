@@ -1,6 +1,6 @@
 // Frame of every console page: top bar, left navigation with queue counts, and a scrolling main area.
 import type { ReactNode } from "react";
-import { queueCounts } from "@/components/operations/queue-counts";
+import { queueCounts } from "@/lib/console/queue-counts";
 import { LiveNav } from "@/components/shell/live-nav";
 import { SkipLink } from "@/components/shell/skip-link";
 import { TopBar } from "@/components/shell/top-bar";

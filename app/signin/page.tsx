@@ -21,7 +21,11 @@ function originOf(url: string | undefined): string | undefined {
   }
 }
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const callbackUrl = safeCallbackUrl(params.callbackUrl, originOf(process.env.NEXTAUTH_URL));
   if (await currentUser()) redirect(callbackUrl);

@@ -17,7 +17,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     for (const element of document.querySelectorAll<HTMLElement>("main, main *, dialog[open]")) {
       const { overflowY } = getComputedStyle(element);
       const scrolls = overflowY === "auto" || overflowY === "scroll" || element.tagName === "DIALOG";
-      if (scrolls) tallest = Math.max(tallest, element.scrollHeight + Math.max(0, element.getBoundingClientRect().top) + 32);
+      if (scrolls)
+        tallest = Math.max(tallest, element.scrollHeight + Math.max(0, element.getBoundingClientRect().top) + 32);
     }
     return tallest;
   });

@@ -5,7 +5,10 @@ import { extraPort, ServerProcess } from "../fixtures/server-process";
 import { E2E_ENGINE, freshDatabase } from "./support/fresh-database";
 
 test("readiness answers 503 while the database is gone and 200 when it is back; liveness stays 200", async () => {
-  test.skip(E2E_ENGINE === "sqlite", "a SQLite file cannot be taken away from the server that has it open; this needs PostgreSQL");
+  test.skip(
+    E2E_ENGINE === "sqlite",
+    "a SQLite file cannot be taken away from the server that has it open; this needs PostgreSQL",
+  );
   test.setTimeout(180_000);
   const port = extraPort(5);
   const database = await freshDatabase(`health_${port}`);

@@ -15,12 +15,20 @@ const WRITES_PER_ROUND = 80;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the agents until `WRITES_PER_ROUND` writes were acknowledged, then `interrupt()` while they are still sending. */
-async function loadRound<T>(request: APIRequestContext, ledger: Ledger, tool: string, round: string, interrupt: () => Promise<T>): Promise<T> {
+async function loadRound<T>(
+  request: APIRequestContext,
+  ledger: Ledger,
+  tool: string,
+  round: string,
+  interrupt: () => Promise<T>,
+): Promise<T> {
   let stopped = false;
   let finished = false;
   const target = ledger.acks + WRITES_PER_ROUND;
   const agents = Promise.all(
-    Array.from({ length: AGENTS }, (_, i) => runAgent(request, ledger, { tool, agent: `a${i}`, round, stop: () => stopped })),
+    Array.from({ length: AGENTS }, (_, i) =>
+      runAgent(request, ledger, { tool, agent: `a${i}`, round, stop: () => stopped }),
+    ),
   ).finally(() => (finished = true));
   while (ledger.acks < target && !finished) await sleep(10);
   expect(finished, `the agents stopped early: ${ledger.refusals.join("; ")}`).toBe(false);
@@ -42,7 +50,10 @@ async function expectAcknowledgedWrites(request: APIRequestContext, ledger: Ledg
     if (ack.phase === "CONFIRMED") {
       expect(op.phase, where).toBe("CONFIRMED");
       expect(op.providerId, where).toBe(ack.providerId);
-      expect(op.attempts.map((a) => a.result), where).toEqual(["confirmed"]);
+      expect(
+        op.attempts.map((a) => a.result),
+        where,
+      ).toEqual(["confirmed"]);
     }
     const again = expectJson(await client.plan({ tool, args: ack.args, idempotencyKey: ack.idempotencyKey }), 200);
     expect(again.id, where).toBe(ack.id);
@@ -61,7 +72,14 @@ async function finishInterrupted(request: APIRequestContext, ledger: Ledger): Pr
     if (lease.operation.phase !== "DISPATCHED") {
       expect(expectJson(await client.dispatch(ack.id, { fence: lease.fence }), 200).phase).toBe("DISPATCHED");
     }
-    const done = expectJson(await client.outcome(ack.id, { fence: lease.fence, result: "confirmed", providerId: `prov-${ack.idempotencyKey}` }), 200);
+    const done = expectJson(
+      await client.outcome(ack.id, {
+        fence: lease.fence,
+        result: "confirmed",
+        providerId: `prov-${ack.idempotencyKey}`,
+      }),
+      200,
+    );
     expect(done.phase).toBe("CONFIRMED");
     finished++;
   }
@@ -72,7 +90,10 @@ async function finishInterrupted(request: APIRequestContext, ledger: Ledger): Pr
  * A plan whose body arrives in two halves: the server has the request (headers and half the body) before `finish()`
  * sends the rest. Answers with the status and body, or rejects if the connection dies.
  */
-function slowPlan(url: string, body: unknown): { finish: () => void; answer: Promise<{ status: number; text: string }> } {
+function slowPlan(
+  url: string,
+  body: unknown,
+): { finish: () => void; answer: Promise<{ status: number; text: string }> } {
   const bytes = Buffer.from(JSON.stringify(body));
   const half = Math.floor(bytes.length / 2);
   const target = new URL("/api/v1/operations", url);
@@ -81,7 +102,11 @@ function slowPlan(url: string, body: unknown): { finish: () => void; answer: Pro
     port: target.port,
     path: target.pathname,
     method: "POST",
-    headers: { authorization: `Bearer ${TEST_BOOTSTRAP_API_KEY}`, "content-type": "application/json", "content-length": bytes.length },
+    headers: {
+      authorization: `Bearer ${TEST_BOOTSTRAP_API_KEY}`,
+      "content-type": "application/json",
+      "content-length": bytes.length,
+    },
   });
   const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
     req.on("response", (res) => {
@@ -118,7 +143,9 @@ async function waitUntilRefusing(url: string): Promise<void> {
   throw new Error(`${url} still accepts connections 15 s after SIGTERM`);
 }
 
-test("every acknowledged write survives a SIGKILL and a SIGTERM in the middle of a load run", async ({ playwright }) => {
+test("every acknowledged write survives a SIGKILL and a SIGTERM in the middle of a load run", async ({
+  playwright,
+}) => {
   test.setTimeout(360_000);
   const port = extraPort(3);
   const database = await freshDatabase(`restart_${port}`);
@@ -133,7 +160,9 @@ test("every acknowledged write survives a SIGKILL and a SIGTERM in the middle of
 
     // Round 1: the machine dies. Whatever the server acknowledged was committed (WAL + synchronous=FULL on SQLite).
     const killed = await loadRound(request, ledger, tool, "kill", () => server.stop("SIGKILL"));
-    figures.push(`SIGKILL after ${ledger.acks} acknowledged writes (${ledger.unanswered} unanswered), group gone in ${killed.ms} ms`);
+    figures.push(
+      `SIGKILL after ${ledger.acks} acknowledged writes (${ledger.unanswered} unanswered), group gone in ${killed.ms} ms`,
+    );
     let begun = Date.now();
     server = await start();
     figures.push(`restart after SIGKILL: healthy in ${Date.now() - begun} ms`);
@@ -166,7 +195,10 @@ test("every acknowledged write survives a SIGKILL and a SIGTERM in the middle of
     server = await start();
     figures.push(`restart after SIGTERM: healthy in ${Date.now() - begun} ms`);
     await expectAcknowledgedWrites(request, ledger, tool);
-    const planAgain = expectJson(await api(request).plan({ tool, args: inFlightArgs, idempotencyKey: inFlightKey }), 200);
+    const planAgain = expectJson(
+      await api(request).plan({ tool, args: inFlightArgs, idempotencyKey: inFlightKey }),
+      200,
+    );
     expect(planAgain.id).toBe(inFlightOp.id);
 
     // The server keeps working: the interrupted operations finish, and a new round runs without a single refusal.
@@ -175,7 +207,9 @@ test("every acknowledged write survives a SIGKILL and a SIGTERM in the middle of
     await loadRound(request, ledger, tool, "after", () => Promise.resolve());
     expect(ledger.acks - before).toBeGreaterThanOrEqual(WRITES_PER_ROUND);
     expect(ledger.refusals).toEqual([]);
-    figures.push(`${resumed} interrupted operations finished after the restart; ${ledger.acknowledged.size} operations, ${ledger.acks} acknowledged writes in all`);
+    figures.push(
+      `${resumed} interrupted operations finished after the restart; ${ledger.acknowledged.size} operations, ${ledger.acks} acknowledged writes in all`,
+    );
   } finally {
     for (const line of figures) test.info().annotations.push({ type: "figures", description: line });
     console.log(`[restart-under-load ${E2E_ENGINE}]\n  ${figures.join("\n  ")}`);

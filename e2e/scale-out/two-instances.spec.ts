@@ -73,7 +73,10 @@ test.describe("two server instances on one PostgreSQL", () => {
     const items: Operation[] = [];
     let cursor: string | null = null;
     do {
-      const page: Page<Operation> = expectJson(await via(items.length).list({ tool: name, limit: 200, ...(cursor ? { cursor } : {}) }), 200);
+      const page: Page<Operation> = expectJson(
+        await via(items.length).list({ tool: name, limit: 200, ...(cursor ? { cursor } : {}) }),
+        200,
+      );
       items.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor);
@@ -88,7 +91,9 @@ test.describe("two server instances on one PostgreSQL", () => {
     // Every agent plans the same keys at the same moment, half of them through each instance.
     const plans = await Promise.all(
       keys.flatMap((key, k) =>
-        Array.from({ length: AGENTS_PER_KEY }, (_, j) => via(j + k).plan({ tool: name, args: { key }, idempotencyKey: key })),
+        Array.from({ length: AGENTS_PER_KEY }, (_, j) =>
+          via(j + k).plan({ tool: name, args: { key }, idempotencyKey: key }),
+        ),
       ),
     );
     const ids: string[] = [];
@@ -105,7 +110,9 @@ test.describe("two server instances on one PostgreSQL", () => {
     // Every agent claims every operation at the same moment through both instances: one lease each, the others 409.
     const claims = await Promise.all(
       ids.flatMap((id, k) =>
-        Array.from({ length: AGENTS_PER_KEY }, (_, j) => via(j + k + 1).claim(id, { workerId: `agent-${j}`, leaseMs: 60_000 })),
+        Array.from({ length: AGENTS_PER_KEY }, (_, j) =>
+          via(j + k + 1).claim(id, { workerId: `agent-${j}`, leaseMs: 60_000 }),
+        ),
       ),
     );
     const winners: { id: string; fence: number; workerId: string }[] = [];
@@ -123,16 +130,24 @@ test.describe("two server instances on one PostgreSQL", () => {
     }
 
     // Each winner sends its dispatch twice at once, through both instances: one attempt is granted, never two.
-    const dispatches = await Promise.all(winners.flatMap((w) => [0, 1].map((n) => via(n).dispatch(w.id, { fence: w.fence }))));
+    const dispatches = await Promise.all(
+      winners.flatMap((w) => [0, 1].map((n) => via(n).dispatch(w.id, { fence: w.fence }))),
+    );
     for (let k = 0; k < KEYS; k++) {
       const pair = dispatches.slice(2 * k, 2 * k + 2);
-      expect(pair.filter((r) => r.status === 200), `dispatches of ${winners[k]!.id}: ${statuses(pair).join(", ")}`).toHaveLength(1);
+      expect(
+        pair.filter((r) => r.status === 200),
+        `dispatches of ${winners[k]!.id}: ${statuses(pair).join(", ")}`,
+      ).toHaveLength(1);
       expect(pair.find((r) => r.status !== 200)!.status).toBe(409);
     }
     // And reports its outcome through the other instance.
     await Promise.all(
       winners.map(async (w, k) => {
-        const done = expectJson(await via(k + 1).outcome(w.id, { fence: w.fence, result: "confirmed", providerId: `p-${w.id}` }), 200);
+        const done = expectJson(
+          await via(k + 1).outcome(w.id, { fence: w.fence, result: "confirmed", providerId: `p-${w.id}` }),
+          200,
+        );
         expect(done.phase).toBe("CONFIRMED");
       }),
     );
@@ -141,7 +156,9 @@ test.describe("two server instances on one PostgreSQL", () => {
       expect(op.phase).toBe("CONFIRMED");
       expect(op.fence).toBe(1);
       expect(op.attempt).toBe(1);
-      expect(op.attempts.map((a) => [a.number, a.fence, a.result, a.workerId])).toEqual([[1, 1, "confirmed", w.workerId]]);
+      expect(op.attempts.map((a) => [a.number, a.fence, a.result, a.workerId])).toEqual([
+        [1, 1, "confirmed", w.workerId],
+      ]);
       expect(count(op, "operation.planned")).toBe(1);
       expect(count(op, "operation.lease_claimed") + count(op, "operation.lease_taken_over")).toBe(1);
       expect(count(op, "operation.dispatched")).toBe(1);
@@ -156,7 +173,9 @@ test.describe("two server instances on one PostgreSQL", () => {
     test.setTimeout(120_000);
     const name = await tool({ effect: "NON_RETRYABLE", approval: "required", maxAttempts: 1 });
     const planned = await Promise.all(
-      Array.from({ length: APPROVALS }, (_, i) => via(i).plan({ tool: name, args: { i }, idempotencyKey: uniqueId("approve") })),
+      Array.from({ length: APPROVALS }, (_, i) =>
+        via(i).plan({ tool: name, args: { i }, idempotencyKey: uniqueId("approve") }),
+      ),
     );
     const ids = planned.map((r) => {
       const op = expectJson(r, 201);
@@ -186,7 +205,10 @@ test.describe("two server instances on one PostgreSQL", () => {
     for (const [k, id] of ids.entries()) {
       const lease = expectJson(await via(k).claim(id, { workerId: `runner-${k}`, leaseMs: 60_000 }), 200);
       const pair = await Promise.all([0, 1].map((n) => via(n).dispatch(id, { fence: lease.fence })));
-      expect(pair.filter((r) => r.status === 200), statuses(pair).join(", ")).toHaveLength(1);
+      expect(
+        pair.filter((r) => r.status === 200),
+        statuses(pair).join(", "),
+      ).toHaveLength(1);
       expectJson(await via(k + 1).outcome(id, { fence: lease.fence, result: "confirmed", providerId: `p-${id}` }), 200);
       const op = await detail(id, k);
       expect(op.phase).toBe("CONFIRMED");
@@ -228,7 +250,9 @@ test.describe("two server instances on one PostgreSQL", () => {
     );
     // Wait for every operation to settle, then let both sweeps run several more times over them.
     await expect
-      .poll(async () => (await operationsOf(name)).filter((op) => op.phase === "DISPATCHED").length, { timeout: 30_000 })
+      .poll(async () => (await operationsOf(name)).filter((op) => op.phase === "DISPATCHED").length, {
+        timeout: 30_000,
+      })
       .toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
@@ -253,7 +277,10 @@ test.describe("two server instances on one PostgreSQL", () => {
       expect(sweeps, where).toHaveLength(1);
       expect(sweeps[0]!.actorType, where).toBe("system");
       expect(op.fence, where).toBe(2);
-      expect(op.attempts.map((a) => a.result), where).toEqual(["unknown"]);
+      expect(
+        op.attempts.map((a) => a.result),
+        where,
+      ).toEqual(["unknown"]);
       recovered++;
     }
     expect(recovered).toBeGreaterThanOrEqual(EXPIRING / 2);
@@ -264,6 +291,9 @@ test.describe("two server instances on one PostgreSQL", () => {
 
   /** How many operations the second instance's sweep moved so far, from its log. */
   function movedBySecond(): number {
-    return [...second.logs().matchAll(/recovery sweep moved (\d+) operation/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    return [...second.logs().matchAll(/recovery sweep moved (\d+) operation/g)].reduce(
+      (sum, m) => sum + Number(m[1]),
+      0,
+    );
   }
 });

@@ -50,12 +50,18 @@ export const UNICODE_EDGES = [
   "${7*7}{{7*7}}",
 ] as const;
 
-const unicodeText = fc.oneof(fc.constantFrom(...UNICODE_EDGES), fc.string({ unit: "binary", maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 40 }));
+const unicodeText = fc.oneof(
+  fc.constantFrom(...UNICODE_EDGES),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+);
 
 /** Leaf and object paths of a JSON value, except the any-JSON fields and what is inside them. */
 function paths(value: unknown, prefix: string[] = []): string[][] {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return prefix.length ? [prefix] : [];
-  const inner = Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (ANY_JSON_FIELDS.has(k) ? [] : paths(v, [...prefix, k])));
+  const inner = Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    ANY_JSON_FIELDS.has(k) ? [] : paths(v, [...prefix, k]),
+  );
   return prefix.length ? [prefix, ...inner] : inner;
 }
 
@@ -76,7 +82,14 @@ function wrongValue(original: unknown, nullable: boolean): fc.Arbitrary<unknown>
   const oversizeString = fc.integer({ min: 4_001, max: 60_000 }).map((n) => "x".repeat(n));
   const hugeArray = fc.integer({ min: 1_000, max: 20_000 }).map((n) => new Array<number>(n).fill(7));
   const common = [hugeArray, fc.array(unicodeText, { maxLength: 3 }), ...(nullable ? [] : [fc.constant(null)])];
-  if (typeof original === "string") return fc.oneof(fc.integer(), fc.boolean(), fc.dictionary(unicodeText, unicodeText, { maxKeys: 2 }), oversizeString, ...common);
+  if (typeof original === "string")
+    return fc.oneof(
+      fc.integer(),
+      fc.boolean(),
+      fc.dictionary(unicodeText, unicodeText, { maxKeys: 2 }),
+      oversizeString,
+      ...common,
+    );
   if (typeof original === "number") {
     return fc.oneof(
       fc.integer({ min: -1_000_000_000, max: -1 }),
@@ -88,7 +101,8 @@ function wrongValue(original: unknown, nullable: boolean): fc.Arbitrary<unknown>
       ...common,
     );
   }
-  if (typeof original === "boolean") return fc.oneof(fc.integer(), fc.constantFrom("true", "false", "1", ""), unicodeText, ...common);
+  if (typeof original === "boolean")
+    return fc.oneof(fc.integer(), fc.constantFrom("true", "false", "1", ""), unicodeText, ...common);
   if (original === null) return fc.oneof(fc.integer(), fc.boolean(), unicodeText, hugeArray);
   return fc.oneof(fc.integer(), fc.boolean(), unicodeText, oversizeString, ...common);
 }
@@ -96,7 +110,13 @@ function wrongValue(original: unknown, nullable: boolean): fc.Arbitrary<unknown>
 /** The valid body with exactly one field (found anywhere in it) given a wrong value. */
 function mutated(valid: Record<string, unknown>): fc.Arbitrary<string> {
   const fields = paths(valid);
-  return fc.constantFrom(...fields).chain((path) => wrongValue(getAt(valid, path), NULLABLE_FIELDS.has(path.at(-1)!)).map((v) => JSON.stringify(setAt(valid, path, v))));
+  return fc
+    .constantFrom(...fields)
+    .chain((path) =>
+      wrongValue(getAt(valid, path), NULLABLE_FIELDS.has(path.at(-1)!)).map((v) =>
+        JSON.stringify(setAt(valid, path, v)),
+      ),
+    );
 }
 
 const PLACEHOLDER = "\u0001fuzz-key\u0001";
@@ -107,17 +127,35 @@ const PLACEHOLDER = "\u0001fuzz-key\u0001";
  * JSON.stringify would not keep an own "__proto__".
  */
 function extraKey(valid: Record<string, unknown>): fc.Arbitrary<string> {
-  const objects = [[], ...paths(valid).filter((p) => { const v = getAt(valid, p); return v !== null && typeof v === "object" && !Array.isArray(v); })];
+  const objects = [
+    [],
+    ...paths(valid).filter((p) => {
+      const v = getAt(valid, p);
+      return v !== null && typeof v === "object" && !Array.isArray(v);
+    }),
+  ];
   return fc
     .record({
       at: fc.constantFrom(...objects),
       key: fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "isAdmin", "scopes", "role"), unicodeText),
-      value: fc.constantFrom('{"isAdmin":true,"role":"admin"}', '{"prototype":{"polluted":1}}', "true", '"admin"', "[]"),
+      value: fc.constantFrom(
+        '{"isAdmin":true,"role":"admin"}',
+        '{"prototype":{"polluted":1}}',
+        "true",
+        '"admin"',
+        "[]",
+      ),
     })
     .map(({ at, key, value }) => {
       const target = at.length === 0 ? valid : getAt(valid, at);
-      const withPlaceholder = at.length === 0 ? { ...valid, [PLACEHOLDER]: 0 } : setAt(valid, at, { ...(target as object), [PLACEHOLDER]: 0 });
-      return JSON.stringify(withPlaceholder).replace(`${JSON.stringify(PLACEHOLDER)}:0`, `${JSON.stringify(key)}:${value}`);
+      const withPlaceholder =
+        at.length === 0
+          ? { ...valid, [PLACEHOLDER]: 0 }
+          : setAt(valid, at, { ...(target as object), [PLACEHOLDER]: 0 });
+      return JSON.stringify(withPlaceholder).replace(
+        `${JSON.stringify(PLACEHOLDER)}:0`,
+        `${JSON.stringify(key)}:${value}`,
+      );
     });
 }
 
@@ -135,14 +173,30 @@ const nonJson = fc.oneof(
       return true;
     }
   }),
-  fc.constantFrom("tool=x&args=1", "<operation><tool>x</tool></operation>", "--fuzz\r\nContent-Disposition: form-data; name=\"tool\"\r\n\r\nx\r\n--fuzz--", "{", "}", "[", "{'tool': 'x'}", "{\"a\":1}}", "NaN", "undefined", "\ufeff{", "{\"a\":\"\\ud800\"", "{\"a\":1,}"),
+  fc.constantFrom(
+    "tool=x&args=1",
+    "<operation><tool>x</tool></operation>",
+    '--fuzz\r\nContent-Disposition: form-data; name="tool"\r\n\r\nx\r\n--fuzz--',
+    "{",
+    "}",
+    "[",
+    "{'tool': 'x'}",
+    '{"a":1}}',
+    "NaN",
+    "undefined",
+    "\ufeff{",
+    '{"a":"\\ud800"',
+    '{"a":1,}',
+  ),
 );
 
 function oversized(valid: Record<string, unknown>): fc.Arbitrary<{ text: string; chunked: boolean }> {
-  return fc.record({ extra: fc.integer({ min: 1, max: 64 * 1024 }), chunked: fc.boolean() }).map(({ extra, chunked }) => ({
-    text: JSON.stringify({ ...valid, padding: "p".repeat(MAX_BODY_BYTES + extra) }),
-    chunked,
-  }));
+  return fc
+    .record({ extra: fc.integer({ min: 1, max: 64 * 1024 }), chunked: fc.boolean() })
+    .map(({ extra, chunked }) => ({
+      text: JSON.stringify({ ...valid, padding: "p".repeat(MAX_BODY_BYTES + extra) }),
+      chunked,
+    }));
 }
 
 const hugeJson = fc.oneof(
@@ -153,9 +207,16 @@ const hugeJson = fc.oneof(
 );
 
 /** Raw bytes that are not UTF-8 at all (overlong forms, lone continuation bytes), around a JSON-looking frame. */
-const badUtf8 = fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) =>
-  Buffer.concat([Buffer.from('{"tool":"'), Buffer.from([0xc0, 0x80, 0xff, 0xfe]), Buffer.from(bytes), Buffer.from('"}')]),
-);
+const badUtf8 = fc
+  .uint8Array({ minLength: 1, maxLength: 64 })
+  .map((bytes) =>
+    Buffer.concat([
+      Buffer.from('{"tool":"'),
+      Buffer.from([0xc0, 0x80, 0xff, 0xfe]),
+      Buffer.from(bytes),
+      Buffer.from('"}'),
+    ]),
+  );
 
 /**
  * One hostile body for a route whose valid body is `valid` (or none: then only bodies that need no base). Every body
@@ -163,15 +224,31 @@ const badUtf8 = fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) =>
  */
 export function hostileBody(valid: Record<string, unknown> | undefined): fc.Arbitrary<FuzzBody> {
   const base = valid ?? { tool: "fuzz", n: 1 };
-  const text = (kind: string, arb: fc.Arbitrary<string>, weight: number) => ({ weight, arbitrary: arb.map((t) => ({ kind, bytes: Buffer.from(t), chunked: false })) });
+  const text = (kind: string, arb: fc.Arbitrary<string>, weight: number) => ({
+    weight,
+    arbitrary: arb.map((t) => ({ kind, bytes: Buffer.from(t), chunked: false })),
+  });
   const shaped = [
-    text("random JSON", fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? "null"), 6),
+    text(
+      "random JSON",
+      fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? "null"),
+      6,
+    ),
     text("truncated JSON", truncated(base), 3),
     text("not JSON", nonJson, 3),
     text("huge JSON", hugeJson, 1),
     { weight: 1, arbitrary: badUtf8.map((bytes) => ({ kind: "invalid UTF-8", bytes, chunked: false })) },
-    { weight: 1, arbitrary: oversized(base).map(({ text: t, chunked }) => ({ kind: chunked ? "oversized, chunked" : "oversized", bytes: Buffer.from(t), chunked })) },
+    {
+      weight: 1,
+      arbitrary: oversized(base).map(({ text: t, chunked }) => ({
+        kind: chunked ? "oversized, chunked" : "oversized",
+        bytes: Buffer.from(t),
+        chunked,
+      })),
+    },
     ...(valid ? [text("one field wrong", mutated(valid), 8), text("extra or prototype key", extraKey(valid), 3)] : []),
   ];
-  return fc.record({ body: fc.oneof(...shaped), contentType: fc.constantFrom(...CONTENT_TYPES) }).map(({ body, contentType }) => ({ ...body, contentType }));
+  return fc
+    .record({ body: fc.oneof(...shaped), contentType: fc.constantFrom(...CONTENT_TYPES) })
+    .map(({ body, contentType }) => ({ ...body, contentType }));
 }

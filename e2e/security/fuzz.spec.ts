@@ -15,7 +15,9 @@ const CONCURRENCY = 6;
 /** JSON with object keys sorted: the ledger stores args canonically, so key order is not part of what must come back. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
   );
 }
 
@@ -53,13 +55,18 @@ async function send(world: World, key: string, { target, body }: Case): Promise<
     redirect: "manual",
     ...(body.chunked ? { duplex: "half" } : {}),
   } as RequestInit);
-  return { status: response.status, contentType: response.headers.get("content-type") ?? "", text: await response.text() };
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    text: await response.text(),
+  };
 }
 
 /** Why an answer is wrong, or null: a 4xx problem document whose fields are all there and agree with the status. */
 function problemFault(answer: Answer): string | null {
   if (answer.status < 400 || answer.status > 499) return `status ${answer.status}`;
-  if (!answer.contentType.startsWith("application/problem+json")) return `content type ${answer.contentType || "(none)"}`;
+  if (!answer.contentType.startsWith("application/problem+json"))
+    return `content type ${answer.contentType || "(none)"}`;
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(answer.text) as Record<string, unknown>;
@@ -68,7 +75,7 @@ function problemFault(answer: Answer): string | null {
   }
   if (doc.status !== answer.status) return `problem status ${String(doc.status)} on an HTTP ${answer.status}`;
   for (const field of ["type", "title", "detail", "code"]) {
-    if (typeof doc[field] !== "string" || (doc[field]).length === 0) return `problem without ${field}`;
+    if (typeof doc[field] !== "string" || doc[field].length === 0) return `problem without ${field}`;
   }
   if (!/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(doc.code as string)) return `code ${String(doc.code)} is not snake_case`;
   if (/\n\s+at /.test(doc.detail as string)) return "a stack trace in the detail";
@@ -81,7 +88,11 @@ function describeCase(c: Case, index: number): string {
   return `#${index} ${c.target.method} ${c.target.route} [${c.body.kind}, ${c.body.contentType ?? "no content type"}${c.body.chunked ? ", chunked" : ""}]: ${JSON.stringify(excerpt)}`;
 }
 
-async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+async function inParallel<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   await Promise.all(
@@ -95,9 +106,15 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 }
 
-test("every write route answers hostile bodies with a 4xx problem document and writes nothing", async ({ request, playwright, browser }) => {
+test("every write route answers hostile bodies with a 4xx problem document and writes nothing", async ({
+  request,
+  playwright,
+  browser,
+}) => {
   test.setTimeout(180_000);
-  console.log(`[security] fuzz seed ${SEED}, ${RUNS} requests (replay: OPLEDGER_FUZZ_SEED=${SEED} OPLEDGER_FUZZ_RUNS=${RUNS})`);
+  console.log(
+    `[security] fuzz seed ${SEED}, ${RUNS} requests (replay: OPLEDGER_FUZZ_SEED=${SEED} OPLEDGER_FUZZ_RUNS=${RUNS})`,
+  );
   expect(TARGETS.length).toBeGreaterThan(0);
   const world = await seedWorld(request);
   // Every scope, so each request gets past authorization and reaches validation.
@@ -110,9 +127,14 @@ test("every write route answers hostile bodies with a 4xx problem document and w
 
     const cases = fc.sample(
       // Routes with a body to validate are where bugs live; a method a route refuses gets a share too.
-      fc.oneof(...TARGETS.map((target) => ({ weight: target.valid ? 12 : 1, arbitrary: fc.constant(target) }))).chain((target) =>
-        hostileBody(target.valid?.(world) as Record<string, unknown> | undefined).map((body): Case => ({ target, body })),
-      ),
+      fc
+        .oneof(...TARGETS.map((target) => ({ weight: target.valid ? 12 : 1, arbitrary: fc.constant(target) })))
+        .chain((target) =>
+          hostileBody(target.valid?.(world) as Record<string, unknown> | undefined).map((body): Case => ({
+            target,
+            body,
+          })),
+        ),
       { seed: SEED, numRuns: RUNS },
     );
     const started = Date.now();
@@ -144,7 +166,11 @@ test("every write route answers hostile bodies with a 4xx problem document and w
   }
 });
 
-test("bodies full of Unicode edge cases never get a 5xx, and what is accepted reads back the same", async ({ request, playwright, browser }) => {
+test("bodies full of Unicode edge cases never get a 5xx, and what is accepted reads back the same", async ({
+  request,
+  playwright,
+  browser,
+}) => {
   test.setTimeout(120_000);
   const world = await seedWorld(request);
   const agent = await keyed(playwright, "agent key", ["agent", "operator", "admin"]);
@@ -152,10 +178,13 @@ test("bodies full of Unicode edge cases never get a 5xx, and what is accepted re
   try {
     const key = agent.headers.authorization!.replace(/^Bearer /, "");
     const forceBreaker = exposedAction("forceDependencyBreaker");
-    const strings = fc.sample(fc.oneof(fc.constantFrom(...UNICODE_EDGES), fc.string({ unit: "binary", minLength: 1, maxLength: 30 })), {
-      seed: SEED,
-      numRuns: 120,
-    });
+    const strings = fc.sample(
+      fc.oneof(fc.constantFrom(...UNICODE_EDGES), fc.string({ unit: "binary", minLength: 1, maxLength: 30 })),
+      {
+        seed: SEED,
+        numRuns: 120,
+      },
+    );
     const faults: string[] = [];
     const check = async (method: "POST" | "PUT", path: string, body: unknown): Promise<Answer> => {
       const response = await fetch(`${E2E_BASE_URL}${path}`, {
@@ -163,7 +192,11 @@ test("bodies full of Unicode edge cases never get a 5xx, and what is accepted re
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       });
-      const answer = { status: response.status, contentType: response.headers.get("content-type") ?? "", text: await response.text() };
+      const answer = {
+        status: response.status,
+        contentType: response.headers.get("content-type") ?? "",
+        text: await response.text(),
+      };
       const where = `${method} ${path} ${JSON.stringify(body).slice(0, 200)}`;
       if (answer.status >= 500) faults.push(`${where}\n  -> ${answer.status}: ${answer.text.slice(0, 300)}`);
       else if (answer.status >= 400 && problemFault(answer)) faults.push(`${where}\n  -> ${problemFault(answer)}`);
@@ -171,10 +204,18 @@ test("bodies full of Unicode edge cases never get a 5xx, and what is accepted re
     };
     for (const [i, s] of strings.entries()) {
       const args = { note: s, [s]: [s] };
-      const planned = await check("POST", "/api/v1/operations", { tool: world.tool, args, idempotencyKey: `${s}-${i}`, runId: `${s}-run`, agentId: s });
+      const planned = await check("POST", "/api/v1/operations", {
+        tool: world.tool,
+        args,
+        idempotencyKey: `${s}-${i}`,
+        runId: `${s}-run`,
+        agentId: s,
+      });
       if (planned.status === 201) {
         const op = JSON.parse(planned.text) as { id: string; args: unknown };
-        const read = await fetch(`${E2E_BASE_URL}/api/v1/operations/${op.id}`, { headers: { authorization: `Bearer ${key}` } });
+        const read = await fetch(`${E2E_BASE_URL}/api/v1/operations/${op.id}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         const stored = ((await read.json()) as { args: unknown }).args;
         if (canonical(stored) !== canonical(args)) {
           faults.push(`args ${JSON.stringify(args)} came back as ${JSON.stringify(stored)}`);
@@ -190,17 +231,29 @@ test("bodies full of Unicode edge cases never get a 5xx, and what is accepted re
         dependency: world.dependency,
         description: s,
       });
-      await check("POST", `/api/v1/operations/${world.unknown.id}/reconcile`, { outcome: "not_applied", evidence: { note: s }, reason: s });
-      await check("POST", `/api/v1/operations/${world.dispatched.id}/outcome`, { fence: world.dispatched.fence, result: "failed", error: { kind: s, message: s, httpStatus: 503 } });
+      await check("POST", `/api/v1/operations/${world.unknown.id}/reconcile`, {
+        outcome: "not_applied",
+        evidence: { note: s },
+        reason: s,
+      });
+      await check("POST", `/api/v1/operations/${world.dispatched.id}/outcome`, {
+        fence: world.dispatched.fence,
+        result: "failed",
+        error: { kind: s, message: s, httpStatus: 503 },
+      });
       await check("POST", `/api/v1/operations/${world.awaiting.id}/reject`, { actor: s, reason: s });
       await check("POST", `/api/v1/operations/${world.plannedId}/claim`, { workerId: s, leaseMs: 1_000 });
     }
     // The console's actions take the same strings from a form (or from anyone posting to the action directly).
     for (const s of UNICODE_EDGES) {
-      const answer = await callAction(operator.request, forceBreaker, [{ name: world.dependency, state: "auto", reason: `${s} reason` }]);
+      const answer = await callAction(operator.request, forceBreaker, [
+        { name: world.dependency, state: "auto", reason: `${s} reason` },
+      ]);
       const result = answer.result as { ok?: boolean; code?: string } | undefined;
       if (answer.status !== 200 || (result?.ok !== true && result?.code !== "invalid_input")) {
-        faults.push(`forceDependencyBreaker with reason ${JSON.stringify(s)}\n  -> ${answer.status}: ${answer.text.slice(0, 300)}`);
+        faults.push(
+          `forceDependencyBreaker with reason ${JSON.stringify(s)}\n  -> ${answer.status}: ${answer.text.slice(0, 300)}`,
+        );
       }
     }
     expect(faults.slice(0, 20), `${faults.length} bad answers (seed ${SEED})`).toEqual([]);

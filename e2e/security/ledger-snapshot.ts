@@ -48,20 +48,32 @@ async function auditEvents(session: APIRequestContext, filter: Record<string, st
  * `keyed` reads /api/v1 with the bootstrap key; `session` is a signed-in console context (the audit log is a console
  * route). Counts name what was compared; the hash covers all of it.
  */
-export async function snapshotLedger(keyed: APIRequestContext, session: APIRequestContext, scope: SnapshotScope): Promise<LedgerSnapshot> {
+export async function snapshotLedger(
+  keyed: APIRequestContext,
+  session: APIRequestContext,
+  scope: SnapshotScope,
+): Promise<LedgerSnapshot> {
   const client = api(keyed);
   const bearer = { authorization: `Bearer ${client.key ?? ""}` };
   const parts: Record<string, unknown> = {};
   const counts: Record<string, number> = { operations: 0, attempts: 0, auditEvents: 0, contractVersions: 0 };
   for (const id of scope.operationIds) {
-    const detail = await okJson<{ attempts: unknown[]; audit: unknown[] }>(keyed, `/api/v1/operations/${encodeURIComponent(id)}`, bearer);
+    const detail = await okJson<{ attempts: unknown[]; audit: unknown[] }>(
+      keyed,
+      `/api/v1/operations/${encodeURIComponent(id)}`,
+      bearer,
+    );
     parts[`operation ${id}`] = stored(detail);
     counts.attempts! += detail.attempts.length;
     counts.auditEvents! += detail.audit.length;
   }
   for (const tool of scope.tools) {
     const contract = await okJson<{ version: number }>(keyed, `/api/v1/contracts/${encodeURIComponent(tool)}`, bearer);
-    const ops = await okJson<{ items: unknown[] }>(keyed, `/api/v1/operations?${new URLSearchParams({ tool, limit: "200" })}`, bearer);
+    const ops = await okJson<{ items: unknown[] }>(
+      keyed,
+      `/api/v1/operations?${new URLSearchParams({ tool, limit: "200" })}`,
+      bearer,
+    );
     const contractAudit = await auditEvents(session, { subjectType: "contract", subjectId: tool });
     parts[`contract ${tool}`] = { contract, audit: contractAudit };
     parts[`operations of ${tool}`] = ops.items.map(stored);
@@ -83,7 +95,10 @@ export function expectUnchanged(before: LedgerSnapshot, after: LedgerSnapshot): 
   const changed = Object.keys({ ...before.parts, ...after.parts }).filter(
     (k) => JSON.stringify(before.parts[k]) !== JSON.stringify(after.parts[k]),
   );
-  expect(changed, `ledger changed: ${changed.map((k) => `${k}\n  before ${JSON.stringify(before.parts[k])?.slice(0, 600)}\n  after  ${JSON.stringify(after.parts[k])?.slice(0, 600)}`).join("\n")}`).toEqual([]);
+  expect(
+    changed,
+    `ledger changed: ${changed.map((k) => `${k}\n  before ${JSON.stringify(before.parts[k])?.slice(0, 600)}\n  after  ${JSON.stringify(after.parts[k])?.slice(0, 600)}`).join("\n")}`,
+  ).toEqual([]);
   expect(after.counts).toEqual(before.counts);
   expect(after.hash).toBe(before.hash);
 }

@@ -14,7 +14,9 @@ const cell = (text: string) => `\`${text}\``;
 export function renderMatrixTable(): string {
   const header = `| route or action | ${PRINCIPALS.join(" | ")} |`;
   const rule = `|${" --- |".repeat(PRINCIPALS.length + 1)}`;
-  const rows = MATRIX.map((row) => `| ${cell(rowId(row))} | ${PRINCIPALS.map((p) => cell(expected(row, p))).join(" | ")} |`);
+  const rows = MATRIX.map(
+    (row) => `| ${cell(rowId(row))} | ${PRINCIPALS.map((p) => cell(expected(row, p))).join(" | ")} |`,
+  );
   return [header, rule, ...rows].join("\n");
 }
 

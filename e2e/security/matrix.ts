@@ -1,12 +1,25 @@
 // The role matrix: for every API route + method and every console server action, what each principal gets back. The spec and docs/security.md both come from this one table.
-export const PRINCIPALS = ["anonymous", "viewer", "operator", "admin", "agent key", "operator key", "admin key", "revoked key"] as const;
+export const PRINCIPALS = [
+  "anonymous",
+  "viewer",
+  "operator",
+  "admin",
+  "agent key",
+  "operator key",
+  "admin key",
+  "revoked key",
+] as const;
 export type Principal = (typeof PRINCIPALS)[number];
 
 type Role = "viewer" | "operator" | "admin";
 type Scope = "agent" | "operator" | "admin";
 
 const ROLE_OF: Partial<Record<Principal, Role>> = { viewer: "viewer", operator: "operator", admin: "admin" };
-const SCOPE_OF: Partial<Record<Principal, Scope>> = { "agent key": "agent", "operator key": "operator", "admin key": "admin" };
+const SCOPE_OF: Partial<Record<Principal, Scope>> = {
+  "agent key": "agent",
+  "operator key": "operator",
+  "admin key": "admin",
+};
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
 /** What the spec seeds before the matrix runs: the subjects a request would change if its guard let it through. */
@@ -111,7 +124,10 @@ function v1Operation(
 ): RouteRow[] {
   const route = `/api/v1/operations/[id]/${sub}`;
   const path = (w: World) => `${op(target(w))}/${sub}`;
-  return [{ kind: "route", method: "POST", route, guard: { kind: "key", scopes, allowed: 400 }, path, valid }, ...refusedMethods(route, ["POST"], path)];
+  return [
+    { kind: "route", method: "POST", route, guard: { kind: "key", scopes, allowed: 400 }, path, valid },
+    ...refusedMethods(route, ["POST"], path),
+  ];
 }
 
 const consoleGet = (route: string, path: (w: World) => string = () => route): RouteRow => ({
@@ -126,8 +142,20 @@ const catchAll = "/api/v1/[[...path]]";
 
 export const MATRIX: readonly MatrixRow[] = [
   // next-auth: public by design. A POST without next-auth's CSRF token is sent back to the sign-out page.
-  { kind: "route", method: "GET", route: "/api/auth/[...nextauth]", guard: { kind: "everyone", status: 200 }, path: () => "/api/auth/session" },
-  { kind: "route", method: "POST", route: "/api/auth/[...nextauth]", guard: { kind: "everyone", status: 302 }, path: () => "/api/auth/signout" },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/auth/[...nextauth]",
+    guard: { kind: "everyone", status: 200 },
+    path: () => "/api/auth/session",
+  },
+  {
+    kind: "route",
+    method: "POST",
+    route: "/api/auth/[...nextauth]",
+    guard: { kind: "everyone", status: 302 },
+    path: () => "/api/auth/signout",
+  },
 
   consoleGet("/api/console/audit"),
   consoleGet("/api/console/counts"),
@@ -137,15 +165,45 @@ export const MATRIX: readonly MatrixRow[] = [
   consoleGet("/api/console/operations/[id]", (w) => `/api/console/operations/${w.plannedId}`),
   consoleGet("/api/console/queue", () => "/api/console/queue?phase=UNKNOWN"),
 
-  { kind: "route", method: "GET", route: "/api/health", guard: { kind: "everyone", status: 200 }, path: () => "/api/health" },
-  { kind: "route", method: "GET", route: "/api/health/live", guard: { kind: "everyone", status: 200 }, path: () => "/api/health/live" },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/health",
+    guard: { kind: "everyone", status: 200 },
+    path: () => "/api/health",
+  },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/health/live",
+    guard: { kind: "everyone", status: 200 },
+    path: () => "/api/health/live",
+  },
 
-  ...OTHER_METHODS.map((method): RouteRow => ({ kind: "route", method, route: catchAll, guard: { kind: "everyone", status: 404 }, path: () => "/api/v1/no-such-endpoint" })),
+  ...OTHER_METHODS.map((method): RouteRow => ({
+    kind: "route",
+    method,
+    route: catchAll,
+    guard: { kind: "everyone", status: 404 },
+    path: () => "/api/v1/no-such-endpoint",
+  })),
 
-  { kind: "route", method: "GET", route: "/api/v1/contracts", guard: { kind: "key", scopes: [], allowed: 200 }, path: () => "/api/v1/contracts" },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/contracts",
+    guard: { kind: "key", scopes: [], allowed: 200 },
+    path: () => "/api/v1/contracts",
+  },
   ...refusedMethods("/api/v1/contracts", ["GET"], () => "/api/v1/contracts"),
 
-  { kind: "route", method: "GET", route: "/api/v1/contracts/[tool]", guard: { kind: "key", scopes: [], allowed: 200 }, path: (w) => `/api/v1/contracts/${w.tool}` },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/contracts/[tool]",
+    guard: { kind: "key", scopes: [], allowed: 200 },
+    path: (w) => `/api/v1/contracts/${w.tool}`,
+  },
   {
     kind: "route",
     method: "PUT",
@@ -156,24 +214,83 @@ export const MATRIX: readonly MatrixRow[] = [
   },
   ...refusedMethods("/api/v1/contracts/[tool]", ["GET", "PUT"], (w) => `/api/v1/contracts/${w.tool}`),
 
-  { kind: "route", method: "GET", route: "/api/v1/metrics", guard: { kind: "key", scopes: [], allowed: 200 }, path: () => "/api/v1/metrics" },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/metrics",
+    guard: { kind: "key", scopes: [], allowed: 200 },
+    path: () => "/api/v1/metrics",
+  },
   ...refusedMethods("/api/v1/metrics", ["GET"], () => "/api/v1/metrics"),
 
-  { kind: "route", method: "GET", route: "/api/v1/openapi.json", guard: { kind: "everyone", status: 200 }, path: () => "/api/v1/openapi.json" },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/openapi.json",
+    guard: { kind: "everyone", status: 200 },
+    path: () => "/api/v1/openapi.json",
+  },
   ...refusedMethods("/api/v1/openapi.json", ["GET"], () => "/api/v1/openapi.json"),
 
-  ...v1Operation("approve", ["operator"], (w) => w.awaiting.id, () => ({ actor: "mallory@example.com", reason })),
-  ...v1Operation("claim", ["agent"], (w) => w.plannedId, () => ({ workerId: "matrix-intruder", leaseMs: 60_000 })),
-  ...v1Operation("dispatch", ["agent"], (w) => w.claimed.id, (w) => ({ fence: w.claimed.fence })),
-  ...v1Operation("heartbeat", ["agent"], (w) => w.claimed.id, (w) => ({ fence: w.claimed.fence, leaseMs: 3_600_000 })),
-  ...v1Operation("outcome", ["agent"], (w) => w.dispatched.id, (w) => ({ fence: w.dispatched.fence, result: "confirmed", providerId: "prov-intruder" })),
-  ...v1Operation("reconcile", ["agent", "operator"], (w) => w.unknown.id, () => ({ outcome: "applied", providerId: "prov-intruder", evidence: { by: "intruder" }, reason })),
-  ...v1Operation("reject", ["operator"], (w) => w.awaiting.id, () => ({ actor: "mallory@example.com", reason })),
+  ...v1Operation(
+    "approve",
+    ["operator"],
+    (w) => w.awaiting.id,
+    () => ({ actor: "mallory@example.com", reason }),
+  ),
+  ...v1Operation(
+    "claim",
+    ["agent"],
+    (w) => w.plannedId,
+    () => ({ workerId: "matrix-intruder", leaseMs: 60_000 }),
+  ),
+  ...v1Operation(
+    "dispatch",
+    ["agent"],
+    (w) => w.claimed.id,
+    (w) => ({ fence: w.claimed.fence }),
+  ),
+  ...v1Operation(
+    "heartbeat",
+    ["agent"],
+    (w) => w.claimed.id,
+    (w) => ({ fence: w.claimed.fence, leaseMs: 3_600_000 }),
+  ),
+  ...v1Operation(
+    "outcome",
+    ["agent"],
+    (w) => w.dispatched.id,
+    (w) => ({ fence: w.dispatched.fence, result: "confirmed", providerId: "prov-intruder" }),
+  ),
+  ...v1Operation(
+    "reconcile",
+    ["agent", "operator"],
+    (w) => w.unknown.id,
+    () => ({ outcome: "applied", providerId: "prov-intruder", evidence: { by: "intruder" }, reason }),
+  ),
+  ...v1Operation(
+    "reject",
+    ["operator"],
+    (w) => w.awaiting.id,
+    () => ({ actor: "mallory@example.com", reason }),
+  ),
 
-  { kind: "route", method: "GET", route: "/api/v1/operations/[id]", guard: { kind: "key", scopes: [], allowed: 200 }, path: (w) => op(w.plannedId) },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/operations/[id]",
+    guard: { kind: "key", scopes: [], allowed: 200 },
+    path: (w) => op(w.plannedId),
+  },
   ...refusedMethods("/api/v1/operations/[id]", ["GET"], (w) => op(w.plannedId)),
 
-  { kind: "route", method: "GET", route: "/api/v1/operations", guard: { kind: "key", scopes: [], allowed: 200 }, path: () => "/api/v1/operations" },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/operations",
+    guard: { kind: "key", scopes: [], allowed: 200 },
+    path: () => "/api/v1/operations",
+  },
   {
     kind: "route",
     method: "POST",
@@ -187,7 +304,10 @@ export const MATRIX: readonly MatrixRow[] = [
   // Console server actions (lib/actions/*.ts, "use server").
   ...(
     [
-      ["createUserAction", () => ({ email: "intruder@example.com", name: "Intruder", role: "admin", password: "a long enough password" })],
+      [
+        "createUserAction",
+        () => ({ email: "intruder@example.com", name: "Intruder", role: "admin", password: "a long enough password" }),
+      ],
       ["changeRoleAction", () => ({ userId: "matrix-unknown-user", role: "admin" })],
       ["disableUserAction", () => ({ userId: "matrix-unknown-user", reason })],
       ["enableUserAction", () => ({ userId: "matrix-unknown-user" })],
@@ -195,7 +315,13 @@ export const MATRIX: readonly MatrixRow[] = [
       ["createApiKeyAction", () => ({ name: "intruder", scopes: ["admin"] })],
       ["revokeApiKeyAction", (w: World) => ({ keyId: w.targetKeyId, reason })],
     ] as const
-  ).map(([name, valid]): ActionRow => ({ kind: "action", file: "lib/actions/admin-actions.ts", name, role: "admin", valid })),
+  ).map(([name, valid]): ActionRow => ({
+    kind: "action",
+    file: "lib/actions/admin-actions.ts",
+    name,
+    role: "admin",
+    valid,
+  })),
   {
     kind: "action",
     file: "lib/actions/contract-actions.ts",
@@ -210,9 +336,27 @@ export const MATRIX: readonly MatrixRow[] = [
     role: "operator",
     valid: (w) => ({ name: w.dependency, state: "open", reason }),
   },
-  { kind: "action", file: "lib/actions/lookup-actions.ts", name: "lookupOperationAction", role: "operator", valid: (w) => ({ id: w.unknown.id }) },
-  { kind: "action", file: "lib/actions/operation-actions.ts", name: "approveOperationAction", role: "operator", valid: (w) => ({ id: w.awaiting.id, seen: w.awaiting.seen, reason }) },
-  { kind: "action", file: "lib/actions/operation-actions.ts", name: "rejectOperationAction", role: "operator", valid: (w) => ({ id: w.awaiting.id, seen: w.awaiting.seen, reason }) },
+  {
+    kind: "action",
+    file: "lib/actions/lookup-actions.ts",
+    name: "lookupOperationAction",
+    role: "operator",
+    valid: (w) => ({ id: w.unknown.id }),
+  },
+  {
+    kind: "action",
+    file: "lib/actions/operation-actions.ts",
+    name: "approveOperationAction",
+    role: "operator",
+    valid: (w) => ({ id: w.awaiting.id, seen: w.awaiting.seen, reason }),
+  },
+  {
+    kind: "action",
+    file: "lib/actions/operation-actions.ts",
+    name: "rejectOperationAction",
+    role: "operator",
+    valid: (w) => ({ id: w.awaiting.id, seen: w.awaiting.seen, reason }),
+  },
   {
     kind: "action",
     file: "lib/actions/operation-actions.ts",

@@ -34,7 +34,10 @@ async function expectProblem(response: APIResponse, status: number, code: string
   expect(JSON.parse(text)).toMatchObject({ status, code });
 }
 
-test("a server action sent from another site never runs; the same call from the console's origin does", async ({ browser, request }) => {
+test("a server action sent from another site never runs; the same call from the console's origin does", async ({
+  browser,
+  request,
+}) => {
   const seed = new LedgerSeed(request);
   const dependency = uniqueName("origin-dep");
   const tool = await seed.tool("IDEMPOTENT", { dependency });
@@ -46,7 +49,12 @@ test("a server action sent from another site never runs; the same call from the 
     const breakerBefore = await breakerOf(operator.request, dependency);
 
     for (const [label, origin] of FOREIGN) {
-      const answer = await callAction(operator.request, force, [{ name: dependency, state: "open", reason: `cross-site: ${label}` }], { origin });
+      const answer = await callAction(
+        operator.request,
+        force,
+        [{ name: dependency, state: "open", reason: `cross-site: ${label}` }],
+        { origin },
+      );
       expect(answer.result, `${label}: no action result may come back`).toBeUndefined();
       expect(answer.status, `${label}: ${answer.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
     }
@@ -54,7 +62,9 @@ test("a server action sent from another site never runs; the same call from the 
     expectUnchanged(before, await snapshotLedger(request, operator.request, scope));
 
     // The control: the very same call from the console's own origin runs, so the refusals above were about the Origin.
-    const ok = await callAction(operator.request, force, [{ name: dependency, state: "open", reason: "same origin" }], { origin: SAME_ORIGIN });
+    const ok = await callAction(operator.request, force, [{ name: dependency, state: "open", reason: "same origin" }], {
+      origin: SAME_ORIGIN,
+    });
     expect(ok.result).toMatchObject({ ok: true, data: { changed: true } });
     expect(await breakerOf(operator.request, dependency)).not.toEqual(breakerBefore);
   } finally {
@@ -62,18 +72,31 @@ test("a server action sent from another site never runs; the same call from the 
   }
 });
 
-test("cookie-authenticated console routes refuse writes from another site before anything else", async ({ browser, request }) => {
+test("cookie-authenticated console routes refuse writes from another site before anything else", async ({
+  browser,
+  request,
+}) => {
   const admin = await signedIn(browser, "admin", "origin");
   try {
     const handlers = routeHandlers().filter((h) => h.split(" ")[1]!.startsWith("/api/console/"));
     expect(handlers.length).toBeGreaterThan(0);
     const routes = [...new Set(handlers.map((h) => h.split(" ")[1]!))];
-    const before = await snapshotLedger(request, admin.request, { operationIds: [], tools: [], actorIds: [admin.actorId] });
+    const before = await snapshotLedger(request, admin.request, {
+      operationIds: [],
+      tools: [],
+      actorIds: [admin.actorId],
+    });
     for (const route of routes) {
       const path = route.replace(/\[[^\]]+\]/g, "origin-placeholder");
       for (const method of ["POST", "PUT", "PATCH", "DELETE"] as const) {
         for (const [label, origin] of FOREIGN) {
-          const response = await admin.request.fetch(path, { method, headers: { origin, "content-type": "application/json" }, data: "{}", failOnStatusCode: false, maxRedirects: 0 });
+          const response = await admin.request.fetch(path, {
+            method,
+            headers: { origin, "content-type": "application/json" },
+            data: "{}",
+            failOnStatusCode: false,
+            maxRedirects: 0,
+          });
           const where = `${method} ${route} with ${label}`;
           if (handlers.includes(`${method} ${route}`)) await expectProblem(response, 403, "cross_site_request");
           // A method the route does not serve: Next.js answers 405 without calling anything of ours.
@@ -82,11 +105,17 @@ test("cookie-authenticated console routes refuse writes from another site before
       }
       // Reads change nothing and stay open, whatever the Origin.
       if (handlers.includes(`GET ${route}`)) {
-        const read = await admin.request.get(path, { headers: { origin: "https://evil.example" }, failOnStatusCode: false });
+        const read = await admin.request.get(path, {
+          headers: { origin: "https://evil.example" },
+          failOnStatusCode: false,
+        });
         expect(read.status(), `GET ${route} with a foreign Origin`).not.toBe(403);
       }
     }
-    expectUnchanged(before, await snapshotLedger(request, admin.request, { operationIds: [], tools: [], actorIds: [admin.actorId] }));
+    expectUnchanged(
+      before,
+      await snapshotLedger(request, admin.request, { operationIds: [], tools: [], actorIds: [admin.actorId] }),
+    );
   } finally {
     await admin.dispose();
   }
@@ -102,7 +131,10 @@ async function sessionEmail(session: APIRequestContext): Promise<string | null> 
   return body.user?.email ?? null;
 }
 
-test("next-auth refuses a sign-out or a sign-in sent from another site, even with a valid CSRF token", async ({ browser, playwright }) => {
+test("next-auth refuses a sign-out or a sign-in sent from another site, even with a valid CSRF token", async ({
+  browser,
+  playwright,
+}) => {
   const viewer: PrincipalClient = await signedIn(browser, "viewer", "origin");
   const stranger = await playwright.request.newContext({ baseURL: E2E_BASE_URL });
   try {
@@ -121,7 +153,13 @@ test("next-auth refuses a sign-out or a sign-in sent from another site, even wit
       const user = securityUser("viewer", "origin");
       const signIn = await stranger.post("/api/auth/callback/credentials", {
         headers: { origin },
-        form: { csrfToken: await csrfToken(stranger), email: user.email, password: user.password, callbackUrl: "/", json: "true" },
+        form: {
+          csrfToken: await csrfToken(stranger),
+          email: user.email,
+          password: user.password,
+          callbackUrl: "/",
+          json: "true",
+        },
         failOnStatusCode: false,
         maxRedirects: 0,
       });
@@ -147,18 +185,29 @@ test("a console session cookie alone does not authenticate /api/v1", async ({ br
   const admin = await signedIn(browser, "admin", "origin");
   try {
     const tool = await new LedgerSeed(request).tool("PURE");
-    const before = await snapshotLedger(request, admin.request, { operationIds: [], tools: [tool], actorIds: [admin.actorId] });
+    const before = await snapshotLedger(request, admin.request, {
+      operationIds: [],
+      tools: [tool],
+      actorIds: [admin.actorId],
+    });
     await expectProblem(await admin.request.get("/api/v1/operations"), 401, "unauthorized");
     await expectProblem(await admin.request.get("/api/v1/contracts"), 401, "unauthorized");
     await expectProblem(await admin.request.get("/api/v1/metrics"), 401, "unauthorized");
     for (const origin of [SAME_ORIGIN, "https://evil.example"]) {
       await expectProblem(
-        await admin.request.post("/api/v1/operations", { headers: { origin }, data: { tool, args: { from: "a cookie" } }, failOnStatusCode: false }),
+        await admin.request.post("/api/v1/operations", {
+          headers: { origin },
+          data: { tool, args: { from: "a cookie" } },
+          failOnStatusCode: false,
+        }),
         401,
         "unauthorized",
       );
     }
-    expectUnchanged(before, await snapshotLedger(request, admin.request, { operationIds: [], tools: [tool], actorIds: [admin.actorId] }));
+    expectUnchanged(
+      before,
+      await snapshotLedger(request, admin.request, { operationIds: [], tools: [tool], actorIds: [admin.actorId] }),
+    );
   } finally {
     await admin.dispose();
   }
@@ -178,7 +227,13 @@ function isEmptyAnswer(response: APIResponse, text: string): boolean {
 }
 
 /** An anonymous request with internal headers: the usual refusal, or an empty answer; never ledger data (`secret`). */
-async function expectRefused(response: APIResponse, status: number, code: string, secret: string, where: string): Promise<void> {
+async function expectRefused(
+  response: APIResponse,
+  status: number,
+  code: string,
+  secret: string,
+  where: string,
+): Promise<void> {
   const text = await response.text();
   expect(text.includes(secret), `${where}: the answer holds ledger data`).toBe(false);
   if (isEmptyAnswer(response, text)) return;
@@ -199,7 +254,9 @@ async function expectSentToSignIn(response: APIResponse, secret: string, where: 
   if (response.status() === 307) expect(response.headers()["location"], where).toMatch(/\/signin(\?|$)/);
   else {
     expect(response.status(), where).toBe(200);
-    expect(body, where).toMatch(/<meta id="__next-page-redirect" http-equiv="refresh" content="\d+;url=\/signin(\?[^"]*)?"/);
+    expect(body, where).toMatch(
+      /<meta id="__next-page-redirect" http-equiv="refresh" content="\d+;url=\/signin(\?[^"]*)?"/,
+    );
   }
 }
 
@@ -221,7 +278,11 @@ const INTERNAL_HEADERS: Record<string, string>[] = [
   { "x-vercel-id": "1", "x-real-ip": "127.0.0.1" },
 ];
 
-test("internal headers from an anonymous client change nothing: routes still 401, pages still ask to sign in, actions still refuse", async ({ playwright, request, browser }) => {
+test("internal headers from an anonymous client change nothing: routes still 401, pages still ask to sign in, actions still refuse", async ({
+  playwright,
+  request,
+  browser,
+}) => {
   test.setTimeout(90_000);
   const anonymous = await playwright.request.newContext({ baseURL: E2E_BASE_URL });
   const admin = await signedIn(browser, "admin", "origin");
@@ -238,18 +299,49 @@ test("internal headers from an anonymous client change nothing: routes still 401
     for (const headers of INTERNAL_HEADERS) {
       const label = JSON.stringify(headers);
       const options = { headers, failOnStatusCode: false, maxRedirects: 0 };
-      await expectRefused(await anonymous.get("/api/console/counts", options), 401, "unauthenticated", tool, `counts with ${label}`);
-      await expectRefused(await anonymous.get(`/api/console/operations/${op.id}`, options), 401, "unauthenticated", tool, `console operation with ${label}`);
-      await expectRefused(await anonymous.get(`/api/v1/operations/${op.id}`, options), 401, "unauthorized", tool, `v1 operation with ${label}`);
+      await expectRefused(
+        await anonymous.get("/api/console/counts", options),
+        401,
+        "unauthenticated",
+        tool,
+        `counts with ${label}`,
+      );
+      await expectRefused(
+        await anonymous.get(`/api/console/operations/${op.id}`, options),
+        401,
+        "unauthenticated",
+        tool,
+        `console operation with ${label}`,
+      );
+      await expectRefused(
+        await anonymous.get(`/api/v1/operations/${op.id}`, options),
+        401,
+        "unauthorized",
+        tool,
+        `v1 operation with ${label}`,
+      );
       const claim = { ...options, data: { workerId: "header-intruder", leaseMs: 60_000 } };
-      await expectRefused(await anonymous.post(`/api/v1/operations/${op.id}/claim`, claim), 401, "unauthorized", tool, `claim with ${label}`);
+      await expectRefused(
+        await anonymous.post(`/api/v1/operations/${op.id}/claim`, claim),
+        401,
+        "unauthorized",
+        tool,
+        `claim with ${label}`,
+      );
       for (const page of ["/", "/admin", `/operations/${op.id}`]) {
-        await expectSentToSignIn(await anonymous.get(page, { headers, failOnStatusCode: false, maxRedirects: 0 }), tool, `${page} with ${label}`);
+        await expectSentToSignIn(
+          await anonymous.get(page, { headers, failOnStatusCode: false, maxRedirects: 0 }),
+          tool,
+          `${page} with ${label}`,
+        );
       }
       const action = await callAction(anonymous, lookup, [{ id: op.id }], headers);
       expect(action.text.includes(tool), `lookup action with ${label}: the answer holds ledger data`).toBe(false);
       if (!isEmptyAnswer(action.response, action.text)) {
-        expect(action.result, `lookup action with ${label}: ${action.text.slice(0, 200)}`).toMatchObject({ ok: false, code: "unauthenticated" });
+        expect(action.result, `lookup action with ${label}: ${action.text.slice(0, 200)}`).toMatchObject({
+          ok: false,
+          code: "unauthenticated",
+        });
       }
     }
     expectUnchanged(before, await snapshotLedger(request, admin.request, scope));

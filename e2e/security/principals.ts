@@ -33,7 +33,12 @@ export async function signedIn(browser: Browser, role: TestRole, prefix = "matri
   return { name: role, request: context.request, headers: {}, actorId: user.email, dispose: () => context.close() };
 }
 
-async function bare(playwright: Playwright, name: Principal, headers: Record<string, string>, actorId: string): Promise<PrincipalClient> {
+async function bare(
+  playwright: Playwright,
+  name: Principal,
+  headers: Record<string, string>,
+  actorId: string,
+): Promise<PrincipalClient> {
   const request = await playwright.request.newContext({ baseURL: E2E_BASE_URL });
   return { name, request, headers, actorId, dispose: () => request.dispose() };
 }
@@ -43,13 +48,21 @@ function keyActor(name: string, key: string): string {
   return `${name} (${key.slice(0, 12)}…)`;
 }
 
-export async function keyed(playwright: Playwright, name: Principal, scopes: Scope[], revoked = false): Promise<PrincipalClient> {
+export async function keyed(
+  playwright: Playwright,
+  name: Principal,
+  scopes: Scope[],
+  revoked = false,
+): Promise<PrincipalClient> {
   const created = await createFreshKey(scopes);
   if (revoked) await revokeKey(created.id);
   return bare(playwright, name, { authorization: `Bearer ${created.key}` }, keyActor(created.name, created.key));
 }
 
-export async function allPrincipals(playwright: Playwright, browser: Browser): Promise<Map<Principal, PrincipalClient>> {
+export async function allPrincipals(
+  playwright: Playwright,
+  browser: Browser,
+): Promise<Map<Principal, PrincipalClient>> {
   const list = await Promise.all([
     bare(playwright, "anonymous", {}, "anonymous"),
     signedIn(browser, "viewer"),
@@ -63,7 +76,12 @@ export async function allPrincipals(playwright: Playwright, browser: Browser): P
   return new Map(list.map((p) => [p.name, p]));
 }
 
-const seenOf = (op: SeededOperation): Seen => ({ phase: op.phase, attempt: op.attempt, approvedAttempt: op.approvedAttempt, evidence: op.evidence });
+const seenOf = (op: SeededOperation): Seen => ({
+  phase: op.phase,
+  attempt: op.attempt,
+  approvedAttempt: op.approvedAttempt,
+  evidence: op.evidence,
+});
 
 /** Seeds, with the bootstrap key, one operation in every phase a guarded request could move. */
 export async function seedWorld(request: APIRequestContext): Promise<World> {

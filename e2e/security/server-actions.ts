@@ -26,7 +26,8 @@ export function exposedActions(): Map<string, ExposedAction> {
   const manifest = JSON.parse(readFileSync(manifestPath(), "utf8")) as { node: Record<string, ManifestEntry> };
   const out = new Map<string, ExposedAction>();
   for (const [id, entry] of Object.entries(manifest.node)) {
-    if (!entry.filename || !entry.exportedName) throw new Error(`server-reference manifest entry ${id} names no file or export`);
+    if (!entry.filename || !entry.exportedName)
+      throw new Error(`server-reference manifest entry ${id} names no file or export`);
     const worker = Object.keys(entry.workers)[0] ?? "";
     out.set(`${entry.filename}#${entry.exportedName}`, { id, page: pageUrl(worker) });
   }
@@ -36,7 +37,8 @@ export function exposedActions(): Map<string, ExposedAction> {
 /** The one exposed action exported under `name`, whichever file it lives in. */
 export function exposedAction(name: string): ExposedAction {
   const found = [...exposedActions()].filter(([id]) => id.endsWith(`#${name}`));
-  if (found.length !== 1) throw new Error(`expected one exposed server action named ${name}, found ${found.length} in ${manifestPath()}`);
+  if (found.length !== 1)
+    throw new Error(`expected one exposed server action named ${name}, found ${found.length} in ${manifestPath()}`);
   return found[0]![1];
 }
 
@@ -82,7 +84,9 @@ export function actionResult(payload: string): unknown {
  * the reply protocol, so it goes out as "$$...".
  */
 function encodeReply(args: unknown[]): string {
-  return JSON.stringify(args, (_key, value: unknown) => (typeof value === "string" && value.startsWith("$") ? `$${value}` : value));
+  return JSON.stringify(args, (_key, value: unknown) =>
+    typeof value === "string" && value.startsWith("$") ? `$${value}` : value,
+  );
 }
 
 /** POSTs one action call; `headers` adds whatever the principal presents (a cookie rides on the context). */
@@ -93,7 +97,12 @@ export async function callAction(
   headers: Record<string, string> = {},
 ): Promise<ActionAnswer> {
   const response = await request.post(action.page, {
-    headers: { "next-action": action.id, "content-type": "text/plain;charset=UTF-8", accept: "text/x-component", ...headers },
+    headers: {
+      "next-action": action.id,
+      "content-type": "text/plain;charset=UTF-8",
+      accept: "text/x-component",
+      ...headers,
+    },
     data: Buffer.from(encodeReply(args)),
     failOnStatusCode: false,
     maxRedirects: 0,

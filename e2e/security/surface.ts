@@ -15,10 +15,16 @@ function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
 
 /** Names a module exports as values: `export const|let|function|async function X` and `export { a as X, Y }`. */
 export function exportedValueNames(source: string): string[] {
-  const names = [...source.matchAll(/^export\s+(?:const|let|(?:async\s+)?function)\s+([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!);
+  const names = [...source.matchAll(/^export\s+(?:const|let|(?:async\s+)?function)\s+([A-Za-z_$][\w$]*)/gm)].map(
+    (m) => m[1]!,
+  );
   for (const list of source.matchAll(/^export\s*\{([^}]*)\}/gm)) {
     for (const part of list[1]!.split(",")) {
-      const name = part.trim().split(/\s+as\s+/).pop()?.trim();
+      const name = part
+        .trim()
+        .split(/\s+as\s+/)
+        .pop()
+        ?.trim();
       if (name && !name.startsWith("type ")) names.push(name);
     }
   }
@@ -29,7 +35,11 @@ export function exportedValueNames(source: string): string[] {
 export function routeHandlers(): string[] {
   const appDir = path.join(REPO_ROOT, "app");
   return filesUnder(path.join(appDir, "api"), (name) => /^route\.(ts|tsx|js)$/.test(name)).flatMap((file) => {
-    const route = `/${path.relative(appDir, path.dirname(file)).split(path.sep).filter((s) => !/^\(.*\)$/.test(s)).join("/")}`;
+    const route = `/${path
+      .relative(appDir, path.dirname(file))
+      .split(path.sep)
+      .filter((s) => !/^\(.*\)$/.test(s))
+      .join("/")}`;
     const methods = exportedValueNames(readFileSync(file, "utf8")).filter((n) => METHODS.has(n));
     if (methods.length === 0) throw new Error(`${file} exports no HTTP method the surface scan recognises`);
     return methods.map((m) => `${m} ${route}`);

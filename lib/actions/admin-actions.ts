@@ -18,7 +18,11 @@ import { consoleAction, type ActionResult } from "./console-action";
 
 const ADMIN_PATH = "/admin";
 
-const reason = z.string().trim().min(1, "Give a reason; it is recorded in the audit trail.").max(500, "Keep the reason under 500 characters.");
+const reason = z
+  .string()
+  .trim()
+  .min(1, "Give a reason; it is recorded in the audit trail.")
+  .max(500, "Keep the reason under 500 characters.");
 const optionalReason = z
   .string()
   .trim()
@@ -29,7 +33,12 @@ const optionalReason = z
 /** Every field an admin can send about a user; each action picks the ones it needs. */
 const userFields = z.object({
   userId: z.string().min(1).max(64),
-  email: z.string().trim().toLowerCase().max(254, "Use an email of at most 254 characters.").pipe(z.email("Enter an email address, like name@example.com.")),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(254, "Use an email of at most 254 characters.")
+    .pipe(z.email("Enter an email address, like name@example.com.")),
   name: z.string().trim().min(1, "Enter the person's name.").max(120, "Use at most 120 characters."),
   role: z.enum(ROLES, { error: "Choose viewer, operator or admin." }),
   password: z
@@ -41,7 +50,11 @@ const userFields = z.object({
 
 const apiKeyFields = z.object({
   keyId: z.string().min(1).max(64),
-  name: z.string().trim().min(1, "Name the key after the agent or service that will use it.").max(100, "Use at most 100 characters."),
+  name: z
+    .string()
+    .trim()
+    .min(1, "Name the key after the agent or service that will use it.")
+    .max(100, "Use at most 100 characters."),
   scopes: z.array(z.enum(API_SCOPES, { error: "Unknown scope." })).min(1, "Choose at least one scope."),
   reason,
 });
@@ -54,14 +67,24 @@ const resetPasswordInput = userFields.pick({ userId: true, password: true });
 const createApiKeyInput = apiKeyFields.pick({ name: true, scopes: true });
 const revokeApiKeyInput = apiKeyFields.pick({ keyId: true, reason: true });
 
-const createUserChecked = consoleAction("admin", createUserInput, (input, ctx) => addUser(ctx.ledger, input, ctx.actor, ctx.now));
-const changeRoleChecked = consoleAction("admin", changeRoleInput, (input, ctx) => changeUserRole(ctx.ledger, input, ctx.actor, ctx.now));
-const disableUserChecked = consoleAction("admin", disableUserInput, (input, ctx) => disableUser(ctx.ledger, input, ctx.actor, ctx.now));
-const enableUserChecked = consoleAction("admin", enableUserInput, (input, ctx) => enableUser(ctx.ledger, input, ctx.actor, ctx.now));
+const createUserChecked = consoleAction("admin", createUserInput, (input, ctx) =>
+  addUser(ctx.ledger, input, ctx.actor, ctx.now),
+);
+const changeRoleChecked = consoleAction("admin", changeRoleInput, (input, ctx) =>
+  changeUserRole(ctx.ledger, input, ctx.actor, ctx.now),
+);
+const disableUserChecked = consoleAction("admin", disableUserInput, (input, ctx) =>
+  disableUser(ctx.ledger, input, ctx.actor, ctx.now),
+);
+const enableUserChecked = consoleAction("admin", enableUserInput, (input, ctx) =>
+  enableUser(ctx.ledger, input, ctx.actor, ctx.now),
+);
 const resetPasswordChecked = consoleAction("admin", resetPasswordInput, (input, ctx) =>
   resetUserPassword(ctx.ledger, input, ctx.actor, ctx.now),
 );
-const createApiKeyChecked = consoleAction("admin", createApiKeyInput, (input, ctx) => issueApiKey(ctx.ledger, input, ctx.actor, ctx.now));
+const createApiKeyChecked = consoleAction("admin", createApiKeyInput, (input, ctx) =>
+  issueApiKey(ctx.ledger, input, ctx.actor, ctx.now),
+);
 const revokeApiKeyChecked = consoleAction("admin", revokeApiKeyInput, (input, ctx) =>
   revokeApiKeyWithReason(ctx.ledger, input, ctx.actor, ctx.now),
 );
@@ -72,7 +95,9 @@ function revalidated<T>(result: ActionResult<T>): ActionResult<T> {
   return result;
 }
 
-export async function createUserAction(input: z.input<typeof createUserInput>): Promise<ActionResult<{ id: string; email: string }>> {
+export async function createUserAction(
+  input: z.input<typeof createUserInput>,
+): Promise<ActionResult<{ id: string; email: string }>> {
   return revalidated(await createUserChecked(input));
 }
 
@@ -82,15 +107,21 @@ export async function changeRoleAction(
   return revalidated(await changeRoleChecked(input));
 }
 
-export async function disableUserAction(input: z.input<typeof disableUserInput>): Promise<ActionResult<{ email: string }>> {
+export async function disableUserAction(
+  input: z.input<typeof disableUserInput>,
+): Promise<ActionResult<{ email: string }>> {
   return revalidated(await disableUserChecked(input));
 }
 
-export async function enableUserAction(input: z.input<typeof enableUserInput>): Promise<ActionResult<{ email: string }>> {
+export async function enableUserAction(
+  input: z.input<typeof enableUserInput>,
+): Promise<ActionResult<{ email: string }>> {
   return revalidated(await enableUserChecked(input));
 }
 
-export async function resetPasswordAction(input: z.input<typeof resetPasswordInput>): Promise<ActionResult<{ email: string }>> {
+export async function resetPasswordAction(
+  input: z.input<typeof resetPasswordInput>,
+): Promise<ActionResult<{ email: string }>> {
   return revalidated(await resetPasswordChecked(input));
 }
 
@@ -101,6 +132,8 @@ export async function createApiKeyAction(
   return revalidated(await createApiKeyChecked(input));
 }
 
-export async function revokeApiKeyAction(input: z.input<typeof revokeApiKeyInput>): Promise<ActionResult<{ name: string; prefix: string }>> {
+export async function revokeApiKeyAction(
+  input: z.input<typeof revokeApiKeyInput>,
+): Promise<ActionResult<{ name: string; prefix: string }>> {
   return revalidated(await revokeApiKeyChecked(input));
 }

@@ -9,8 +9,7 @@ import { LedgerError } from "@/lib/ledger/errors";
 import { IllegalTransitionError } from "@/lib/retry-gate/phases";
 
 export type ActionResult<T> =
-  | { ok: true; data: T }
-  | { ok: false; code: string; message: string; errors?: Record<string, string[]> };
+  { ok: true; data: T } | { ok: false; code: string; message: string; errors?: Record<string, string[]> };
 
 export interface ActionContext {
   user: SessionUser;
@@ -23,11 +22,20 @@ function failure(error: unknown): ActionResult<never> {
   if (error instanceof UnauthenticatedError) return { ok: false, code: "unauthenticated", message: error.message };
   if (error instanceof ForbiddenError) return { ok: false, code: "forbidden", message: error.message };
   if (error instanceof LedgerError) {
-    return { ok: false, code: error.code, message: error.message, ...(error.extra.errors ? { errors: error.extra.errors } : {}) };
+    return {
+      ok: false,
+      code: error.code,
+      message: error.message,
+      ...(error.extra.errors ? { errors: error.extra.errors } : {}),
+    };
   }
   if (error instanceof IllegalTransitionError) return { ok: false, code: "illegal_transition", message: error.message };
   console.error("opledger: unhandled error in console action:", error instanceof Error ? error.stack : error);
-  return { ok: false, code: "internal_error", message: "The server failed to do this; nothing was confirmed. Reload the page to see the current state." };
+  return {
+    ok: false,
+    code: "internal_error",
+    message: "The server failed to do this; nothing was confirmed. Reload the page to see the current state.",
+  };
 }
 
 /** Builds a server action that needs `role`; the role is checked inside the action, whatever the UI showed. */
@@ -43,7 +51,12 @@ export function consoleAction<S extends z.ZodType, T>(
       if (unstorable) return { ok: false, code: "invalid_input", message: unstorable };
       const parsed = schema.safeParse(input);
       if (!parsed.success) {
-        return { ok: false, code: "invalid_input", message: "Some fields need attention.", errors: fieldErrors(parsed.error) };
+        return {
+          ok: false,
+          code: "invalid_input",
+          message: "Some fields need attention.",
+          errors: fieldErrors(parsed.error),
+        };
       }
       const data = await handler(parsed.data, { user, actor: userActor(user), ledger: ledger(), now: new Date() });
       return { ok: true, data };

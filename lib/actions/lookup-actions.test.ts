@@ -93,17 +93,20 @@ it("returns the provider's evidence to an operator and changes nothing", async (
 it.each([
   ["answers 503", "down" as const, /answered 503/],
   ["does not answer in time", "silent" as const, /did not answer within 300 ms/],
-])("a provider that %s gives no evidence and no suggestion, and the operation stays UNKNOWN", async (_, how, reason) => {
-  session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
-  answer = how;
-  const before = await getOperation(t.ledger, id, new Date());
-  const result = await lookupOperationAction({ id });
-  expect(result).toMatchObject({ ok: true, data: { found: { ok: false }, suggestion: null } });
-  expect(result.ok && !result.data.found.ok && result.data.found.reason).toMatch(reason);
-  const after = await getOperation(t.ledger, id, new Date());
-  expect(after).toMatchObject({ phase: "UNKNOWN", evidence: "none", providerId: null, updatedAt: before.updatedAt });
-  expect(after.audit).toHaveLength(before.audit.length);
-});
+])(
+  "a provider that %s gives no evidence and no suggestion, and the operation stays UNKNOWN",
+  async (_, how, reason) => {
+    session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
+    answer = how;
+    const before = await getOperation(t.ledger, id, new Date());
+    const result = await lookupOperationAction({ id });
+    expect(result).toMatchObject({ ok: true, data: { found: { ok: false }, suggestion: null } });
+    expect(result.ok && !result.data.found.ok && result.data.found.reason).toMatch(reason);
+    const after = await getOperation(t.ledger, id, new Date());
+    expect(after).toMatchObject({ phase: "UNKNOWN", evidence: "none", providerId: null, updatedAt: before.updatedAt });
+    expect(after.audit).toHaveLength(before.audit.length);
+  },
+);
 
 it("refuses a viewer and a signed-out visitor, and names an unknown operation", async () => {
   session.user = { email: "vic@example.test", name: "Vic", role: "viewer" };

@@ -24,7 +24,11 @@ export interface LookupResult {
  * an unknown operation is `{ ok: false, code: "not_found" }` from the action wrapper. The person still decides, with
  * a reason, through the reconcile action.
  */
-export const lookupOperationAction = consoleAction("operator", lookupSchema, async (input, ctx): Promise<LookupResult> => {
-  const found = await lookupForOperation(ctx.ledger, input.id, fetch, ctx.now);
-  return { found, text: evidenceText(found), suggestion: reconcileSuggestion(found) };
-});
+export const lookupOperationAction = consoleAction(
+  "operator",
+  lookupSchema,
+  async (input, ctx): Promise<LookupResult> => {
+    const found = await lookupForOperation(ctx.ledger, input.id, fetch, ctx.now);
+    return { found, text: evidenceText(found), suggestion: reconcileSuggestion(found) };
+  },
+);

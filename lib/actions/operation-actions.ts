@@ -77,13 +77,17 @@ async function decided<T>(work: () => Promise<T>): Promise<T> {
 
 export const approveOperationAction = consoleAction("operator", decisionSchema, async (input, ctx) => {
   return outcomeOf(
-    await decided(() => approveOperation(ctx.ledger, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now)),
+    await decided(() =>
+      approveOperation(ctx.ledger, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now),
+    ),
   );
 });
 
 export const rejectOperationAction = consoleAction("operator", decisionSchema, async (input, ctx) => {
   return outcomeOf(
-    await decided(() => rejectOperation(ctx.ledger, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now)),
+    await decided(() =>
+      rejectOperation(ctx.ledger, input.id, { reason: input.reason, seen: input.seen }, ctx.actor, ctx.now),
+    ),
   );
 });
 

@@ -14,7 +14,10 @@ export interface ConsoleContext<P> {
   now: Date;
 }
 
-export function consoleRoute<P = Record<string, never>>(role: Role, handler: (ctx: ConsoleContext<P>) => Promise<Response>) {
+export function consoleRoute<P = Record<string, never>>(
+  role: Role,
+  handler: (ctx: ConsoleContext<P>) => Promise<Response>,
+) {
   return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
     const refused = crossSiteRefusal(req);
     if (refused) return refused;
@@ -25,7 +28,8 @@ export function consoleRoute<P = Record<string, never>>(role: Role, handler: (ct
       if (error instanceof UnauthenticatedError) {
         return problem({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: error.message });
       }
-      if (error instanceof ForbiddenError) return problem({ status: 403, code: "forbidden", title: "Forbidden", detail: error.message });
+      if (error instanceof ForbiddenError)
+        return problem({ status: 403, code: "forbidden", title: "Forbidden", detail: error.message });
       return errorResponse(error);
     }
   };

@@ -1,4 +1,5 @@
 // The OpenAPI 3.1 description of the agent-facing ledger API (API.md), served at GET /api/v1/openapi.json.
+import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "@/lib/retry-gate/types";
 
 /** A JSON value: the document is a plain literal, checked by openapi.test.ts rather than by a schema type. */
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -12,23 +13,8 @@ const nullableDateTime = (description: string): JsonObject => ({
   format: "date-time",
   description,
 });
-const stringEnum = (values: string[], description?: string): JsonObject =>
-  description ? { type: "string", enum: values, description } : { type: "string", enum: values };
-
-const PHASES = [
-  "PLANNED",
-  "AUTHORIZED",
-  "DISPATCHED",
-  "CONFIRMED",
-  "UNKNOWN",
-  "RECONCILED",
-  "RETRY_SCHEDULED",
-  "AWAITING_APPROVAL",
-  "FAILED",
-  "REJECTED",
-];
-const ACTIONS = ["DISPATCH", "RETRY", "RETRY_SAME_KEY", "WAIT", "RECONCILE", "APPROVAL", "UNAVAILABLE", "STOP"];
-const EFFECTS = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"];
+const stringEnum = (values: readonly string[], description?: string): JsonObject =>
+  description ? { type: "string", enum: [...values], description } : { type: "string", enum: [...values] };
 
 /** A JSON response whose body is a schema from components. */
 const json = (description: string, schema: string): JsonObject => ({
@@ -132,13 +118,13 @@ function schemas(): JsonObject {
       description: "The retry gate's decision: what may happen next and why.",
       required: ["action", "reason"],
       properties: {
-        action: stringEnum(ACTIONS),
+        action: stringEnum(DECISION_ACTIONS),
         reason: { type: "string", description: "One sentence an operator can read." },
         retryAfterMs: { type: "integer", minimum: 0, description: "Present when the action is not allowed now." },
       },
     },
     Phase: stringEnum(PHASES),
-    EffectClass: stringEnum(EFFECTS),
+    EffectClass: stringEnum(EFFECT_CLASSES),
     ClassifiedError: {
       type: "object",
       description: "The last error as the gate classified it.",
@@ -180,7 +166,7 @@ function schemas(): JsonObject {
         phase: ref("Phase"),
         attempt: { type: "integer", minimum: 0, description: "Attempts dispatched so far (the budget spent)." },
         maxAttempts: { type: "integer", description: "The attempt budget of the contract version." },
-        evidence: stringEnum(["none", "applied", "not_applied"], "What a reconciliation proved about the effect."),
+        evidence: stringEnum(EFFECT_EVIDENCE, "What a reconciliation proved about the effect."),
         evidenceDetail: { description: "The evidence kept from the reconciliation, or null." },
         providerId: nullable("string"),
         runId: nullable("string"),

@@ -51,7 +51,12 @@ type Method = (typeof METHODS)[number];
 export function otherMethods(...allowed: Method[]): Record<Method, () => Response> {
   const refuse = (): Response =>
     problem(
-      { status: 405, code: "method_not_allowed", title: titleFor(405), detail: `This endpoint answers ${allowed.join(", ")} only.` },
+      {
+        status: 405,
+        code: "method_not_allowed",
+        title: titleFor(405),
+        detail: `This endpoint answers ${allowed.join(", ")} only.`,
+      },
       { allow: allowed.join(", ") },
     );
   return Object.fromEntries(METHODS.map((m) => [m, refuse])) as Record<Method, () => Response>;

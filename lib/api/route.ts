@@ -33,18 +33,27 @@ function bearer(req: Request): string | null {
 
 export function errorResponse(error: unknown): Response {
   if (error instanceof LedgerError) {
+    return problem(
+      {
+        status: error.status,
+        code: error.code,
+        title: titleFor(error.status),
+        detail: error.message,
+        ...(error.extra.errors ? { errors: error.extra.errors } : {}),
+        ...(error.extra.decision ? { decision: error.extra.decision } : {}),
+        ...(error.extra.operationId ? { operationId: error.extra.operationId } : {}),
+      },
+      error.code === "database_busy" ? { "retry-after": "1" } : {},
+    );
+  }
+  if (error instanceof BodyError) {
     return problem({
       status: error.status,
       code: error.code,
       title: titleFor(error.status),
       detail: error.message,
-      ...(error.extra.errors ? { errors: error.extra.errors } : {}),
-      ...(error.extra.decision ? { decision: error.extra.decision } : {}),
-      ...(error.extra.operationId ? { operationId: error.extra.operationId } : {}),
-    }, error.code === "database_busy" ? { "retry-after": "1" } : {});
-  }
-  if (error instanceof BodyError) {
-    return problem({ status: error.status, code: error.code, title: titleFor(error.status), detail: error.message, ...(error.errors ? { errors: error.errors } : {}) });
+      ...(error.errors ? { errors: error.errors } : {}),
+    });
   }
   if (error instanceof ForbiddenError) {
     return problem({ status: 403, code: "forbidden", title: titleFor(403), detail: error.message });
@@ -53,7 +62,12 @@ export function errorResponse(error: unknown): Response {
     return problem({ status: 409, code: "illegal_transition", title: titleFor(409), detail: error.message });
   }
   console.error("opledger: unhandled error in API handler:", error instanceof Error ? error.stack : error);
-  return problem({ status: 500, code: "internal_error", title: titleFor(500), detail: "The server failed to handle this request; it has been logged. Retrying the same request is safe." });
+  return problem({
+    status: 500,
+    code: "internal_error",
+    title: titleFor(500),
+    detail: "The server failed to handle this request; it has been logged. Retrying the same request is safe.",
+  });
 }
 
 /** Builds a route handler that needs an API key with one of `scopes`. */
@@ -67,7 +81,14 @@ export function apiRoute<P = Record<string, never>>(scopes: ApiScope[], handler:
       const key = presented ? await verifyApiKey(shared, presented, now) : null;
       if (!key) {
         return problem(
-          { status: 401, code: "unauthorized", title: titleFor(401), detail: presented ? "The API key is unknown or revoked." : "Send an API key as Authorization: Bearer <key>." },
+          {
+            status: 401,
+            code: "unauthorized",
+            title: titleFor(401),
+            detail: presented
+              ? "The API key is unknown or revoked."
+              : "Send an API key as Authorization: Bearer <key>.",
+          },
           { "www-authenticate": 'Bearer realm="opledger"' },
         );
       }

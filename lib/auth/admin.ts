@@ -2,9 +2,9 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
-import { appendAudit } from "@/lib/ledger/audit/append";
+import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { LedgerError } from "@/lib/ledger/errors";
-import { withWriteRetry, WriteConflict } from "@/lib/ledger/write-retry";
+import { WriteConflict } from "@/lib/ledger/write-retry";
 import { createApiKey, scopesOf, type ApiScope } from "./api-keys";
 import { hashPassword } from "./passwords";
 import { ForbiddenError, ROLES, type Role } from "./roles";
@@ -67,7 +67,16 @@ export async function listUsers(ledger: Ledger, now: Date): Promise<UserListItem
 /** Newest first, revoked keys included: an admin tracing a 401 needs to see that the key was revoked, when and by whom. */
 export async function listApiKeys(ledger: Ledger): Promise<ApiKeyListItem[]> {
   const rows = await ledger.db.apiKey.findMany({
-    select: { id: true, name: true, prefix: true, scopes: true, createdBy: true, createdAt: true, lastUsedAt: true, revokedAt: true },
+    select: {
+      id: true,
+      name: true,
+      prefix: true,
+      scopes: true,
+      createdBy: true,
+      createdAt: true,
+      lastUsedAt: true,
+      revokedAt: true,
+    },
     orderBy: { createdAt: "desc" },
     take: ADMIN_LIST_LIMIT,
   });
@@ -113,7 +122,10 @@ interface TargetUser {
 }
 
 async function loadUser(tx: Tx, id: string): Promise<TargetUser> {
-  const user = await tx.user.findUnique({ where: { id }, select: { id: true, email: true, role: true, disabledAt: true } });
+  const user = await tx.user.findUnique({
+    where: { id },
+    select: { id: true, email: true, role: true, disabledAt: true },
+  });
   if (!user) throw new LedgerError("not_found", "This user no longer exists; reload the page.");
   return { ...user, role: asRole(user.role) };
 }
@@ -126,7 +138,8 @@ function isSelf(actor: Actor, user: TargetUser): boolean {
 async function assertAnotherAdmin(tx: Tx, user: TargetUser): Promise<void> {
   if (user.role !== "admin" || user.disabledAt) return;
   const others = await tx.user.count({ where: { role: "admin", disabledAt: null, id: { not: user.id } } });
-  if (others === 0) throw new ForbiddenError(`${user.email} is the last enabled admin; make someone else an admin first.`);
+  if (others === 0)
+    throw new ForbiddenError(`${user.email} is the last enabled admin; make someone else an admin first.`);
 }
 
 /** Moves a user to another role; the new role applies to their next request, since sessions read the role from the database. */
@@ -136,30 +149,29 @@ export async function changeUserRole(
   actor: Actor,
   now: Date,
 ): Promise<{ email: string; role: Role; changed: boolean }> {
-  return withWriteRetry(() =>
-    ledger.db.$transaction(async (tx) => {
-      const user = await loadUser(tx, input.userId);
-      if (user.role === input.role) return { email: user.email, role: user.role, changed: false };
-      if (input.role !== "admin") {
-        if (isSelf(actor, user)) throw new ForbiddenError("You cannot remove your own admin role; ask another admin to do it.");
-        await assertAnotherAdmin(tx, user);
-      }
-      const moved = await tx.user.updateMany({ where: { id: user.id, role: user.role }, data: { role: input.role } });
-      if (moved.count !== 1) throw new WriteConflict();
-      await appendAudit(tx, [
-        {
-          subjectType: "user",
-          subjectId: user.email,
-          actor,
-          action: "user.role_changed",
-          reason: input.reason ?? null,
-          data: { from: user.role, to: input.role },
-          at: now,
-        },
-      ]);
-      return { email: user.email, role: input.role, changed: true };
-    }),
-  );
+  return auditedTransaction(ledger, async (tx, audit) => {
+    const user = await loadUser(tx, input.userId);
+    if (user.role === input.role) return { email: user.email, role: user.role, changed: false };
+    if (input.role !== "admin") {
+      if (isSelf(actor, user))
+        throw new ForbiddenError("You cannot remove your own admin role; ask another admin to do it.");
+      await assertAnotherAdmin(tx, user);
+    }
+    const moved = await tx.user.updateMany({ where: { id: user.id, role: user.role }, data: { role: input.role } });
+    if (moved.count !== 1) throw new WriteConflict();
+    audit([
+      {
+        subjectType: "user",
+        subjectId: user.email,
+        actor,
+        action: "user.role_changed",
+        reason: input.reason ?? null,
+        data: { from: user.role, to: input.role },
+        at: now,
+      },
+    ]);
+    return { email: user.email, role: input.role, changed: true };
+  });
 }
 
 /** Disabling ends the user's sessions at their next request and refuses their sign-ins; their audit history stays. */
@@ -169,18 +181,19 @@ export async function disableUser(
   actor: Actor,
   now: Date,
 ): Promise<{ email: string }> {
-  return withWriteRetry(() =>
-    ledger.db.$transaction(async (tx) => {
-      const user = await loadUser(tx, input.userId);
-      if (user.disabledAt) return { email: user.email };
-      if (isSelf(actor, user)) throw new ForbiddenError("You cannot disable your own account; ask another admin to do it.");
-      await assertAnotherAdmin(tx, user);
-      const changed = await tx.user.updateMany({ where: { id: user.id, disabledAt: null }, data: { disabledAt: now } });
-      if (changed.count !== 1) throw new WriteConflict();
-      await appendAudit(tx, [{ subjectType: "user", subjectId: user.email, actor, action: "user.disabled", reason: input.reason, at: now }]);
-      return { email: user.email };
-    }),
-  );
+  return auditedTransaction(ledger, async (tx, audit) => {
+    const user = await loadUser(tx, input.userId);
+    if (user.disabledAt) return { email: user.email };
+    if (isSelf(actor, user))
+      throw new ForbiddenError("You cannot disable your own account; ask another admin to do it.");
+    await assertAnotherAdmin(tx, user);
+    const changed = await tx.user.updateMany({ where: { id: user.id, disabledAt: null }, data: { disabledAt: now } });
+    if (changed.count !== 1) throw new WriteConflict();
+    audit([
+      { subjectType: "user", subjectId: user.email, actor, action: "user.disabled", reason: input.reason, at: now },
+    ]);
+    return { email: user.email };
+  });
 }
 
 /** Lets a disabled user sign in again, with a clean slate of failed attempts. */
@@ -190,19 +203,26 @@ export async function enableUser(
   actor: Actor,
   now: Date,
 ): Promise<{ email: string }> {
-  return withWriteRetry(() =>
-    ledger.db.$transaction(async (tx) => {
-      const user = await loadUser(tx, input.userId);
-      if (!user.disabledAt) return { email: user.email };
-      const changed = await tx.user.updateMany({
-        where: { id: user.id, disabledAt: { not: null } },
-        data: { disabledAt: null, failedSignIns: 0, lockedUntil: null },
-      });
-      if (changed.count !== 1) throw new WriteConflict();
-      await appendAudit(tx, [{ subjectType: "user", subjectId: user.email, actor, action: "user.enabled", reason: input.reason ?? null, at: now }]);
-      return { email: user.email };
-    }),
-  );
+  return auditedTransaction(ledger, async (tx, audit) => {
+    const user = await loadUser(tx, input.userId);
+    if (!user.disabledAt) return { email: user.email };
+    const changed = await tx.user.updateMany({
+      where: { id: user.id, disabledAt: { not: null } },
+      data: { disabledAt: null, failedSignIns: 0, lockedUntil: null },
+    });
+    if (changed.count !== 1) throw new WriteConflict();
+    audit([
+      {
+        subjectType: "user",
+        subjectId: user.email,
+        actor,
+        action: "user.enabled",
+        reason: input.reason ?? null,
+        at: now,
+      },
+    ]);
+    return { email: user.email };
+  });
 }
 
 /** Sets a new password and lifts a lockout, so "I locked myself out" is fixed by one admin action. */
@@ -216,14 +236,12 @@ export async function resetUserPassword(
   if (weak) throw weak;
   // Hash before the transaction: scrypt takes tens of milliseconds and must not hold a write lock.
   const passwordHash = await hashPassword(input.password);
-  return withWriteRetry(() =>
-    ledger.db.$transaction(async (tx) => {
-      const user = await loadUser(tx, input.userId);
-      await tx.user.update({ where: { id: user.id }, data: { passwordHash, failedSignIns: 0, lockedUntil: null } });
-      await appendAudit(tx, [{ subjectType: "user", subjectId: user.email, actor, action: "user.password_reset", at: now }]);
-      return { email: user.email };
-    }),
-  );
+  return auditedTransaction(ledger, async (tx, audit) => {
+    const user = await loadUser(tx, input.userId);
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash, failedSignIns: 0, lockedUntil: null } });
+    audit([{ subjectType: "user", subjectId: user.email, actor, action: "user.password_reset", at: now }]);
+    return { email: user.email };
+  });
 }
 
 /** createApiKey, returning only what the one-time display needs: the secret itself is never stored. */
@@ -247,25 +265,26 @@ export async function revokeApiKeyWithReason(
   actor: Actor,
   now: Date,
 ): Promise<{ name: string; prefix: string }> {
-  return withWriteRetry(() =>
-    ledger.db.$transaction(async (tx) => {
-      const key = await tx.apiKey.findUnique({ where: { id: input.keyId }, select: { id: true, name: true, prefix: true, revokedAt: true } });
-      if (!key) throw new LedgerError("not_found", "This API key no longer exists; reload the page.");
-      if (key.revokedAt) throw new LedgerError("already_finished", `The key ${key.name} was already revoked.`);
-      const changed = await tx.apiKey.updateMany({ where: { id: key.id, revokedAt: null }, data: { revokedAt: now } });
-      if (changed.count !== 1) throw new WriteConflict();
-      await appendAudit(tx, [
-        {
-          subjectType: "api_key",
-          subjectId: key.id,
-          actor,
-          action: "api_key.revoked",
-          reason: input.reason,
-          data: { name: key.name, prefix: key.prefix },
-          at: now,
-        },
-      ]);
-      return { name: key.name, prefix: key.prefix };
-    }),
-  );
+  return auditedTransaction(ledger, async (tx, audit) => {
+    const key = await tx.apiKey.findUnique({
+      where: { id: input.keyId },
+      select: { id: true, name: true, prefix: true, revokedAt: true },
+    });
+    if (!key) throw new LedgerError("not_found", "This API key no longer exists; reload the page.");
+    if (key.revokedAt) throw new LedgerError("already_finished", `The key ${key.name} was already revoked.`);
+    const changed = await tx.apiKey.updateMany({ where: { id: key.id, revokedAt: null }, data: { revokedAt: now } });
+    if (changed.count !== 1) throw new WriteConflict();
+    audit([
+      {
+        subjectType: "api_key",
+        subjectId: key.id,
+        actor,
+        action: "api_key.revoked",
+        reason: input.reason,
+        data: { name: key.name, prefix: key.prefix },
+        at: now,
+      },
+    ]);
+    return { name: key.name, prefix: key.prefix };
+  });
 }

@@ -3,9 +3,8 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { ApiKey } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
-import { appendAudit } from "@/lib/ledger/audit/append";
+import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { newId } from "@/lib/ledger/ids";
-
 
 export const API_SCOPES = ["agent", "operator", "admin"] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
@@ -39,7 +38,7 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const key = input.key ?? generateApiKey();
   const id = newId();
-  const record = await ledger.db.$transaction(async (tx) => {
+  const record = await auditedTransaction(ledger, async (tx, audit) => {
     const created = await tx.apiKey.create({
       data: {
         id,
@@ -51,8 +50,16 @@ export async function createApiKey(
         createdAt: now,
       },
     });
-    await appendAudit(tx, [
-      { subjectType: "api_key", subjectId: id, actor, action: "api_key.created", reason: input.name, data: { scopes: input.scopes, prefix: key.slice(0, PREFIX_LENGTH) }, at: now },
+    audit([
+      {
+        subjectType: "api_key",
+        subjectId: id,
+        actor,
+        action: "api_key.created",
+        reason: input.name,
+        data: { scopes: input.scopes, prefix: key.slice(0, PREFIX_LENGTH) },
+        at: now,
+      },
     ]);
     return created;
   });
@@ -60,9 +67,9 @@ export async function createApiKey(
 }
 
 export async function revokeApiKey(ledger: Ledger, id: string, actor: Actor, now: Date): Promise<void> {
-  await ledger.db.$transaction(async (tx) => {
+  await auditedTransaction(ledger, async (tx, audit) => {
     await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
-    await appendAudit(tx, [{ subjectType: "api_key", subjectId: id, actor, action: "api_key.revoked", at: now }]);
+    audit([{ subjectType: "api_key", subjectId: id, actor, action: "api_key.revoked", at: now }]);
   });
 }
 
@@ -83,7 +90,12 @@ export async function ensureBootstrapApiKey(ledger: Ledger, key: string, now: Da
   const existing = await ledger.db.apiKey.findUnique({ where: { hash: hashApiKey(key) } });
   if (existing) return false;
   try {
-    await createApiKey(ledger, { name: "bootstrap (OPLEDGER_BOOTSTRAP_API_KEY)", scopes: [...API_SCOPES], key }, { type: "system", id: "system", label: "bootstrap" }, now);
+    await createApiKey(
+      ledger,
+      { name: "bootstrap (OPLEDGER_BOOTSTRAP_API_KEY)", scopes: [...API_SCOPES], key },
+      { type: "system", id: "system", label: "bootstrap" },
+      now,
+    );
     return true;
   } catch (error) {
     // Another instance registered it at the same moment.

@@ -18,7 +18,10 @@ export async function currentUser(): Promise<SessionUser | null> {
   const session = await getServerSession(authOptions);
   const email = session?.user?.email?.toLowerCase();
   if (!email) return null;
-  const user = await ledger().db.user.findUnique({ where: { email }, select: { email: true, name: true, role: true, disabledAt: true } });
+  const user = await ledger().db.user.findUnique({
+    where: { email },
+    select: { email: true, name: true, role: true, disabledAt: true },
+  });
   if (!user || user.disabledAt) return null;
   return { email: user.email, name: user.name, role: user.role as Role };
 }

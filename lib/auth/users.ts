@@ -2,7 +2,7 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { User } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
-import { appendAudit } from "@/lib/ledger/audit/append";
+import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { newId } from "@/lib/ledger/ids";
 import { hashPassword } from "./passwords";
 import type { Role } from "./roles";
@@ -16,9 +16,13 @@ export async function createUser(
   const id = newId();
   const email = input.email.trim().toLowerCase();
   const passwordHash = await hashPassword(input.password);
-  return ledger.db.$transaction(async (tx) => {
-    const user = await tx.user.create({ data: { id, email, name: input.name, role: input.role, passwordHash, createdAt: now } });
-    await appendAudit(tx, [{ subjectType: "user", subjectId: email, actor, action: "user.created", data: { role: input.role }, at: now }]);
+  return auditedTransaction(ledger, async (tx, audit) => {
+    const user = await tx.user.create({
+      data: { id, email, name: input.name, role: input.role, passwordHash, createdAt: now },
+    });
+    audit([
+      { subjectType: "user", subjectId: email, actor, action: "user.created", data: { role: input.role }, at: now },
+    ]);
     return user;
   });
 }
@@ -28,7 +32,12 @@ export async function ensureAdminUser(ledger: Ledger, email: string, password: s
   const existing = await ledger.db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
   if (existing) return false;
   try {
-    await createUser(ledger, { email, name: "Administrator", role: "admin", password }, { type: "system", id: "system", label: "bootstrap" }, now);
+    await createUser(
+      ledger,
+      { email, name: "Administrator", role: "admin", password },
+      { type: "system", id: "system", label: "bootstrap" },
+      now,
+    );
     return true;
   } catch (error) {
     if ((error as { code?: unknown }).code === "P2002") return false;

@@ -36,7 +36,14 @@ export const ledgerFilterSchema = z.object({
 });
 
 export type LedgerFilter = z.infer<typeof ledgerFilterSchema>;
-export const FILTER_KEYS = ["phase", "tool", "effect", "runId", "agentId", "age"] as const satisfies readonly (keyof LedgerFilter)[];
+export const FILTER_KEYS = [
+  "phase",
+  "tool",
+  "effect",
+  "runId",
+  "agentId",
+  "age",
+] as const satisfies readonly (keyof LedgerFilter)[];
 
 export interface LedgerLocation {
   filter: LedgerFilter;

@@ -93,7 +93,10 @@ function guardedAdapter(adapter: Adapter, turns: Turns): Adapter {
  * The adapter factory for PrismaClient, with every connection it opens guarded. `turns` is shared with the ledger's
  * own connection to the same file (lib/ledger/store/sqlite/sqlite-store.ts), so the two never hold transactions at the same time.
  */
-export function guardSqliteConnection(factory: Factory, turns: Turns): Pick<Factory, "provider" | "adapterName" | "connect"> {
+export function guardSqliteConnection(
+  factory: Factory,
+  turns: Turns,
+): Pick<Factory, "provider" | "adapterName" | "connect"> {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,

@@ -12,16 +12,20 @@ beforeEach(async () => {
 });
 afterEach(async () => t.close());
 
-it("seeds confirmed, unknown, awaiting-approval and failed operations through the ledger", { timeout: 30_000 }, async () => {
-  const now = new Date("2026-11-30T12:00:00Z");
-  const first = await seedDemo(t.ledger, now);
-  expect(first.contracts).toBe(6);
-  const phases = await countByPhase(t.ledger);
-  expect(phases).toMatchObject({ CONFIRMED: 15, UNKNOWN: 3, AWAITING_APPROVAL: 3, FAILED: 1 });
-  expect(await t.db.auditEvent.count({ where: { action: "operation.planned" } })).toBe(first.operations);
-  expect((await seedDemo(t.ledger, now)).operations).toBe(0);
-  expect(await t.db.operation.count()).toBe(first.operations);
-});
+it(
+  "seeds confirmed, unknown, awaiting-approval and failed operations through the ledger",
+  { timeout: 30_000 },
+  async () => {
+    const now = new Date("2026-11-30T12:00:00Z");
+    const first = await seedDemo(t.ledger, now);
+    expect(first.contracts).toBe(6);
+    const phases = await countByPhase(t.ledger);
+    expect(phases).toMatchObject({ CONFIRMED: 15, UNKNOWN: 3, AWAITING_APPROVAL: 3, FAILED: 1 });
+    expect(await t.db.auditEvent.count({ where: { action: "operation.planned" } })).toBe(first.operations);
+    expect((await seedDemo(t.ledger, now)).operations).toBe(0);
+    expect(await t.db.operation.count()).toBe(first.operations);
+  },
+);
 
 it("points the demo contracts at the providers, follows a new provider address, and keeps a contract a person edited", async () => {
   const now = new Date("2026-11-30T12:00:00Z");

@@ -18,19 +18,62 @@ const CUSTOMERS = ["cus_ada", "cus_grace", "cus_linus", "cus_barbara", "cus_ken"
 function scripts(): Script[] {
   const list: Script[] = [];
   CUSTOMERS.forEach((customer, i) => {
-    list.push({ tool: "payments.charge", args: { customer, amountCents: 1200 + i * 350, currency: "EUR" }, outcomes: [{ result: "confirmed", providerId: `ch_${1000 + i}` }] });
+    list.push({
+      tool: "payments.charge",
+      args: { customer, amountCents: 1200 + i * 350, currency: "EUR" },
+      outcomes: [{ result: "confirmed", providerId: `ch_${1000 + i}` }],
+    });
     list.push({ tool: "docs.search", args: { query: `refund policy ${i}` }, outcomes: [{ result: "confirmed" }] });
   });
   list.push(
-    { tool: "payments.charge", args: { customer: "cus_dennis", amountCents: 4999, currency: "EUR" }, outcomes: [{ result: "unknown", error: { kind: "timeout", message: "no response after 30 s" } }] },
-    { tool: "payments.charge", args: { customer: "cus_frances", amountCents: 2500, currency: "EUR" }, outcomes: [{ result: "failed", error: { httpStatus: 503, message: "upstream unavailable" } }, { result: "confirmed", providerId: "ch_2001" }] },
-    { tool: "payments.charge", args: { customer: "cus_john", amountCents: 100, currency: "EUR" }, outcomes: [{ result: "failed", error: { httpStatus: 402, message: "card declined" } }] },
-    { tool: "email.send", args: { to: "grace@example.com", template: "receipt" }, outcomes: [{ result: "confirmed", providerId: "msg_1" }] },
-    { tool: "email.send", args: { to: "ada@example.com", template: "refund-confirmation" }, outcomes: [{ result: "failed", error: { httpStatus: 503, message: "mail relay unavailable" } }] },
-    { tool: "email.send", args: { to: "linus@example.com", template: "password-reset" }, outcomes: [{ result: "failed", error: { kind: "connection_reset" } }] },
-    { tool: "deploy.release", args: { service: "checkout", version: "2026.11.30-1" }, outcomes: [{ result: "confirmed", providerId: "dep_77" }] },
-    { tool: "deploy.release", args: { service: "search", version: "2026.11.30-2" }, outcomes: [{ result: "failed", error: { httpStatus: 504, message: "gateway timeout" } }] },
-    { tool: "crm.update", args: { contact: "ct_42", stage: "customer" }, outcomes: [{ result: "unknown", error: { kind: "ECONNRESET" } }] },
+    {
+      tool: "payments.charge",
+      args: { customer: "cus_dennis", amountCents: 4999, currency: "EUR" },
+      outcomes: [{ result: "unknown", error: { kind: "timeout", message: "no response after 30 s" } }],
+    },
+    {
+      tool: "payments.charge",
+      args: { customer: "cus_frances", amountCents: 2500, currency: "EUR" },
+      outcomes: [
+        { result: "failed", error: { httpStatus: 503, message: "upstream unavailable" } },
+        { result: "confirmed", providerId: "ch_2001" },
+      ],
+    },
+    {
+      tool: "payments.charge",
+      args: { customer: "cus_john", amountCents: 100, currency: "EUR" },
+      outcomes: [{ result: "failed", error: { httpStatus: 402, message: "card declined" } }],
+    },
+    {
+      tool: "email.send",
+      args: { to: "grace@example.com", template: "receipt" },
+      outcomes: [{ result: "confirmed", providerId: "msg_1" }],
+    },
+    {
+      tool: "email.send",
+      args: { to: "ada@example.com", template: "refund-confirmation" },
+      outcomes: [{ result: "failed", error: { httpStatus: 503, message: "mail relay unavailable" } }],
+    },
+    {
+      tool: "email.send",
+      args: { to: "linus@example.com", template: "password-reset" },
+      outcomes: [{ result: "failed", error: { kind: "connection_reset" } }],
+    },
+    {
+      tool: "deploy.release",
+      args: { service: "checkout", version: "2026.11.30-1" },
+      outcomes: [{ result: "confirmed", providerId: "dep_77" }],
+    },
+    {
+      tool: "deploy.release",
+      args: { service: "search", version: "2026.11.30-2" },
+      outcomes: [{ result: "failed", error: { httpStatus: 504, message: "gateway timeout" } }],
+    },
+    {
+      tool: "crm.update",
+      args: { contact: "ct_42", stage: "customer" },
+      outcomes: [{ result: "unknown", error: { kind: "ECONNRESET" } }],
+    },
     { tool: "refunds.issue", args: { charge: "ch_1003", amountCents: 1500 }, outcomes: [] },
   );
   return list;
@@ -43,13 +86,20 @@ const DEMO_AUTHOR: Actor = { type: "system", id: "system", label: "demo seed" };
  * is brought up to date (a new version only if it changed, e.g. another provider port), and one a person edited
  * since is left as they made it.
  */
-export async function ensureDemoContracts(ledger: Ledger, providerUrl: string, now: Date): Promise<{ written: string[]; keptEdited: string[] }> {
+export async function ensureDemoContracts(
+  ledger: Ledger,
+  providerUrl: string,
+  now: Date,
+): Promise<{ written: string[]; keptEdited: string[] }> {
   const written: string[] = [];
   const keptEdited: string[] = [];
   for (const [tool, body] of Object.entries(demoContracts(providerUrl))) {
     const head = await ledger.db.toolContract.findUnique({ where: { tool } });
     const current = head
-      ? await ledger.db.contractVersion.findUnique({ where: { tool_version: { tool, version: head.currentVersion } }, select: { author: true } })
+      ? await ledger.db.contractVersion.findUnique({
+          where: { tool_version: { tool, version: head.currentVersion } },
+          select: { author: true },
+        })
       : null;
     if (current && current.author !== DEMO_AUTHOR.label) {
       keptEdited.push(tool);
@@ -74,13 +124,26 @@ export async function seedDemo(
   let clock = now.getTime() - 60 * 60 * 1000;
   const tick = (ms: number): Date => new Date((clock += ms));
   for (const [i, script] of scripts().entries()) {
-    const { operation } = await planOperation(ledger, { ...script, idempotencyKey: `demo-${i}`, runId: `run_${Math.floor(i / 4)}`, agentId: "demo-agent" }, DEMO_AGENT, tick(40_000));
+    const { operation } = await planOperation(
+      ledger,
+      { ...script, idempotencyKey: `demo-${i}`, runId: `run_${Math.floor(i / 4)}`, agentId: "demo-agent" },
+      DEMO_AGENT,
+      tick(40_000),
+    );
     operations++;
     if (operation.phase !== "PLANNED") continue;
-    const { fence } = await claimLease(ledger, operation.id, { workerId: `worker-${i % 3}`, leaseMs: 30_000 }, DEMO_AGENT, tick(5));
+    const { fence } = await claimLease(
+      ledger,
+      operation.id,
+      { workerId: `worker-${i % 3}`, leaseMs: 30_000 },
+      DEMO_AGENT,
+      tick(5),
+    );
     for (const outcome of script.outcomes) {
-      const dispatched = await dispatchOperation(ledger, operation.id, { fence }, DEMO_AGENT, tick(10)).catch(() => null);
-      if (!dispatched) break;
+      const dispatched = await dispatchOperation(ledger, operation.id, { fence }, DEMO_AGENT, tick(10)).catch(
+        () => null,
+      );
+      if (!dispatched || "refused" in dispatched) break;
       const after = await reportOutcome(ledger, operation.id, { ...outcome, fence }, DEMO_AGENT, tick(300), () => 0.5);
       if (after.decision.retryAfterMs) tick(after.decision.retryAfterMs);
     }

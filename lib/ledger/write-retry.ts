@@ -49,7 +49,10 @@ export async function withWriteRetry<T>(work: () => Promise<T>): Promise<T> {
       if (kind === null) throw error;
       if (tryNumber >= MAX_TRIES) {
         throw kind === "busy"
-          ? new LedgerError("database_busy", "The database stayed locked by another writer; nothing was written, try again shortly.")
+          ? new LedgerError(
+              "database_busy",
+              "The database stayed locked by another writer; nothing was written, try again shortly.",
+            )
           : new LedgerError("write_conflict", "The operation kept changing under this request; try again.");
       }
       await new Promise((resolve) => setTimeout(resolve, tryNumber * 5));

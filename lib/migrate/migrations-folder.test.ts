@@ -33,7 +33,9 @@ describe("the migrations folders", () => {
     if (!template) throw new Error("OPLEDGER_TEST_TEMPLATE_DB is not set");
     const db = new Database(template, { readonly: true });
     try {
-      const recorded = db.prepare("SELECT migration_name, checksum FROM _prisma_migrations ORDER BY migration_name").all();
+      const recorded = db
+        .prepare("SELECT migration_name, checksum FROM _prisma_migrations ORDER BY migration_name")
+        .all();
       const ours = sqliteNames().map((name) => {
         const script = fs.readFileSync(path.join(SQLITE_MIGRATIONS_DIR, name, "migration.sql"), "utf8");
         return { migration_name: name, checksum: checksumOf(script) };
@@ -54,6 +56,8 @@ describe("the migrations folders", () => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), "opledger-migrations-"));
     fs.writeFileSync(path.join(scratch, "migration_lock.toml"), 'provider = "postgresql"\n');
     fs.mkdirSync(path.join(scratch, "20260101000000_empty"));
-    expect(() => readMigrationsFolder(scratch ?? "", "postgresql")).toThrow(/20260101000000_empty has no migration.sql/);
+    expect(() => readMigrationsFolder(scratch ?? "", "postgresql")).toThrow(
+      /20260101000000_empty has no migration.sql/,
+    );
   });
 });

@@ -40,7 +40,9 @@ export function readMigrationsFolder(dir: string, provider: string): LocalMigrat
   if (!fs.existsSync(dir)) throw new MigrationError(`The migrations folder ${dir} does not exist.`);
   const recorded = lockFileProvider(dir);
   if (recorded !== provider) {
-    throw new MigrationError(`${path.join(dir, "migration_lock.toml")} names provider ${recorded ?? "(none)"}, not ${provider}.`);
+    throw new MigrationError(
+      `${path.join(dir, "migration_lock.toml")} names provider ${recorded ?? "(none)"}, not ${provider}.`,
+    );
   }
   return fs
     .readdirSync(dir, { withFileTypes: true })

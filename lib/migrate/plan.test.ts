@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import { checksumOf, MigrationError, scriptMatchesChecksum, type LocalMigration } from "./migrations-folder";
 import { planMigrations, type MigrationRow } from "./plan";
 
-const local = (name: string, script = `-- ${name}\nSELECT 1;\n`): LocalMigration => ({ name, script, checksum: checksumOf(script) });
+const local = (name: string, script = `-- ${name}\nSELECT 1;\n`): LocalMigration => ({
+  name,
+  script,
+  checksum: checksumOf(script),
+});
 const A = local("20260101000000_a");
 const B = local("20260102000000_b");
 const C = local("20260103000000_c");
@@ -22,8 +26,18 @@ describe("planMigrations", () => {
     { case: "partly applied", rows: [row(A)], pending: [B, C], applied: [A.name] },
     { case: "all applied", rows: [row(A), row(B), row(C)], pending: [], applied: [A.name, B.name, C.name] },
     { case: "a gap (merged branch) is filled", rows: [row(A), row(C)], pending: [B], applied: [A.name, C.name] },
-    { case: "a rolled-back migration is applied again", rows: [row(A), row(B, { rolled_back_at: T })], pending: [B, C], applied: [A.name] },
-    { case: "rolled back, then re-applied", rows: [row(A), row(B, { rolled_back_at: T }), row(B)], pending: [C], applied: [A.name, B.name] },
+    {
+      case: "a rolled-back migration is applied again",
+      rows: [row(A), row(B, { rolled_back_at: T })],
+      pending: [B, C],
+      applied: [A.name],
+    },
+    {
+      case: "rolled back, then re-applied",
+      rows: [row(A), row(B, { rolled_back_at: T }), row(B)],
+      pending: [C],
+      applied: [A.name, B.name],
+    },
   ])("$case", ({ rows, pending, applied }) => {
     const plan = planMigrations([A, B, C], rows);
     expect(plan.pending.map((m) => m.name)).toEqual(pending.map((m) => m.name));
@@ -45,7 +59,9 @@ describe("planMigrations", () => {
   });
 
   it("refuses to continue after a half-applied migration, as prisma migrate deploy does (P3009)", () => {
-    expect(() => planMigrations([A, B], [row(A), row(B, { finished_at: null })])).toThrow(/20260102000000_b failed earlier/);
+    expect(() => planMigrations([A, B], [row(A), row(B, { finished_at: null })])).toThrow(
+      /20260102000000_b failed earlier/,
+    );
   });
 });
 

@@ -20,7 +20,9 @@ export interface MigrationPlan {
 
 export function planMigrations(local: readonly LocalMigration[], rows: readonly MigrationRow[]): MigrationPlan {
   // A row that started and neither finished nor was rolled back is a failed `prisma migrate deploy` (Prisma's P3009).
-  const failed = rows.filter((row) => row.finished_at === null && row.rolled_back_at === null).map((row) => row.migration_name);
+  const failed = rows
+    .filter((row) => row.finished_at === null && row.rolled_back_at === null)
+    .map((row) => row.migration_name);
   if (failed.length > 0) {
     throw new MigrationError(
       `The migration ${failed.join(", ")} failed earlier and was left half-applied; repair the database, then mark it with ` +

@@ -6,7 +6,13 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDatabase, databaseUrl, dropDatabase, runDatabaseName, testPostgresUrl } from "@/tests/helpers/pg-databases";
+import {
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  runDatabaseName,
+  testPostgresUrl,
+} from "@/tests/helpers/pg-databases";
 import { MigrationError, readMigrationsFolder } from "./migrations-folder";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "./postgres";
 
@@ -72,7 +78,13 @@ describe.skipIf(!serverUrl)("migratePostgres", () => {
       "started_at timestamp with time zone NO",
       "applied_steps_count integer NO",
     ]);
-    const rows = await query<{ id: string; checksum: string; migration_name: string; done: boolean; applied_steps_count: number }>(
+    const rows = await query<{
+      id: string;
+      checksum: string;
+      migration_name: string;
+      done: boolean;
+      applied_steps_count: number;
+    }>(
       `SELECT id, checksum, migration_name, finished_at >= started_at AND rolled_back_at IS NULL AND logs IS NULL AS done,
               applied_steps_count FROM _prisma_migrations ORDER BY migration_name`,
     );
@@ -96,16 +108,22 @@ describe.skipIf(!serverUrl)("migratePostgres", () => {
   it("applies each migration once when several instances start together", async () => {
     const reports = await Promise.all([migratePostgres(url), migratePostgres(url), migratePostgres(url)]);
     expect(reports.flatMap((r) => r.applied).sort()).toEqual(ALL);
-    const [{ count }] = (await query<{ count: string }>("SELECT count(*) AS count FROM _prisma_migrations")) as [{ count: string }];
+    const [{ count }] = (await query<{ count: string }>("SELECT count(*) AS count FROM _prisma_migrations")) as [
+      { count: string },
+    ];
     expect(Number(count)).toBe(ALL.length);
   });
 
   it("rolls a failing migration back whole, leaving no row and no half-made table, and applies it once fixed", async () => {
     const dir = copyOfMigrations();
     addMigration(dir, "20261201000000_broken", 'CREATE TABLE "Half" (id TEXT);\nSELECT no_such_function();\n');
-    await expect(migratePostgres(url, { migrationsDir: dir })).rejects.toThrow(/20261201000000_broken failed and was rolled back/);
+    await expect(migratePostgres(url, { migrationsDir: dir })).rejects.toThrow(
+      /20261201000000_broken failed and was rolled back/,
+    );
     expect(await query("SELECT to_regclass('\"Half\"') AS t")).toEqual([{ t: null }]);
-    expect(await query("SELECT migration_name FROM _prisma_migrations WHERE migration_name LIKE '%broken'")).toEqual([]);
+    expect(await query("SELECT migration_name FROM _prisma_migrations WHERE migration_name LIKE '%broken'")).toEqual(
+      [],
+    );
 
     fs.writeFileSync(path.join(dir, "20261201000000_broken", "migration.sql"), 'CREATE TABLE "Half" (id TEXT);\n');
     expect((await migratePostgres(url, { migrationsDir: dir })).applied).toEqual(["20261201000000_broken"]);
@@ -115,7 +133,9 @@ describe.skipIf(!serverUrl)("migratePostgres", () => {
     const dir = copyOfMigrations();
     await migratePostgres(url, { migrationsDir: dir });
     fs.appendFileSync(path.join(dir, "20261130120000_audit_append_only", "migration.sql"), "-- a later edit\n");
-    await expect(migratePostgres(url, { migrationsDir: dir })).rejects.toThrow(/20261130120000_audit_append_only was modified after it was applied/);
+    await expect(migratePostgres(url, { migrationsDir: dir })).rejects.toThrow(
+      /20261130120000_audit_append_only was modified after it was applied/,
+    );
   });
 
   it("refuses a database whose schema has tables but no migration history (it needs a baseline)", async () => {
@@ -166,7 +186,9 @@ describe.skipIf(!serverUrl)("migratePostgres", () => {
     await holder.connect();
     try {
       await holder.query("SELECT pg_advisory_lock(72707369)");
-      await expect(migratePostgres(url, { lockTimeoutMs: 200 })).rejects.toThrow(/held the migration lock for more than 200 ms/);
+      await expect(migratePostgres(url, { lockTimeoutMs: 200 })).rejects.toThrow(
+        /held the migration lock for more than 200 ms/,
+      );
     } finally {
       await holder.end();
     }

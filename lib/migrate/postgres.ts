@@ -94,11 +94,16 @@ async function applyMigration(client: pg.Client, migration: LocalMigration): Pro
     );
     // No parameters: the simple query protocol runs the whole multi-statement script.
     await client.query(migration.script);
-    await client.query("UPDATE _prisma_migrations SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1", [id]);
+    await client.query(
+      "UPDATE _prisma_migrations SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1",
+      [id],
+    );
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
-    throw new MigrationError(`The migration ${migration.name} failed and was rolled back: ${error instanceof Error ? error.message : String(error)}`);
+    throw new MigrationError(
+      `The migration ${migration.name} failed and was rolled back: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

@@ -371,7 +371,13 @@ const SITUATIONS: Situation[] = [
     name: "key retention window passed, even though a person approved the retry",
     op: { ...retry, firstDispatchedAt: NOW - 25 * HOUR, approvedAttempt: 2 },
     contract: { keyRetentionMs: 24 * HOUR },
-    action: { PURE: "RETRY", IDEMPOTENT: "RECONCILE", REPLAYABLE: "RETRY_SAME_KEY", UNKNOWN: "RETRY_SAME_KEY", NON_RETRYABLE: "RETRY_SAME_KEY" },
+    action: {
+      PURE: "RETRY",
+      IDEMPOTENT: "RECONCILE",
+      REPLAYABLE: "RETRY_SAME_KEY",
+      UNKNOWN: "RETRY_SAME_KEY",
+      NON_RETRYABLE: "RETRY_SAME_KEY",
+    },
   },
   {
     name: "key retention window not passed",

@@ -11,7 +11,11 @@ function message(error: unknown): string {
 }
 
 /** One tick: expired leases to UNKNOWN, then lookups for the UNKNOWN operations whose contract allows them. */
-export async function sweepOnce(ledger: Ledger, backoff: LookupBackoff, now: () => Date = () => new Date()): Promise<void> {
+export async function sweepOnce(
+  ledger: Ledger,
+  backoff: LookupBackoff,
+  now: () => Date = () => new Date(),
+): Promise<void> {
   try {
     const moved = await recoverExpiredLeases(ledger, now());
     if (moved > 0) console.log(`opledger: recovery sweep moved ${moved} operation(s) with expired leases to UNKNOWN`);

@@ -7,7 +7,9 @@ import { PrismaPg } from "@prisma/adapter-pg";
 // postinstall). `generate` never connects; `migrate diff` connects only to read the server version (the throwaway
 // cluster of scripts/pg-cluster.sh will do); `migrate status` reads the history of DATABASE_URL.
 const given = process.env.DATABASE_URL ?? "";
-const url = /^postgres(ql)?:\/\//.test(given) ? given : (process.env.OPLEDGER_TEST_PG_URL ?? "postgresql://localhost:5432/opledger");
+const url = /^postgres(ql)?:\/\//.test(given)
+  ? given
+  : (process.env.OPLEDGER_TEST_PG_URL ?? "postgresql://localhost:5432/opledger");
 process.env.DATABASE_URL = url;
 
 const shared = {

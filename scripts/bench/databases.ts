@@ -16,7 +16,10 @@ export function freshSqlite(workDir: string, name: string): string {
 }
 
 /** A ledger on the URL with the server's settings and the benchmark's contract in place, and that contract's version. */
-export async function openBenchLedger(url: string, poolSize?: number): Promise<{ ledger: Ledger; contractVersion: number }> {
+export async function openBenchLedger(
+  url: string,
+  poolSize?: number,
+): Promise<{ ledger: Ledger; contractVersion: number }> {
   const ledger = openLedger(url, { poolSize });
   if (url.startsWith("file:")) await applySqliteSettings(ledger.db);
   const { contract } = await putContract(ledger, BENCH_TOOL, BENCH_CONTRACT, BENCH_ACTOR, new Date());

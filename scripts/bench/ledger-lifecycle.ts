@@ -35,7 +35,8 @@ export async function ledgerLifecycleClaimOnPlan(ledger: Ledger, agent: number, 
 
 /** Dispatch and a confirmed outcome with the lease's fence. */
 async function finishLifecycle(ledger: Ledger, id: string, fence: number): Promise<void> {
-  await dispatchOperation(ledger, id, { fence }, BENCH_ACTOR, new Date());
+  const dispatched = await dispatchOperation(ledger, id, { fence }, BENCH_ACTOR, new Date());
+  if ("refused" in dispatched) throw dispatched.refused;
   const done = await reportOutcome(
     ledger,
     id,

@@ -27,6 +27,11 @@ export function contractFor(effect: EffectClass, overrides: Partial<ContractBody
   };
 }
 
-export async function withContract(ledger: Ledger, tool: string, effect: EffectClass, overrides: Partial<ContractBody> = {}): Promise<void> {
+export async function withContract(
+  ledger: Ledger,
+  tool: string,
+  effect: EffectClass,
+  overrides: Partial<ContractBody> = {},
+): Promise<void> {
   await putContract(ledger, tool, contractFor(effect, overrides), alice, T0);
 }

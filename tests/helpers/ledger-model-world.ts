@@ -56,7 +56,8 @@ export interface World {
 
 export const at = (w: World): Date => new Date(w.now);
 export const fenceKey = (worker: string, id: string): string => `${worker}:${id}`;
-export const pick = <T>(items: T[], index: number): T | undefined => (items.length === 0 ? undefined : items[index % items.length]);
+export const pick = <T>(items: T[], index: number): T | undefined =>
+  items.length === 0 ? undefined : items[index % items.length];
 const bump = (map: Map<string, number>, key: string): void => void map.set(key, (map.get(key) ?? 0) + 1);
 
 export function newWorld(ledger: Ledger): World {
@@ -78,7 +79,12 @@ export function newWorld(ledger: Ledger): World {
 }
 
 /** Resolves true when the call succeeded, false when the ledger refused it with one of the `allowed` codes (a stale fence is counted). */
-export async function settle(w: World, id: string | null, p: Promise<unknown>, allowed: LedgerErrorCode[]): Promise<boolean> {
+export async function settle(
+  w: World,
+  id: string | null,
+  p: Promise<unknown>,
+  allowed: LedgerErrorCode[],
+): Promise<boolean> {
   try {
     await p;
     return true;
@@ -100,8 +106,25 @@ export function recordApproval(w: World, id: string): void {
 }
 
 /** What the provider did with an attempt; "transient_applied" is a 5xx sent after the effect was committed (it happens). */
-export type Behaviour = "confirm" | "transient" | "transient_applied" | "fatal" | "unknown_applied" | "unknown_not" | "crash_applied" | "crash_not";
-export const BEHAVIOURS: Behaviour[] = ["confirm", "transient", "transient_applied", "fatal", "unknown_applied", "unknown_not", "crash_applied", "crash_not"];
+export type Behaviour =
+  | "confirm"
+  | "transient"
+  | "transient_applied"
+  | "fatal"
+  | "unknown_applied"
+  | "unknown_not"
+  | "crash_applied"
+  | "crash_not";
+export const BEHAVIOURS: Behaviour[] = [
+  "confirm",
+  "transient",
+  "transient_applied",
+  "fatal",
+  "unknown_applied",
+  "unknown_not",
+  "crash_applied",
+  "crash_not",
+];
 
 const REPORT: Record<Behaviour, Omit<OutcomeInput, "fence"> | null> = {
   confirm: { result: "confirmed" },
@@ -115,7 +138,12 @@ const REPORT: Record<Behaviour, Omit<OutcomeInput, "fence"> | null> = {
 };
 
 /** The request reaches the provider (or not); returns what the worker would report, or null when it crashed. */
-export function sendToProvider(w: World, op: ModelOperation, key: string, behaviour: Behaviour): Omit<OutcomeInput, "fence"> | null {
+export function sendToProvider(
+  w: World,
+  op: ModelOperation,
+  key: string,
+  behaviour: Behaviour,
+): Omit<OutcomeInput, "fence"> | null {
   const applied = behaviour === "confirm" || behaviour.endsWith("_applied");
   if (applied && !(TOOLS[op.tool] === "IDEMPOTENT" && w.seenKeys.has(`${op.tool}:${key}`))) {
     w.effects.set(op.id, [...(w.effects.get(op.id) ?? []), key]);
@@ -127,7 +155,12 @@ export function sendToProvider(w: World, op: ModelOperation, key: string, behavi
 
 /** A contract edit: the same class with another budget and approval rule, so later plans run under a different version. */
 export function editedContract(tool: string, maxAttempts: number, approval: boolean) {
-  return contractFor(TOOLS[tool] ?? "PURE", { idempotencyKey: "required", maxAttempts, approval: approval ? "required" : "not_required", backoff: { baseMs: 0, maxMs: 0 } });
+  return contractFor(TOOLS[tool] ?? "PURE", {
+    idempotencyKey: "required",
+    maxAttempts,
+    approval: approval ? "required" : "not_required",
+    backoff: { baseMs: 0, maxMs: 0 },
+  });
 }
 
 export async function freshLedger(): Promise<TestDb> {
@@ -154,7 +187,10 @@ export async function checkInvariants(w: World): Promise<void> {
     expect(new Set(effects).size).toBeLessThanOrEqual(1);
     if (TOOLS[op.tool] !== "PURE") {
       const approvals = w.approvals.get(op.id) ?? 0;
-      expect(effects.length, `${op.tool} ${op.id} applied ${effects.length} times with ${approvals} approvals`).toBeLessThanOrEqual(1 + approvals);
+      expect(
+        effects.length,
+        `${op.tool} ${op.id} applied ${effects.length} times with ${approvals} approvals`,
+      ).toBeLessThanOrEqual(1 + approvals);
     }
     const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     expect(row.contractVersion, `${op.id} keeps the contract version it was planned under`).toBe(op.contractVersion);
@@ -166,13 +202,21 @@ export async function checkInvariants(w: World): Promise<void> {
     expect(new Set(granted).size, `fences granted on ${op.id}: ${granted.join(", ")}`).toBe(granted.length);
     for (const sent of w.dispatches.filter((d) => d.id === op.id)) {
       const attempt = attempts.find((a) => a.number === sent.attempt);
-      expect([attempt?.fence, attempt?.workerId], `attempt ${sent.attempt} on ${op.id}`).toEqual([sent.fence, sent.worker]);
+      expect([attempt?.fence, attempt?.workerId], `attempt ${sent.attempt} on ${op.id}`).toEqual([
+        sent.fence,
+        sent.worker,
+      ]);
     }
     for (const told of w.outcomes.filter((o) => o.id === op.id)) {
       const attempt = attempts.find((a) => a.number === told.attempt);
-      expect([attempt?.result, attempt?.fence], `acknowledged ${told.result} of attempt ${told.attempt} on ${op.id}`).toEqual([told.result, told.fence]);
+      expect(
+        [attempt?.result, attempt?.fence],
+        `acknowledged ${told.result} of attempt ${told.attempt} on ${op.id}`,
+      ).toEqual([told.result, told.fence]);
     }
-    const staleAudits = await w.ledger.db.auditEvent.count({ where: { subjectType: "operation", subjectId: op.id, action: "operation.stale_fence_rejected" } });
+    const staleAudits = await w.ledger.db.auditEvent.count({
+      where: { subjectType: "operation", subjectId: op.id, action: "operation.stale_fence_rejected" },
+    });
     expect(staleAudits, `stale fences refused on ${op.id} are all audited`).toBe(w.staleRefusals.get(op.id) ?? 0);
     const trail = await w.ledger.db.auditEvent.findMany({
       where: { subjectType: "operation", subjectId: op.id, toPhase: { not: null } },

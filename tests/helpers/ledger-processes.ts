@@ -17,7 +17,10 @@ interface ServerProcess {
 }
 
 function startProcess(): ServerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY], { cwd: process.cwd(), stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
+    cwd: process.cwd(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let errors = "";
   child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString()));
   const output = createInterface({ input: child.stdout });

@@ -37,13 +37,21 @@ async function run(url: string, job: ServerJob, go: () => Promise<unknown>): Pro
         return { recovered: await recoverExpiredLeases(ledger, now) };
       case "approve": {
         const person = job.person === "alice" ? alice : bob;
-        const results = await Promise.all(job.ids.map((id) => settle(approveOperation(ledger, id, { reason: `checked by ${person.label}` }, person, now, { fourEyes: true }))));
+        const results = await Promise.all(
+          job.ids.map((id) =>
+            settle(
+              approveOperation(ledger, id, { reason: `checked by ${person.label}` }, person, now, { fourEyes: true }),
+            ),
+          ),
+        );
         return { results };
       }
       case "confirm": {
         const results: string[] = [];
         for (const { id, fence } of job.items) {
-          results.push(await settle(reportOutcome(ledger, id, { fence, result: "confirmed", providerId: `p-${id}` }, agent, now)));
+          results.push(
+            await settle(reportOutcome(ledger, id, { fence, result: "confirmed", providerId: `p-${id}` }, agent, now)),
+          );
         }
         return { results };
       }

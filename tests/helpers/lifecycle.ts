@@ -13,8 +13,11 @@ export async function planAndClaim(ledger: Ledger, input: PlanInput, now: Date, 
   return { id: operation.id, fence: lease.fence };
 }
 
+/** Dispatch as the API answers it: the dispatched operation, or the refusal thrown. */
 export async function dispatch(ledger: Ledger, id: string, fence: number, now: Date) {
-  return dispatchOperation(ledger, id, { fence }, agent, now);
+  const result = await dispatchOperation(ledger, id, { fence }, agent, now);
+  if ("refused" in result) throw result.refused;
+  return result.operation;
 }
 
 export async function outcome(ledger: Ledger, id: string, input: OutcomeInput, now: Date) {

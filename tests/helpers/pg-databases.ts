@@ -5,7 +5,8 @@ import pg from "pg";
 const NAME = /^[a-z0-9_]{1,63}$/;
 
 function quoted(name: string): string {
-  if (!NAME.test(name)) throw new Error(`Refusing the database name ${JSON.stringify(name)}: only [a-z0-9_] are generated here.`);
+  if (!NAME.test(name))
+    throw new Error(`Refusing the database name ${JSON.stringify(name)}: only [a-z0-9_] are generated here.`);
   return `"${name}"`;
 }
 
@@ -58,7 +59,10 @@ export async function dropDatabase(baseUrl: string, name: string): Promise<void>
 /** Drops what a run left behind (a crashed worker never calls close). */
 export async function dropDatabasesStartingWith(baseUrl: string, prefix: string): Promise<string[]> {
   return withAdmin(baseUrl, async (client) => {
-    const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [prefix]);
+    const { rows } = await client.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE starts_with(datname, $1)",
+      [prefix],
+    );
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${quoted(datname)} WITH (FORCE)`);
     return rows.map((row) => row.datname);
   });
@@ -67,7 +71,8 @@ export async function dropDatabasesStartingWith(baseUrl: string, prefix: string)
 /** A new database name inside this run's namespace (`<run>_*`), so the global teardown drops it if a test does not. */
 export function runDatabaseName(): string {
   const template = process.env.OPLEDGER_TEST_PG_TEMPLATE;
-  if (!template) throw new Error("OPLEDGER_TEST_PG_TEMPLATE is not set: is tests/setup/db-template.ts the globalSetup?");
+  if (!template)
+    throw new Error("OPLEDGER_TEST_PG_TEMPLATE is not set: is tests/setup/db-template.ts the globalSetup?");
   return uniqueName(template.replace(/_template$/, ""));
 }
 

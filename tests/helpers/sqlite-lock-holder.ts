@@ -21,7 +21,10 @@ export interface LockHolder {
 
 /** Starts a process that takes the lock, holds it for `holdMs` by its own clock, then releases it; resolves once it is held. */
 export async function holdSqliteLock(file: string, kind: LockKind, holdMs: number): Promise<LockHolder> {
-  const child = spawn(process.execPath, ["-e", HOLDER, file, kind, String(holdMs)], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["-e", HOLDER, file, kind, String(holdMs)], {
+    cwd: process.cwd(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   let errors = "";
   child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString()));

@@ -20,7 +20,8 @@ export interface TestDb {
 
 async function createSqliteTestDb(): Promise<TestDb> {
   const template = process.env.OPLEDGER_TEST_TEMPLATE_DB;
-  if (!template) throw new Error("OPLEDGER_TEST_TEMPLATE_DB is not set: is tests/setup/db-template.ts the globalSetup?");
+  if (!template)
+    throw new Error("OPLEDGER_TEST_TEMPLATE_DB is not set: is tests/setup/db-template.ts the globalSetup?");
   const file = path.join(path.dirname(template), `${randomUUID()}.db`);
   fs.copyFileSync(template, file);
   const url = `file:${file}`;
@@ -55,7 +56,8 @@ function copyTemplate(serverUrl: string, template: string): Promise<string> {
 
 async function createPostgresTestDb(serverUrl: string): Promise<TestDb> {
   const template = process.env.OPLEDGER_TEST_PG_TEMPLATE;
-  if (!template) throw new Error("OPLEDGER_TEST_PG_TEMPLATE is not set: is tests/setup/db-template.ts the globalSetup?");
+  if (!template)
+    throw new Error("OPLEDGER_TEST_PG_TEMPLATE is not set: is tests/setup/db-template.ts the globalSetup?");
   const name = await (prefetched ?? copyTemplate(serverUrl, template));
   prefetched = copyTemplate(serverUrl, template);
   const url = databaseUrl(serverUrl, name);

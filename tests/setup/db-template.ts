@@ -4,7 +4,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { migratePostgres } from "../../lib/migrate/postgres";
-import { createDatabase, databaseUrl, dropDatabasesStartingWith, testPostgresUrl, uniqueName } from "../helpers/pg-databases";
+import {
+  createDatabase,
+  databaseUrl,
+  dropDatabasesStartingWith,
+  testPostgresUrl,
+  uniqueName,
+} from "../helpers/pg-databases";
 
 function migrateSqliteTemplate(template: string): void {
   const result = spawnSync("npx", ["prisma", "migrate", "deploy"], {

@@ -16,8 +16,16 @@ export default function AdminError({ error, retry }: { error: unknown; retry: ()
   }, []);
 
   return (
-    <section aria-labelledby="admin-error-heading" className="rounded-lg border border-phase-failed/40 bg-phase-failed-soft px-6 py-6">
-      <h1 id="admin-error-heading" ref={headingRef} tabIndex={-1} className="text-base font-semibold text-phase-failed-ink focus:outline-none">
+    <section
+      aria-labelledby="admin-error-heading"
+      className="rounded-lg border border-phase-failed/40 bg-phase-failed-soft px-6 py-6"
+    >
+      <h1
+        id="admin-error-heading"
+        ref={headingRef}
+        tabIndex={-1}
+        className="text-base font-semibold text-phase-failed-ink focus:outline-none"
+      >
         Users and API keys could not be loaded
       </h1>
       <p className="mt-2 max-w-prose leading-relaxed text-ink">
@@ -35,7 +43,11 @@ export default function AdminError({ error, retry }: { error: unknown; retry: ()
         ) : null}
         .
       </p>
-      <button type="button" onClick={retry} className="mt-4 rounded-md bg-ink px-3 py-1.5 font-medium text-surface hover:bg-ink/85">
+      <button
+        type="button"
+        onClick={retry}
+        className="mt-4 rounded-md bg-ink px-3 py-1.5 font-medium text-surface hover:bg-ink/85"
+      >
         Try again
       </button>
     </section>

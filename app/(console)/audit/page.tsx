@@ -2,7 +2,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AuditFilters } from "@/components/audit/audit-filters";
-import { AUDIT_PAGE_SIZE, auditHref, hasFilters, parseAuditSearch } from "@/components/audit/audit-search";
+import { AUDIT_PAGE_SIZE, auditHref, hasFilters, parseAuditSearch } from "@/lib/console/audit-search";
 import { AuditTable } from "@/components/audit/audit-table";
 import { Notice } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -19,7 +19,10 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 export default async function AuditPage({ searchParams }: Props) {
   await requirePageUser("viewer");
   const { search, filter, problems } = parseAuditSearch(await searchParams, new Date());
-  const page = await listAuditEvents(ledger(), filter, { cursor: search.cursor, limit: search.limit ?? AUDIT_PAGE_SIZE });
+  const page = await listAuditEvents(ledger(), filter, {
+    cursor: search.cursor,
+    limit: search.limit ?? AUDIT_PAGE_SIZE,
+  });
   const filtered = hasFilters(search);
 
   return (

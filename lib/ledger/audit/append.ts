@@ -1,5 +1,5 @@
-// Audit records: appended in the same transaction as the change they explain, each one linked into the hash chain.
-import type { Prisma } from "@/lib/generated/prisma/client";
+// Audit records: appended in the same transaction as the change they explain (by the store's tx.appendAudit, or by
+// auditedTransaction for Prisma-side writes), each one linked into the hash chain.
 import type { Actor } from "../actor";
 import { eventHash } from "./chain";
 import { newId } from "../ids";
@@ -16,21 +16,6 @@ export interface AuditInput {
   reason?: string | null;
   data?: Record<string, unknown>;
   at: Date;
-}
-
-/**
- * Appends the events to the audit log inside the caller's Prisma transaction (operation commands append through
- * their store, lib/ledger/store, with chainAuditEvents). Call it last in the transaction: moving the
- * chain's head locks it (a row lock on PostgreSQL, the write lock on SQLite) until the transaction ends, so audit
- * appends are serialized and the chain never forks.
- */
-export async function appendAudit(tx: Prisma.TransactionClient, inputs: AuditInput[]): Promise<void> {
-  if (inputs.length === 0) return;
-  // The update returns the new seq and the head's hash as it was: the previous event's.
-  const head = await tx.auditChain.update({ where: { id: 1 }, data: { seq: { increment: inputs.length } } });
-  const { rows, hash } = chainAuditEvents(head, inputs);
-  await tx.auditEvent.createMany({ data: rows });
-  await tx.auditChain.update({ where: { id: 1 }, data: { hash } });
 }
 
 /**

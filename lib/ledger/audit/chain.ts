@@ -23,7 +23,11 @@ export interface ChainedEvent {
 
 export function eventHash(previousHash: string, event: ChainedEvent): string {
   // The same bytes as JSON.stringify([seq, ...fields]): the seq is an integer, so "[" + seq + "," + the tail.
-  return createHash("sha256").update(previousHash).update(`\n[${event.seq},`).update(eventHashTail(event)).digest("hex");
+  return createHash("sha256")
+    .update(previousHash)
+    .update(`\n[${event.seq},`)
+    .update(eventHashTail(event))
+    .digest("hex");
 }
 
 /**

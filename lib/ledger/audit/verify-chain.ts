@@ -37,32 +37,54 @@ export async function verifyAuditChain(ledger: Ledger): Promise<AuditChainReport
   let chained = 0;
   let firstAt: Date | null = null;
   for (;;) {
-    const page = await ledger.db.auditEvent.findMany({ where: { seq: { gt: previous.seq, lte: end } }, orderBy: { seq: "asc" }, take: PAGE });
+    const page = await ledger.db.auditEvent.findMany({
+      where: { seq: { gt: previous.seq, lte: end } },
+      orderBy: { seq: "asc" },
+      take: PAGE,
+    });
     for (const event of page) {
       const seq = event.seq as number;
       firstAt ??= event.createdAt;
       chained++;
-      if (seq !== previous.seq + 1) problem(`events ${previous.seq + 1} to ${seq - 1} are missing (before ${event.id})`);
+      if (seq !== previous.seq + 1)
+        problem(`events ${previous.seq + 1} to ${seq - 1} are missing (before ${event.id})`);
       const expected = eventHash(previous.hash, { ...event, seq });
-      if (event.hash !== expected) problem(`event ${seq} (${event.id}, ${event.action}) does not match its hash: it or the event before it was changed`);
+      if (event.hash !== expected)
+        problem(
+          `event ${seq} (${event.id}, ${event.action}) does not match its hash: it or the event before it was changed`,
+        );
       // Continue from the stored hash, so one changed event is reported once rather than breaking everything after it.
       previous = { seq, hash: event.hash ?? expected };
     }
     if (page.length < PAGE) break;
   }
   if (head && (head.seq !== previous.seq || head.hash !== previous.hash)) {
-    problem(`the head says the chain ends at event ${head.seq} (${head.hash.slice(0, 12)}…), but the last event is ${previous.seq} (${previous.hash.slice(0, 12)}…): events were removed from the end or added around the chain`);
+    problem(
+      `the head says the chain ends at event ${head.seq} (${head.hash.slice(0, 12)}…), but the last event is ${previous.seq} (${previous.hash.slice(0, 12)}…): events were removed from the end or added around the chain`,
+    );
   }
   if (head) {
     // The newest event first, then the head: whatever was committed before that read is covered by the head after it.
     const newest = (await ledger.db.auditEvent.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
     const now = await ledger.db.auditChain.findUnique({ where: { id: 1 } });
-    if (now && newest > now.seq) problem(`events ${now.seq + 1} to ${newest} are chained past the head (${now.seq}): they were added around the chain`);
+    if (now && newest > now.seq)
+      problem(
+        `events ${now.seq + 1} to ${newest} are chained past the head (${now.seq}): they were added around the chain`,
+      );
   }
   const unchained = await ledger.db.auditEvent.count({ where: { seq: null } });
   if (firstAt && unchained > 0) {
     const late = await ledger.db.auditEvent.count({ where: { seq: null, createdAt: { gt: firstAt } } });
-    if (late > 0) problem(`${late} events without a place in the chain are younger than the chain's first event: they were inserted around it`);
+    if (late > 0)
+      problem(
+        `${late} events without a place in the chain are younger than the chain's first event: they were inserted around it`,
+      );
   }
-  return { ok: problems.length === 0, chained, unchained, head: head ? { seq: head.seq, hash: head.hash } : previous, problems };
+  return {
+    ok: problems.length === 0,
+    chained,
+    unchained,
+    head: head ? { seq: head.seq, hash: head.hash } : previous,
+    problems,
+  };
 }

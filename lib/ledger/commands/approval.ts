@@ -27,10 +27,16 @@ export async function approveOperation(
   return operationCommand(ledger, id, actor, "approve", now, async (tx, { op, contract, dependency }) => {
     checkSeen(op, input.seen);
     if (op.phase !== "AWAITING_APPROVAL") {
-      throw new LedgerError("not_awaiting_approval", `Operation ${id} is ${op.phase}, not waiting for approval; someone may have decided already.`);
+      throw new LedgerError(
+        "not_awaiting_approval",
+        `Operation ${id} is ${op.phase}, not waiting for approval; someone may have decided already.`,
+      );
     }
     if (options.fourEyes && op.approvalRequestedBy !== null && op.approvalRequestedBy === actorName(actor)) {
-      throw new LedgerError("four_eyes", `${actorName(actor)} asked for this approval and cannot give it too; another person must approve.`);
+      throw new LedgerError(
+        "four_eyes",
+        `${actorName(actor)} asked for this approval and cannot give it too; another person must approve.`,
+      );
     }
     const { phase, approvedAttempt } = afterApproval(op);
     const updated = await writeOperation(tx, op, { phase, approvedAttempt, notBefore: null }, now);
@@ -51,7 +57,13 @@ export async function approveOperation(
   });
 }
 
-export async function rejectOperation(ledger: Ledger, id: string, input: DecisionInput, actor: Actor, now: Date): Promise<OperationView> {
+export async function rejectOperation(
+  ledger: Ledger,
+  id: string,
+  input: DecisionInput,
+  actor: Actor,
+  now: Date,
+): Promise<OperationView> {
   return operationCommand(ledger, id, actor, "reject", now, async (tx, { op, contract, dependency }) => {
     checkSeen(op, input.seen);
     if (!personActionsFor(op.phase as Phase, op.evidence as EffectEvidence).includes("reject")) {
@@ -60,7 +72,16 @@ export async function rejectOperation(ledger: Ledger, id: string, input: Decisio
     const rejectionReason = `rejected by ${actorName(actor)}: ${input.reason}`;
     const updated = await writeOperation(tx, op, { phase: "REJECTED", rejectionReason, notBefore: null }, now);
     await tx.appendAudit([
-      { subjectType: "operation", subjectId: id, actor, action: "operation.rejected", fromPhase: op.phase, toPhase: "REJECTED", reason: input.reason, at: now },
+      {
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: "operation.rejected",
+        fromPhase: op.phase,
+        toPhase: "REJECTED",
+        reason: input.reason,
+        at: now,
+      },
     ]);
     return operationView(updated, contract, dependency, now);
   });

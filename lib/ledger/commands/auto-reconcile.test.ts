@@ -105,7 +105,7 @@ describe("autoReconcile", () => {
     expect(op).toMatchObject({ phase: "RECONCILED", evidence: "not_applied", decision: { action: "RETRY_SAME_KEY" } });
   });
 
-  it("asks about a \"not applied\" once during the grace period, then again when it ends", async () => {
+  it('asks about a "not applied" once during the grace period, then again when it ends', async () => {
     await tool("deploy.release", "REPLAYABLE", lookup());
     const id = await unknownOp("deploy.release", "tok-grace");
     const backoff = new LookupBackoff();

@@ -7,7 +7,12 @@ import { LedgerError } from "../errors";
 import { loadContext } from "./run-command";
 
 import { reconcileOperation } from "./reconcile";
-import { lookupEffect, reconcileSuggestion, type LookupEvidence, type ReconcileSettings } from "@/lib/ledger/outbound/provider-lookup";
+import {
+  lookupEffect,
+  reconcileSuggestion,
+  type LookupEvidence,
+  type ReconcileSettings,
+} from "@/lib/ledger/outbound/provider-lookup";
 import { isWriteConflict } from "../write-retry";
 
 /** The system, named for what it did, so the audit trail says a lookup and not a person reconciled. */

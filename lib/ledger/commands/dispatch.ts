@@ -38,7 +38,14 @@ function refusalCode(decision: Decision, phase: Phase, attempt: number, maxAttem
  * A refusal that needs a person moves the operation to where people look: the approvals queue, or the
  * unknowns queue when a waiting retry can no longer be trusted to converge (its key retention ran out).
  */
-async function routeToPeople(tx: Tx, ctx: OperationContext, code: LedgerErrorCode, decision: Decision, actor: Actor, now: Date): Promise<void> {
+async function routeToPeople(
+  tx: Tx,
+  ctx: OperationContext,
+  code: LedgerErrorCode,
+  decision: Decision,
+  actor: Actor,
+  now: Date,
+): Promise<void> {
   const { op } = ctx;
   const target: Phase | null =
     code === "approval_required" || code === "budget_spent"
@@ -47,7 +54,12 @@ async function routeToPeople(tx: Tx, ctx: OperationContext, code: LedgerErrorCod
         ? "UNKNOWN"
         : null;
   if (target === null || op.phase === target) return;
-  await writeOperation(tx, op, { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}) }, now);
+  await writeOperation(
+    tx,
+    op,
+    { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}) },
+    now,
+  );
   await tx.appendAudit([
     {
       subjectType: "operation",
@@ -62,11 +74,12 @@ async function routeToPeople(tx: Tx, ctx: OperationContext, code: LedgerErrorCod
   ]);
 }
 
-class DispatchRefused extends Error {
-  constructor(readonly refusal: LedgerError) {
-    super(refusal.message);
-  }
-}
+/**
+ * The gate's answer: the operation as dispatched, or why it may not go now. A refusal may have moved the operation
+ * to where people look (routeToPeople), so it is a returned value: the transaction commits it, and the caller
+ * answers it (the API as a 409 problem document).
+ */
+export type DispatchResult = { operation: OperationView } | { refused: LedgerError };
 
 export async function dispatchOperation(
   ledger: Ledger,
@@ -74,9 +87,8 @@ export async function dispatchOperation(
   input: { fence: number },
   actor: Actor,
   now: Date,
-): Promise<OperationView> {
-  // A refusal that moved the operation into the approvals queue must commit, so it is returned, not thrown, from the transaction.
-  const outcome = await operationCommand(ledger, id, actor, "dispatch", now, async (tx, ctx) => {
+): Promise<DispatchResult> {
+  return operationCommand(ledger, id, actor, "dispatch", now, async (tx, ctx): Promise<DispatchResult> => {
     const { op, contract, dependency } = ctx;
     checkFence(op, input.fence, now, true);
     const input0 = gateInput(op, contract, dependency, now);
@@ -84,22 +96,27 @@ export async function dispatchOperation(
     const code = refusalCode(decision, input0.operation.phase, op.attempt, contract.maxAttempts);
     if (code !== null) {
       await routeToPeople(tx, ctx, code, decision, actor, now);
-      return new DispatchRefused(
-        new LedgerError(code, decision.reason, { decision, operationId: id }),
-      );
+      return { refused: new LedgerError(code, decision.reason, { decision, operationId: id }) };
     }
     const attempt = op.attempt + 1;
     const previous = ctx.attempt;
     const backoffMs = previous?.finishedAt ? Math.max(0, now.getTime() - previous.finishedAt.getTime()) : 0;
     const allowed = input0.breaker ? breakerAllowsDispatch(input0.breaker, input0.breakerConfig, now.getTime()) : null;
-    const breakerAfter = allowed?.allowed && allowed.probe
-      ? await recordOnBreaker(tx, dependency, { type: "probe" }, actor, now, `attempt ${op.attempt + 1} of ${id}`)
-      : dependency;
+    const breakerAfter =
+      allowed?.allowed && allowed.probe
+        ? await recordOnBreaker(tx, dependency, { type: "probe" }, actor, now, `attempt ${op.attempt + 1} of ${id}`)
+        : dependency;
     const dispatched = await writeOperation(
       tx,
       op,
       // Evidence was about the previous attempt; the new one starts unproven (the reconciliation stays in evidenceJson and the audit).
-      { phase: "DISPATCHED", attempt, evidence: "none", notBefore: null, firstDispatchedAt: op.firstDispatchedAt ?? now },
+      {
+        phase: "DISPATCHED",
+        attempt,
+        evidence: "none",
+        notBefore: null,
+        firstDispatchedAt: op.firstDispatchedAt ?? now,
+      },
       now,
       "AUTHORIZED",
     );
@@ -120,11 +137,29 @@ export async function dispatchOperation(
     });
     const approved = op.approvedAttempt === attempt;
     await tx.appendAudit([
-      { subjectType: "operation", subjectId: id, actor, action: "operation.authorized", fromPhase: op.phase, toPhase: "AUTHORIZED", reason: decision.reason, data: { attempt, approved }, at: now },
-      { subjectType: "operation", subjectId: id, actor, action: "operation.dispatched", fromPhase: "AUTHORIZED", toPhase: "DISPATCHED", reason: `attempt ${attempt} of ${contract.maxAttempts} left with key ${op.idempotencyKey}`, data: { attempt, fence: op.fence, workerId: op.leaseOwner, backoffMs }, at: now },
+      {
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: "operation.authorized",
+        fromPhase: op.phase,
+        toPhase: "AUTHORIZED",
+        reason: decision.reason,
+        data: { attempt, approved },
+        at: now,
+      },
+      {
+        subjectType: "operation",
+        subjectId: id,
+        actor,
+        action: "operation.dispatched",
+        fromPhase: "AUTHORIZED",
+        toPhase: "DISPATCHED",
+        reason: `attempt ${attempt} of ${contract.maxAttempts} left with key ${op.idempotencyKey}`,
+        data: { attempt, fence: op.fence, workerId: op.leaseOwner, backoffMs },
+        at: now,
+      },
     ]);
-    return operationView(dispatched, contract, breakerAfter, now);
+    return { operation: operationView(dispatched, contract, breakerAfter, now) };
   });
-  if (outcome instanceof DispatchRefused) throw outcome.refusal;
-  return outcome;
 }

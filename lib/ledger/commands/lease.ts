@@ -62,7 +62,11 @@ export async function claimLease(
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const updated = await writeOperation(tx, op, { fence, leaseOwner: input.workerId, leaseExpiresAt }, now);
     await tx.appendAudit([leaseClaimAudit(op, input, fence, actor, now)]);
-    return { fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
+    return {
+      fence,
+      leaseExpiresAt: leaseExpiresAt.toISOString(),
+      operation: operationView(updated, contract, dependency, now),
+    };
   });
 }
 
@@ -82,6 +86,10 @@ export async function heartbeatLease(
     }
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const updated = await writeOperation(tx, op, { leaseExpiresAt }, now);
-    return { fence: op.fence, leaseExpiresAt: leaseExpiresAt.toISOString(), operation: operationView(updated, contract, dependency, now) };
+    return {
+      fence: op.fence,
+      leaseExpiresAt: leaseExpiresAt.toISOString(),
+      operation: operationView(updated, contract, dependency, now),
+    };
   });
 }

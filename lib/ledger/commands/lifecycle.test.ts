@@ -23,7 +23,9 @@ describe("lease and fencing", () => {
   it("refuses a second worker while the lease is live, and takes over an expired one with a higher fence", async () => {
     const { id, fence } = await planAndClaim(t.ledger, { tool: "search.web", args: { q: "x" } }, T0, "w1", 1000);
     expect(fence).toBe(1);
-    expect(await codeOf(claimLease(t.ledger, id, { workerId: "w2", leaseMs: 1000 }, agent, at(500)))).toBe("lease_held");
+    expect(await codeOf(claimLease(t.ledger, id, { workerId: "w2", leaseMs: 1000 }, agent, at(500)))).toBe(
+      "lease_held",
+    );
     const takeover = await claimLease(t.ledger, id, { workerId: "w2", leaseMs: 1000 }, agent, at(1001));
     expect(takeover.fence).toBe(2);
     expect(await codeOf(dispatch(t.ledger, id, fence, at(1002)))).toBe("stale_fence");
@@ -44,14 +46,20 @@ describe("lease and fencing", () => {
 
 describe("dispatch and outcome", () => {
   it("confirms on the first attempt with an attempt row and audit records through AUTHORIZED", async () => {
-    const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: { amount: 5 }, idempotencyKey: "k" }, T0);
+    const { id, fence } = await planAndClaim(
+      t.ledger,
+      { tool: "payments.charge", args: { amount: 5 }, idempotencyKey: "k" },
+      T0,
+    );
     const dispatched = await dispatch(t.ledger, id, fence, at(1));
     expect(dispatched).toMatchObject({ phase: "DISPATCHED", attempt: 1, idempotencyKey: "k" });
     const confirmed = await outcome(t.ledger, id, { fence, result: "confirmed", providerId: "ch_1" }, at(2));
     expect(confirmed).toMatchObject({ phase: "CONFIRMED", providerId: "ch_1" });
     expect(confirmed.decision.action).toBe("STOP");
     const detail = await getOperation(t.ledger, id, at(3));
-    expect(detail.attempts).toEqual([expect.objectContaining({ number: 1, workerId: "w1", fence, result: "confirmed", providerId: "ch_1" })]);
+    expect(detail.attempts).toEqual([
+      expect.objectContaining({ number: 1, workerId: "w1", fence, result: "confirmed", providerId: "ch_1" }),
+    ]);
     expect(detail.audit.map((a) => `${a.fromPhase ?? ""}>${a.toPhase ?? ""}`)).toEqual([
       ">PLANNED",
       ">",
@@ -73,18 +81,33 @@ describe("dispatch and outcome", () => {
   });
 
   it("refuses a resent confirmation that names another provider id, and a heartbeat on a finished operation", async () => {
-    const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0, "w1", 1000);
+    const { id, fence } = await planAndClaim(
+      t.ledger,
+      { tool: "payments.charge", args: {}, idempotencyKey: "k" },
+      T0,
+      "w1",
+      1000,
+    );
     await dispatch(t.ledger, id, fence, at(1));
     await outcome(t.ledger, id, { fence, result: "confirmed", providerId: "ch_1" }, at(2));
-    expect(await codeOf(outcome(t.ledger, id, { fence, result: "confirmed", providerId: "ch_2" }, at(3)))).toBe("not_dispatched");
-    expect(await codeOf(heartbeatLease(t.ledger, id, { fence, leaseMs: 60_000 }, agent, at(5_000)))).toBe("already_finished");
+    expect(await codeOf(outcome(t.ledger, id, { fence, result: "confirmed", providerId: "ch_2" }, at(3)))).toBe(
+      "not_dispatched",
+    );
+    expect(await codeOf(heartbeatLease(t.ledger, id, { fence, leaseMs: 60_000 }, agent, at(5_000)))).toBe(
+      "already_finished",
+    );
     expect(await getOperation(t.ledger, id, at(5_001))).toMatchObject({ phase: "CONFIRMED", providerId: "ch_1" });
   });
 
   it("schedules an IDEMPOTENT retry with the same key after a 503, refuses it before it is due, then allows it", async () => {
     const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0);
     await dispatch(t.ledger, id, fence, at(1));
-    const failed = await outcome(t.ledger, id, { fence, result: "failed", error: { httpStatus: 503, retryAfterMs: 500 } }, at(2));
+    const failed = await outcome(
+      t.ledger,
+      id,
+      { fence, result: "failed", error: { httpStatus: 503, retryAfterMs: 500 } },
+      at(2),
+    );
     expect(failed.phase).toBe("RETRY_SCHEDULED");
     expect(failed.decision.action).toBe("RETRY_SAME_KEY");
     expect(failed.decision.retryAfterMs).toBeGreaterThanOrEqual(500);
@@ -98,7 +121,12 @@ describe("dispatch and outcome", () => {
   it("ends in FAILED on a fatal error and never retries", async () => {
     const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0);
     await dispatch(t.ledger, id, fence, at(1));
-    const failed = await outcome(t.ledger, id, { fence, result: "failed", error: { httpStatus: 422, message: "card declined" } }, at(2));
+    const failed = await outcome(
+      t.ledger,
+      id,
+      { fence, result: "failed", error: { httpStatus: 422, message: "card declined" } },
+      at(2),
+    );
     expect(failed.phase).toBe("FAILED");
     expect(failed.decision.action).toBe("STOP");
     expect(await codeOf(dispatch(t.ledger, id, fence, at(10_000)))).toBe("already_finished");
@@ -109,7 +137,12 @@ describe("dispatch and outcome", () => {
     let now = 1;
     for (let i = 0; i < 3; i++) {
       await dispatch(t.ledger, id, fence, at(now));
-      const r = await outcome(t.ledger, id, { fence, result: "failed", error: { kind: "connection_reset" } }, at(now + 1));
+      const r = await outcome(
+        t.ledger,
+        id,
+        { fence, result: "failed", error: { kind: "connection_reset" } },
+        at(now + 1),
+      );
       now += 2 + (r.decision.retryAfterMs ?? 0);
     }
     const op = await getOperation(t.ledger, id, at(now));
@@ -145,7 +178,9 @@ describe("approval", () => {
     const { id } = await failedEmail();
     expect(await codeOf(approveOperation(t.ledger, id, { reason: "me again" }, agent, at(3)))).toBe("four_eyes");
     expect((await getOperation(t.ledger, id, at(4))).phase).toBe("AWAITING_APPROVAL");
-    expect(await codeOf(approveOperation(t.ledger, id, { reason: "solo" }, agent, at(5), { fourEyes: false }))).toBe("resolved");
+    expect(await codeOf(approveOperation(t.ledger, id, { reason: "solo" }, agent, at(5), { fourEyes: false }))).toBe(
+      "resolved",
+    );
   });
 
   it("gives one grant when two people approve at once", async () => {
@@ -162,9 +197,16 @@ describe("approval", () => {
   it("refuses a reject decided on a state someone else already changed, inside the ledger's transaction", async () => {
     const { id } = await failedEmail();
     const seen = await getOperation(t.ledger, id, at(3));
-    const shown = { phase: seen.phase, attempt: seen.attempt, approvedAttempt: seen.approvedAttempt, evidence: seen.evidence };
+    const shown = {
+      phase: seen.phase,
+      attempt: seen.attempt,
+      approvedAttempt: seen.approvedAttempt,
+      evidence: seen.evidence,
+    };
     await approveOperation(t.ledger, id, { reason: "retry it", seen: shown }, bob, at(4));
-    expect(await codeOf(rejectOperation(t.ledger, id, { reason: "stop it", seen: shown }, alice, at(5)))).toBe("write_conflict");
+    expect(await codeOf(rejectOperation(t.ledger, id, { reason: "stop it", seen: shown }, alice, at(5)))).toBe(
+      "write_conflict",
+    );
     expect((await getOperation(t.ledger, id, at(6))).phase).toBe("RETRY_SCHEDULED");
   });
 
@@ -187,24 +229,71 @@ describe("unknown outcomes, reconciliation and recovery", () => {
     expect(unknown.phase).toBe("UNKNOWN");
     expect(unknown.decision.action).toBe("RECONCILE");
     expect(await codeOf(dispatch(t.ledger, id, fence, at(3)))).toBe("reconcile_required");
-    const reconciled = await reconcileOperation(t.ledger, id, { outcome: "applied", providerId: "ch_9", evidence: { lookup: "found" } }, alice, at(4));
+    const reconciled = await reconcileOperation(
+      t.ledger,
+      id,
+      { outcome: "applied", providerId: "ch_9", evidence: { lookup: "found" } },
+      alice,
+      at(4),
+    );
     expect(reconciled).toMatchObject({ phase: "RECONCILED", evidence: "applied", providerId: "ch_9" });
     expect(reconciled.decision.action).toBe("STOP");
     expect(await codeOf(dispatch(t.ledger, id, fence, at(5)))).toBe("already_finished");
-    expect(await codeOf(reconcileOperation(t.ledger, id, { outcome: "applied", evidence: null }, alice, at(6)))).toBe("not_unknown");
+    expect(await codeOf(reconcileOperation(t.ledger, id, { outcome: "applied", evidence: null }, alice, at(6)))).toBe(
+      "not_unknown",
+    );
+  });
+
+  it("refuses a reconciliation that approves a retry of an effect that happened, or a person's 'applied' without the provider id", async () => {
+    const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0);
+    await dispatch(t.ledger, id, fence, at(1));
+    await outcome(t.ledger, id, { fence, result: "unknown" }, at(2));
+    const contradiction = reconcileOperation(
+      t.ledger,
+      id,
+      { outcome: "applied", providerId: "ch_1", evidence: null, approveRetry: true },
+      agent,
+      at(3),
+    );
+    await expect(contradiction).rejects.toMatchObject({
+      code: "invalid_body",
+      extra: { errors: { approveRetry: [expect.any(String)] } },
+    });
+    const unnamed = reconcileOperation(t.ledger, id, { outcome: "applied", evidence: null }, alice, at(4));
+    await expect(unnamed).rejects.toMatchObject({
+      code: "invalid_body",
+      extra: { errors: { providerId: [expect.any(String)] } },
+    });
+    expect((await t.db.operation.findUniqueOrThrow({ where: { id } })).phase).toBe("UNKNOWN");
+    // An agent's lookup may prove the effect without knowing the provider's id.
+    expect((await reconcileOperation(t.ledger, id, { outcome: "applied", evidence: null }, agent, at(5))).phase).toBe(
+      "RECONCILED",
+    );
   });
 
   it("lets an IDEMPOTENT operation reconciled as 'not applied' retry with the same key", async () => {
     const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0);
     await dispatch(t.ledger, id, fence, at(1));
     await outcome(t.ledger, id, { fence, result: "unknown" }, at(2));
-    const reconciled = await reconcileOperation(t.ledger, id, { outcome: "not_applied", evidence: { lookup: "404" } }, agent, at(3));
+    const reconciled = await reconcileOperation(
+      t.ledger,
+      id,
+      { outcome: "not_applied", evidence: { lookup: "404" } },
+      agent,
+      at(3),
+    );
     expect(reconciled.decision.action).toBe("RETRY_SAME_KEY");
     expect(await dispatch(t.ledger, id, fence, at(4))).toMatchObject({ attempt: 2, idempotencyKey: "k" });
   });
 
   it("turns an abandoned DISPATCHED operation into UNKNOWN by the system, and fences out the old worker", async () => {
-    const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0, "w1", 1000);
+    const { id, fence } = await planAndClaim(
+      t.ledger,
+      { tool: "payments.charge", args: {}, idempotencyKey: "k" },
+      T0,
+      "w1",
+      1000,
+    );
     await dispatch(t.ledger, id, fence, at(1));
     expect(await recoverExpiredLeases(t.ledger, at(999))).toBe(0);
     expect(await recoverExpiredLeases(t.ledger, at(1001))).toBe(1);

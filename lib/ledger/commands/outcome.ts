@@ -62,7 +62,10 @@ export async function reportOutcome(
           `Attempt ${op.attempt} of ${id} was already reported confirmed as ${attemptRow.providerId ?? "(no provider id)"}; a report naming ${input.providerId ?? "no provider id"} is refused, as no attempt is in flight.`,
         );
       }
-      throw new LedgerError("not_dispatched", `Operation ${id} is ${op.phase}, not DISPATCHED: there is no attempt in flight to report on.`);
+      throw new LedgerError(
+        "not_dispatched",
+        `Operation ${id} is ${op.phase}, not DISPATCHED: there is no attempt in flight to report on.`,
+      );
     }
     const error = input.error ? classifyError(input.error) : input.result === "failed" ? classifyError({}) : null;
     let data: Partial<Operation>;
@@ -116,7 +119,14 @@ export async function reportOutcome(
         at: now,
       },
     ]);
-    const breakerAfter = await recordOnBreaker(tx, dependency, breakerEvent(input.result, error), actor, now, `attempt ${op.attempt} of ${id}`);
+    const breakerAfter = await recordOnBreaker(
+      tx,
+      dependency,
+      breakerEvent(input.result, error),
+      actor,
+      now,
+      `attempt ${op.attempt} of ${id}`,
+    );
     return operationView(updated, contract, breakerAfter, now);
   });
 }

@@ -14,23 +14,40 @@ beforeEach(async () => {
 afterEach(async () => t.close());
 
 const plan = (key: string, workerId: string, now = T0) =>
-  planOperation(t.ledger, { tool: "payments.charge", args: { amount: 5 }, idempotencyKey: key, claim: { workerId, leaseMs: 30_000 } }, agent, now);
+  planOperation(
+    t.ledger,
+    { tool: "payments.charge", args: { amount: 5 }, idempotencyKey: key, claim: { workerId, leaseMs: 30_000 } },
+    agent,
+    now,
+  );
 
 describe("planOperation with claim", () => {
   it("creates the operation holding the lease with fence 1, audited as a claim after the plan", async () => {
     const { operation, created } = await plan("k1", "w1");
     expect(created).toBe(true);
-    expect(operation).toMatchObject({ phase: "PLANNED", fence: 1, leaseOwner: "w1", leaseExpiresAt: at(30_000).toISOString() });
+    expect(operation).toMatchObject({
+      phase: "PLANNED",
+      fence: 1,
+      leaseOwner: "w1",
+      leaseExpiresAt: at(30_000).toISOString(),
+    });
     const stored = await t.db.operation.findUniqueOrThrow({ where: { id: operation.id } });
     expect(stored).toMatchObject({ fence: 1, leaseOwner: "w1", leaseExpiresAt: at(30_000), version: 0 });
     const audit = await t.db.auditEvent.findMany({ where: { subjectId: operation.id }, orderBy: { seq: "asc" } });
     expect(audit.map((e) => e.action)).toEqual(["operation.planned", "operation.lease_claimed"]);
-    expect(JSON.parse(audit[1]?.data ?? "null")).toEqual({ workerId: "w1", fence: 1, previousOwner: null, leaseMs: 30_000 });
+    expect(JSON.parse(audit[1]?.data ?? "null")).toEqual({
+      workerId: "w1",
+      fence: 1,
+      previousOwner: null,
+      leaseMs: 30_000,
+    });
   });
 
   it("lets the holder dispatch and report with that fence, and refuses another worker's claim", async () => {
     const { operation } = await plan("k1", "w1");
-    expect(await code(claimLease(t.ledger, operation.id, { workerId: "w2", leaseMs: 30_000 }, agent, at(1)))).toBe("lease_held");
+    expect(await code(claimLease(t.ledger, operation.id, { workerId: "w2", leaseMs: 30_000 }, agent, at(1)))).toBe(
+      "lease_held",
+    );
     await dispatch(t.ledger, operation.id, 1, at(2));
     const done = await outcome(t.ledger, operation.id, { fence: 1, result: "confirmed" }, at(3));
     expect(done.phase).toBe("CONFIRMED");

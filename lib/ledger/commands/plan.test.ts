@@ -14,20 +14,39 @@ beforeEach(async () => {
 });
 afterEach(async () => t.close());
 
-
-
 describe("planOperation", () => {
   it("plans a new operation in PLANNED with attempt 0 and the contract's version", async () => {
-    const { operation, created } = await planOperation(t.ledger, { tool: "payments.charge", args: { amount: 5 }, idempotencyKey: "k1" }, agent, T0);
+    const { operation, created } = await planOperation(
+      t.ledger,
+      { tool: "payments.charge", args: { amount: 5 }, idempotencyKey: "k1" },
+      agent,
+      T0,
+    );
     expect(created).toBe(true);
-    expect(operation).toMatchObject({ phase: "PLANNED", attempt: 0, contractVersion: 1, effect: "IDEMPOTENT", idempotencyKey: "k1" });
+    expect(operation).toMatchObject({
+      phase: "PLANNED",
+      attempt: 0,
+      contractVersion: 1,
+      effect: "IDEMPOTENT",
+      idempotencyKey: "k1",
+    });
     expect(operation.decision.action).toBe("DISPATCH");
   });
 
   it("returns the same operation for the same key and args in any key order, writing nothing new", async () => {
-    const first = await planOperation(t.ledger, { tool: "payments.charge", args: { a: 1, b: { c: 2, d: 3 } }, idempotencyKey: "k1" }, agent, T0);
+    const first = await planOperation(
+      t.ledger,
+      { tool: "payments.charge", args: { a: 1, b: { c: 2, d: 3 } }, idempotencyKey: "k1" },
+      agent,
+      T0,
+    );
     const audits = await t.db.auditEvent.count();
-    const again = await planOperation(t.ledger, { tool: "payments.charge", args: { b: { d: 3, c: 2 }, a: 1 }, idempotencyKey: "k1" }, agent, T0);
+    const again = await planOperation(
+      t.ledger,
+      { tool: "payments.charge", args: { b: { d: 3, c: 2 }, a: 1 }, idempotencyKey: "k1" },
+      agent,
+      T0,
+    );
     expect(again.created).toBe(false);
     expect(again.operation.id).toBe(first.operation.id);
     expect(await t.db.operation.count()).toBe(1);
@@ -36,14 +55,20 @@ describe("planOperation", () => {
 
   it("rejects the same key with different args and counts a duplicate rejection", async () => {
     await planOperation(t.ledger, { tool: "payments.charge", args: { amount: 5 }, idempotencyKey: "k1" }, agent, T0);
-    expect(await code(planOperation(t.ledger, { tool: "payments.charge", args: { amount: 6 }, idempotencyKey: "k1" }, agent, T0))).toBe("idempotency_key_reused");
+    expect(
+      await code(
+        planOperation(t.ledger, { tool: "payments.charge", args: { amount: 6 }, idempotencyKey: "k1" }, agent, T0),
+      ),
+    ).toBe("idempotency_key_reused");
     expect(await t.db.operation.count()).toBe(1);
     expect((await metricsSnapshot(t.ledger)).duplicateRejectionsTotal).toBe(1);
   });
 
   it("refuses a tool without a contract and a missing required key", async () => {
     expect(await code(planOperation(t.ledger, { tool: "nope", args: {} }, agent, T0))).toBe("no_contract");
-    expect(await code(planOperation(t.ledger, { tool: "payments.charge", args: {} }, agent, T0))).toBe("idempotency_key_required");
+    expect(await code(planOperation(t.ledger, { tool: "payments.charge", args: {} }, agent, T0))).toBe(
+      "idempotency_key_required",
+    );
     expect(await t.db.operation.count()).toBe(0);
   });
 
@@ -56,7 +81,9 @@ describe("planOperation", () => {
 
   it("makes exactly one operation from 50 concurrent identical plans", async () => {
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => planOperation(t.ledger, { tool: "payments.charge", args: { amount: 7 }, idempotencyKey: "same" }, agent, T0)),
+      Array.from({ length: 50 }, () =>
+        planOperation(t.ledger, { tool: "payments.charge", args: { amount: 7 }, idempotencyKey: "same" }, agent, T0),
+      ),
     );
     expect(new Set(results.map((r) => r.operation.id)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);

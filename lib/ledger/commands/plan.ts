@@ -29,17 +29,30 @@ export interface PlanResult {
 }
 
 /** The tool's current contract version and its dependency's breaker. */
-async function currentContract(store: LedgerReads, tool: string): Promise<{ contract: ContractVersion; dependency: Dependency | null }> {
+async function currentContract(
+  store: LedgerReads,
+  tool: string,
+): Promise<{ contract: ContractVersion; dependency: Dependency | null }> {
   const head = await store.contractHead(tool);
   const contract = head ? await store.contractVersion(tool, head.version) : null;
   if (!head || !contract) {
-    throw new LedgerError("no_contract", `There is no contract for the tool ${tool}; a tool without a contract is never dispatched.`);
+    throw new LedgerError(
+      "no_contract",
+      `There is no contract for the tool ${tool}; a tool without a contract is never dispatched.`,
+    );
   }
   return { contract, dependency: head.dependency };
 }
 
 /** The answer to a replayed plan: the same operation (claimed, when the replay asks for the lease, exactly as a separate claim would). */
-async function existingPlan(ledger: Ledger, existing: Operation, input: PlanInput, argsHash: string, actor: Actor, now: Date): Promise<PlanResult> {
+async function existingPlan(
+  ledger: Ledger,
+  existing: Operation,
+  input: PlanInput,
+  argsHash: string,
+  actor: Actor,
+  now: Date,
+): Promise<PlanResult> {
   if (existing.argsHash !== argsHash) {
     await ledger.store.transaction((tx) =>
       tx.appendAudit([
@@ -60,7 +73,8 @@ async function existingPlan(ledger: Ledger, existing: Operation, input: PlanInpu
       { operationId: existing.id },
     );
   }
-  if (input.claim) return { operation: (await claimLease(ledger, existing.id, input.claim, actor, now)).operation, created: false };
+  if (input.claim)
+    return { operation: (await claimLease(ledger, existing.id, input.claim, actor, now)).operation, created: false };
   const ctx = await loadContext(ledger.store, existing.id);
   return { operation: operationView(ctx.op, ctx.contract, ctx.dependency, now), created: false };
 }
@@ -138,14 +152,29 @@ function draftOf(
   };
   const first = decide(gateInput(draft, contract, dependency, now));
   const audit: AuditInput[] = [
-    { subjectType: "operation", subjectId: draft.id, actor, action: "operation.planned", toPhase: "PLANNED", reason: first.reason, at: now },
+    {
+      subjectType: "operation",
+      subjectId: draft.id,
+      actor,
+      action: "operation.planned",
+      toPhase: "PLANNED",
+      reason: first.reason,
+      at: now,
+    },
   ];
   if (first.action === "APPROVAL") {
     draft.phase = "AWAITING_APPROVAL";
     draft.approvalRequestedBy = actorName(actor);
-    audit.push(
-      { subjectType: "operation", subjectId: draft.id, actor, action: "operation.approval_requested", fromPhase: "PLANNED", toPhase: "AWAITING_APPROVAL", reason: first.reason, at: now },
-    );
+    audit.push({
+      subjectType: "operation",
+      subjectId: draft.id,
+      actor,
+      action: "operation.approval_requested",
+      fromPhase: "PLANNED",
+      toPhase: "AWAITING_APPROVAL",
+      reason: first.reason,
+      at: now,
+    });
   }
   if (input.claim) {
     const fence = draft.fence + 1;

@@ -38,14 +38,17 @@ export async function reconcileOperation(
   actor: Actor,
   now: Date,
 ): Promise<OperationView> {
-  const problems = reconcileInputErrors(input, actor);
-  if (problems) throw new LedgerError("invalid_body", "Some fields need attention.", { errors: problems });
   return operationCommand(ledger, id, actor, "reconcile", now, async (tx, { op, contract, dependency }) => {
     if (input.fence !== undefined) checkFence(op, input.fence, now, false);
     checkSeen(op, input.seen);
     if (op.phase !== "UNKNOWN") {
-      throw new LedgerError("not_unknown", `Operation ${id} is ${op.phase}; only an UNKNOWN operation can be reconciled.`);
+      throw new LedgerError(
+        "not_unknown",
+        `Operation ${id} is ${op.phase}; only an UNKNOWN operation can be reconciled.`,
+      );
     }
+    const problems = reconcileInputErrors(input, actor);
+    if (problems) throw new LedgerError("invalid_body", "Some fields need attention.", { errors: problems });
     const reconciled = afterReconciliation(op, input);
     const approve = reconciled.approvedAttempt !== op.approvedAttempt;
     const updated = await writeOperation(

@@ -20,7 +20,12 @@ describe("writeOperation", () => {
     await dispatch(t.ledger, id, fence, at(1));
     const written = await t.ledger.store.transaction(async (tx) => {
       const { op } = await loadContext(tx, id);
-      return writeOperation(tx, op, { phase: "UNKNOWN", lastError: '{"kind":"timeout"}', notBefore: undefined, providerId: null }, at(2));
+      return writeOperation(
+        tx,
+        op,
+        { phase: "UNKNOWN", lastError: '{"kind":"timeout"}', notBefore: undefined, providerId: null },
+        at(2),
+      );
     });
     expect(written).toEqual(await t.db.operation.findUniqueOrThrow({ where: { id } }));
     expect(written).toMatchObject({ phase: "UNKNOWN", providerId: null, version: 3, updatedAt: at(2) });
@@ -30,7 +35,9 @@ describe("writeOperation", () => {
     const { id } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
     const { op } = await loadContext(t.ledger.store, id);
     await dispatch(t.ledger, id, op.fence, at(1));
-    await expect(t.ledger.store.transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2)))).rejects.toBeInstanceOf(WriteConflict);
+    await expect(
+      t.ledger.store.transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2))),
+    ).rejects.toBeInstanceOf(WriteConflict);
     expect((await t.db.operation.findUniqueOrThrow({ where: { id } })).leaseOwner).toBe("w1");
   });
 });
@@ -39,7 +46,13 @@ describe("loadContext", () => {
   it("keeps each operation on the contract version it was planned under after the contract changes", async () => {
     const first = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
     expect((await loadContext(t.ledger.store, first.id)).contract.maxAttempts).toBe(3);
-    await putContract(t.ledger, "payments.charge", contractFor("IDEMPOTENT", { dependency: "payments-api", maxAttempts: 7 }), agent, at(1));
+    await putContract(
+      t.ledger,
+      "payments.charge",
+      contractFor("IDEMPOTENT", { dependency: "payments-api", maxAttempts: 7 }),
+      agent,
+      at(1),
+    );
     const second = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k2" }, at(2));
     expect((await loadContext(t.ledger.store, first.id)).contract).toMatchObject({ version: 1, maxAttempts: 3 });
     expect((await loadContext(t.ledger.store, second.id)).contract).toMatchObject({ version: 2, maxAttempts: 7 });

@@ -24,7 +24,8 @@ export async function loadContext(reads: LedgerReads, id: string): Promise<Opera
   if (!rows) throw new LedgerError("not_found", `There is no operation ${id}.`);
   const { op } = rows;
   const contract = await reads.contractVersion(op.tool, op.contractVersion);
-  if (!contract) throw new Error(`Operation ${id} refers to a missing contract version ${op.tool}@${op.contractVersion}.`);
+  if (!contract)
+    throw new Error(`Operation ${id} refers to a missing contract version ${op.tool}@${op.contractVersion}.`);
   return { ...rows, contract };
 }
 
@@ -32,7 +33,13 @@ export async function loadContext(reads: LedgerReads, id: string): Promise<Opera
 export type OperationChanges = Partial<Omit<Operation, "id" | "tool" | "version" | "createdAt" | "updatedAt">>;
 
 /** Writes the operation if its row version is still the one we read; a phase change (optionally through an intermediate phase) must be legal. */
-export async function writeOperation(tx: Tx, op: Operation, changes: OperationChanges, now: Date, through?: Phase): Promise<Operation> {
+export async function writeOperation(
+  tx: Tx,
+  op: Operation,
+  changes: OperationChanges,
+  now: Date,
+  through?: Phase,
+): Promise<Operation> {
   if (typeof changes.phase === "string" && changes.phase !== op.phase) {
     if (through) {
       assertTransition(op.phase as Phase, through);
@@ -42,9 +49,12 @@ export async function writeOperation(tx: Tx, op: Operation, changes: OperationCh
     }
   }
   // Undefined fields are left alone, in the row we write and in the one we return.
-  const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as OperationChanges;
+  const defined = Object.fromEntries(
+    Object.entries(changes).filter(([, value]) => value !== undefined),
+  ) as OperationChanges;
   const written = { ...defined, version: op.version + 1, updatedAt: now };
-  if (!(await tx.updateOperation(op.id, op.version, written))) throw new WriteConflict(`operation ${op.id} changed meanwhile`);
+  if (!(await tx.updateOperation(op.id, op.version, written)))
+    throw new WriteConflict(`operation ${op.id} changed meanwhile`);
   // The conditional update matched the version we read, so the row is exactly what we read plus what we wrote.
   return { ...op, ...written };
 }
@@ -69,7 +79,15 @@ export async function operationCommand<T>(
     if (error instanceof LedgerError && error.code === "stale_fence") {
       await store.transaction((tx) =>
         tx.appendAudit([
-          { subjectType: "operation", subjectId: id, actor, action: "operation.stale_fence_rejected", reason: error.message, data: { command }, at: now },
+          {
+            subjectType: "operation",
+            subjectId: id,
+            actor,
+            action: "operation.stale_fence_rejected",
+            reason: error.message,
+            data: { command },
+            at: now,
+          },
         ]),
       );
     }
@@ -101,7 +119,12 @@ export interface SeenState {
 /** Refuses, inside the command's transaction, a decision taken on a state that has moved on since the person looked. */
 export function checkSeen(op: Operation, seen: SeenState | undefined): void {
   if (!seen) return;
-  if (op.phase !== seen.phase || op.attempt !== seen.attempt || op.approvedAttempt !== seen.approvedAttempt || op.evidence !== seen.evidence) {
+  if (
+    op.phase !== seen.phase ||
+    op.attempt !== seen.attempt ||
+    op.approvedAttempt !== seen.approvedAttempt ||
+    op.evidence !== seen.evidence
+  ) {
     throw new LedgerError(
       "write_conflict",
       `Operation ${op.id} changed since it was shown (now ${op.phase}, attempt ${op.attempt}); look again before deciding.`,

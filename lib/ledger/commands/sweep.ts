@@ -15,7 +15,8 @@ async function moveToUnknown(tx: Tx, op: Operation, now: Date): Promise<void> {
   // Conditional on the version we read: if a worker reported meanwhile, or another sweep won, nothing is written.
   await writeOperation(tx, op, { phase: "UNKNOWN", fence: op.fence + 1, leaseOwner: null, leaseExpiresAt: null }, now);
   const attempt = await tx.attempt(op.id, op.attempt);
-  if (attempt?.result === "in_flight") await tx.updateAttempt(attempt.id, { result: "unknown", errorKind: "lease_expired", finishedAt: now });
+  if (attempt?.result === "in_flight")
+    await tx.updateAttempt(attempt.id, { result: "unknown", errorKind: "lease_expired", finishedAt: now });
   await tx.appendAudit([
     {
       subjectType: "operation",

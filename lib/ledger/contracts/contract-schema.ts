@@ -10,7 +10,10 @@ export const reconcileSchema = z
   .object({
     method: z.enum(["lookup", "manual"]),
     /** For "lookup": an HTTP GET template; {idempotencyKey} and {providerId} are filled in. */
-    urlTemplate: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+    urlTemplate: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .optional(),
     timeoutMs: z.int().min(100).max(60_000).optional(),
     /** Name of an environment variable holding the Authorization header value; the secret itself is never stored. */
     authHeaderEnv: z
@@ -41,7 +44,12 @@ export const contractBodySchema = z
       .object({ baseMs: z.int().min(0).max(3_600_000), maxMs: z.int().min(0).max(DAY_MS) })
       .strict()
       .refine((b) => b.maxMs >= b.baseMs, { message: "maxMs must be at least baseMs", path: ["maxMs"] }),
-    keyRetentionMs: z.int().min(1000).max(365 * DAY_MS).nullable().optional(),
+    keyRetentionMs: z
+      .int()
+      .min(1000)
+      .max(365 * DAY_MS)
+      .nullable()
+      .optional(),
     dependency: z.string().regex(DEPENDENCY_NAME, "letters, digits and . _ : - only").nullable().optional(),
     description: z.string().max(2000).nullable().optional(),
     /** The version the editor started from; a save against an older one is refused, not overwritten. */

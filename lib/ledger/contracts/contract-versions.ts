@@ -4,12 +4,11 @@ import type { ContractVersion } from "@/lib/generated/prisma/client";
 import type { EffectClass, GateContract } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { actorName } from "../actor";
-import { appendAudit } from "@/lib/ledger/audit/append";
+import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { canonicalJson, sha256 } from "../canonical-json";
 import type { ContractBody, ContractRules, ContractView } from "./contract-schema";
 import { LedgerError } from "../errors";
 import { newId } from "../ids";
-import { withWriteRetry } from "../write-retry";
 
 function rulesOf(body: ContractBody): ContractRules {
   const { expectedVersion: _ignored, ...rules } = body;
@@ -65,69 +64,67 @@ export async function putContract(
 ): Promise<PutContractResult> {
   const rules = rulesOf(body);
   const bodyHash = sha256(canonicalJson(rules));
-  return withWriteRetry(() =>
-    ledger.db.$transaction(async (tx) => {
-      const existing = await tx.toolContract.findUnique({ where: { tool } });
-      const current = existing
-        ? await tx.contractVersion.findUnique({ where: { tool_version: { tool, version: existing.currentVersion } } })
-        : null;
-      const currentVersion = existing?.currentVersion ?? 0;
-      if (body.expectedVersion !== undefined && body.expectedVersion !== currentVersion) {
-        throw new LedgerError(
-          "contract_conflict",
-          `The contract for ${tool} was changed to version ${currentVersion} since you opened version ${body.expectedVersion}; reload it and apply your change again.`,
-        );
-      }
-      if (current && current.bodyHash === bodyHash) {
-        return { contract: contractView(current), created: false, changed: false };
-      }
-      const version = currentVersion + 1;
-      if (existing) {
-        const moved = await tx.toolContract.updateMany({
-          where: { tool, currentVersion },
-          data: { currentVersion: version },
-        });
-        if (moved.count !== 1) throw new LedgerError("write_conflict", "The contract changed during the save.");
-      } else {
-        await tx.toolContract.create({ data: { tool, currentVersion: version, createdAt: now } });
-      }
-      const row = await tx.contractVersion.create({
-        data: {
-          id: newId(),
-          tool,
-          version,
-          effect: rules.effect,
-          idempotencyKey: rules.idempotencyKey,
-          reconcile: rules.reconcile ? JSON.stringify(rules.reconcile) : null,
-          approval: rules.approval,
-          maxAttempts: rules.maxAttempts,
-          backoffBaseMs: rules.backoff.baseMs,
-          backoffMaxMs: rules.backoff.maxMs,
-          keyRetentionMs: rules.keyRetentionMs ?? null,
-          dependency: rules.dependency ?? null,
-          description: rules.description ?? null,
-          bodyHash,
-          author: actorName(actor),
-          createdAt: now,
-        },
+  return auditedTransaction(ledger, async (tx, audit) => {
+    const existing = await tx.toolContract.findUnique({ where: { tool } });
+    const current = existing
+      ? await tx.contractVersion.findUnique({ where: { tool_version: { tool, version: existing.currentVersion } } })
+      : null;
+    const currentVersion = existing?.currentVersion ?? 0;
+    if (body.expectedVersion !== undefined && body.expectedVersion !== currentVersion) {
+      throw new LedgerError(
+        "contract_conflict",
+        `The contract for ${tool} was changed to version ${currentVersion} since you opened version ${body.expectedVersion}; reload it and apply your change again.`,
+      );
+    }
+    if (current && current.bodyHash === bodyHash) {
+      return { contract: contractView(current), created: false, changed: false };
+    }
+    const version = currentVersion + 1;
+    if (existing) {
+      const moved = await tx.toolContract.updateMany({
+        where: { tool, currentVersion },
+        data: { currentVersion: version },
       });
-      if (rules.dependency) {
-        await tx.dependency.upsert({ where: { name: rules.dependency }, create: { name: rules.dependency }, update: {} });
-      }
-      await appendAudit(tx, [
-        {
-          subjectType: "contract",
-          subjectId: tool,
-          actor,
-          action: existing ? "contract.updated" : "contract.created",
-          reason: `version ${version}`,
-          data: { version, previousVersion: existing ? currentVersion : null },
-          at: now,
-        },
-      ]);
-      return { contract: contractView(row), created: !existing, changed: true };
-    }),
-  );
+      if (moved.count !== 1) throw new LedgerError("write_conflict", "The contract changed during the save.");
+    } else {
+      await tx.toolContract.create({ data: { tool, currentVersion: version, createdAt: now } });
+    }
+    const row = await tx.contractVersion.create({
+      data: {
+        id: newId(),
+        tool,
+        version,
+        effect: rules.effect,
+        idempotencyKey: rules.idempotencyKey,
+        reconcile: rules.reconcile ? JSON.stringify(rules.reconcile) : null,
+        approval: rules.approval,
+        maxAttempts: rules.maxAttempts,
+        backoffBaseMs: rules.backoff.baseMs,
+        backoffMaxMs: rules.backoff.maxMs,
+        keyRetentionMs: rules.keyRetentionMs ?? null,
+        dependency: rules.dependency ?? null,
+        description: rules.description ?? null,
+        bodyHash,
+        author: actorName(actor),
+        createdAt: now,
+      },
+    });
+    if (rules.dependency) {
+      await tx.dependency.upsert({ where: { name: rules.dependency }, create: { name: rules.dependency }, update: {} });
+    }
+    audit([
+      {
+        subjectType: "contract",
+        subjectId: tool,
+        actor,
+        action: existing ? "contract.updated" : "contract.created",
+        reason: `version ${version}`,
+        data: { version, previousVersion: existing ? currentVersion : null },
+        at: now,
+      },
+    ]);
+    return { contract: contractView(row), created: !existing, changed: true };
+  });
 }
 
 export async function getContract(ledger: Ledger, tool: string): Promise<ContractView> {

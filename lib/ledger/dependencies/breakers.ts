@@ -49,9 +49,14 @@ export async function recordOnBreaker(
   const before = breakerOf(dependency);
   const after = nextBreaker(before, event, breakerConfigOf(dependency), now.getTime());
   if (!breakerChanged(before, after)) return dependency;
-  const data = { ...breakerData(after), version: dependency.version + 1, ...(event.type === "failure" ? { lastFailureAt: now } : {}) };
+  const data = {
+    ...breakerData(after),
+    version: dependency.version + 1,
+    ...(event.type === "failure" ? { lastFailureAt: now } : {}),
+  };
   const written = { ...data, updatedAt: now };
-  if (!(await tx.updateDependency(dependency.name, dependency.version, written))) throw new LedgerError("write_conflict", "The dependency's breaker changed meanwhile.");
+  if (!(await tx.updateDependency(dependency.name, dependency.version, written)))
+    throw new LedgerError("write_conflict", "The dependency's breaker changed meanwhile.");
   if (before.state !== after.state) {
     await tx.appendAudit([
       {

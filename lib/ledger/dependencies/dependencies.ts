@@ -5,7 +5,6 @@ import { effectiveBreakerState, nextBreaker, type BreakerEvent } from "@/lib/ret
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
-import { appendAudit } from "@/lib/ledger/audit/append";
 import { breakerChanged, breakerConfigOf, breakerData, breakerOf } from "./breakers";
 import { LedgerError } from "../errors";
 import { WriteConflict, withWriteRetry } from "../write-retry";
@@ -257,9 +256,10 @@ export async function forceBreaker(
       errors: { reason: ["a reason is required"] },
     });
   }
+  // Through the ledger's store, as the commands' own breaker events are: one path writes dependency rows.
   const changed = await withWriteRetry(() =>
-    ledger.db.$transaction(async (tx) => {
-      const row = await tx.dependency.findUnique({ where: { name } });
+    ledger.store.transaction(async (tx) => {
+      const row = await tx.dependency(name);
       if (!row) throw new LedgerError("not_found", `There is no dependency ${name}.`);
       const config = breakerConfigOf(row);
       const before = breakerOf(row);
@@ -267,14 +267,13 @@ export async function forceBreaker(
       if (input.state === "auto" && before.forced === null) return false;
       const after = nextBreaker(before, eventOf(input.state, reason), config, now.getTime());
       if (!breakerChanged(before, after)) return false;
-      const moved = await tx.dependency.updateMany({
-        where: { name, version: row.version },
-        data: { ...breakerData(after), version: row.version + 1 },
-      });
-      if (moved.count !== 1) throw new WriteConflict(`dependency ${name} changed meanwhile`);
+      const written = { ...breakerData(after), version: row.version + 1, updatedAt: now };
+      if (!(await tx.updateDependency(name, row.version, written))) {
+        throw new WriteConflict(`dependency ${name} changed meanwhile`);
+      }
       const from = effectiveBreakerState(before, config, now.getTime());
       const to = effectiveBreakerState(after, config, now.getTime());
-      await appendAudit(tx, [
+      await tx.appendAudit([
         {
           subjectType: "dependency",
           subjectId: name,

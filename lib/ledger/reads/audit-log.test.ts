@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, alice, at, bob, T0 } from "@/tests/helpers/ledger-fixtures";
 import type { Actor } from "../actor";
-import { appendAudit, type AuditSubject } from "@/lib/ledger/audit/append";
+import { type AuditSubject } from "@/lib/ledger/audit/append";
 import { listAuditEvents } from "./audit-log";
 
 let t: TestDb;
@@ -26,7 +26,9 @@ async function record(
   action: string,
   when: Date,
 ): Promise<void> {
-  await t.db.$transaction((tx) => appendAudit(tx, [{ subjectType, subjectId, actor, action, reason: `${action} on ${subjectId}`, at: when }]));
+  await t.ledger.store.transaction((tx) =>
+    tx.appendAudit([{ subjectType, subjectId, actor, action, reason: `${action} on ${subjectId}`, at: when }]),
+  );
 }
 
 async function seed(): Promise<void> {

@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
-import { appendAudit } from "@/lib/ledger/audit/append";
 import { metricsSnapshot } from "./metrics";
 import { bucketBounds, metricSeries, windowSpec } from "./metrics-series";
 
@@ -18,7 +17,9 @@ afterEach(async () => t.close());
 const MIN = 60_000;
 
 async function recordAction(action: string, when: Date): Promise<void> {
-  await t.db.$transaction((tx) => appendAudit(tx, [{ subjectType: "operation", subjectId: "op", actor: agent, action, at: when }]));
+  await t.ledger.store.transaction((tx) =>
+    tx.appendAudit([{ subjectType: "operation", subjectId: "op", actor: agent, action, at: when }]),
+  );
 }
 
 describe("windows and buckets", () => {

@@ -44,26 +44,58 @@ export async function metricsSnapshot(ledger: Ledger): Promise<MetricsSnapshot> 
     duplicateRejectionsTotal: count(COUNTED_ACTIONS.duplicateRejectionsTotal),
     approvalInterruptionsTotal: count(COUNTED_ACTIONS.approvalInterruptionsTotal),
     staleFenceRejectionsTotal: count(COUNTED_ACTIONS.staleFenceRejectionsTotal),
-    retriesByEffect: Object.fromEntries(EFFECT_CLASSES.map((e) => [e, Number(retries.find((r) => r.effect === e)?.retries ?? 0)])),
+    retriesByEffect: Object.fromEntries(
+      EFFECT_CLASSES.map((e) => [e, Number(retries.find((r) => r.effect === e)?.retries ?? 0)]),
+    ),
     operationsByPhase: Object.fromEntries(PHASES.map((p) => [p, byPhase[p] ?? 0])),
   };
 }
 
 function series(name: string, help: string, type: "counter" | "gauge", samples: [string, number][]): string {
-  return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples.map(([labels, v]) => `${name}${labels} ${v}`)].join("\n");
+  return [
+    `# HELP ${name} ${help}`,
+    `# TYPE ${name} ${type}`,
+    ...samples.map(([labels, v]) => `${name}${labels} ${v}`),
+  ].join("\n");
 }
 
 export function prometheusText(m: MetricsSnapshot): string {
   return (
     [
-      series("opledger_unknown_outcomes", "Operations currently in UNKNOWN, waiting for reconciliation.", "gauge", [["", m.unknownOutcomes]]),
-      series("opledger_unknown_outcomes_total", "Operations that entered UNKNOWN.", "counter", [["", m.unknownOutcomesTotal]]),
+      series("opledger_unknown_outcomes", "Operations currently in UNKNOWN, waiting for reconciliation.", "gauge", [
+        ["", m.unknownOutcomes],
+      ]),
+      series("opledger_unknown_outcomes_total", "Operations that entered UNKNOWN.", "counter", [
+        ["", m.unknownOutcomesTotal],
+      ]),
       series("opledger_reconciliations_total", "Reconciliations recorded.", "counter", [["", m.reconciliationsTotal]]),
-      series("opledger_duplicate_rejections_total", "Plans refused because an idempotency key was reused with different args.", "counter", [["", m.duplicateRejectionsTotal]]),
-      series("opledger_approval_interruptions_total", "Times the gate asked a person to approve.", "counter", [["", m.approvalInterruptionsTotal]]),
-      series("opledger_stale_fence_rejections_total", "Writes refused because the worker's fencing token was stale.", "counter", [["", m.staleFenceRejectionsTotal]]),
-      series("opledger_retries_total", "Attempts after the first, by effect class.", "counter", Object.entries(m.retriesByEffect).map(([e, v]) => [`{effect="${e}"}`, v])),
-      series("opledger_operations", "Operations by phase.", "gauge", Object.entries(m.operationsByPhase).map(([p, v]) => [`{phase="${p}"}`, v])),
+      series(
+        "opledger_duplicate_rejections_total",
+        "Plans refused because an idempotency key was reused with different args.",
+        "counter",
+        [["", m.duplicateRejectionsTotal]],
+      ),
+      series("opledger_approval_interruptions_total", "Times the gate asked a person to approve.", "counter", [
+        ["", m.approvalInterruptionsTotal],
+      ]),
+      series(
+        "opledger_stale_fence_rejections_total",
+        "Writes refused because the worker's fencing token was stale.",
+        "counter",
+        [["", m.staleFenceRejectionsTotal]],
+      ),
+      series(
+        "opledger_retries_total",
+        "Attempts after the first, by effect class.",
+        "counter",
+        Object.entries(m.retriesByEffect).map(([e, v]) => [`{effect="${e}"}`, v]),
+      ),
+      series(
+        "opledger_operations",
+        "Operations by phase.",
+        "gauge",
+        Object.entries(m.operationsByPhase).map(([p, v]) => [`{phase="${p}"}`, v]),
+      ),
     ].join("\n") + "\n"
   );
 }

@@ -26,7 +26,12 @@ export function gateOperation(op: Operation): GateOperation {
   };
 }
 
-export function gateInput(op: Operation, contract: ContractVersion, dependency: Dependency | null, now: Date): GateInput {
+export function gateInput(
+  op: Operation,
+  contract: ContractVersion,
+  dependency: Dependency | null,
+  now: Date,
+): GateInput {
   return {
     operation: gateOperation(op),
     contract: gateContract(contract),

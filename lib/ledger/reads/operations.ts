@@ -5,7 +5,14 @@ import type { EffectClass, Phase } from "@/lib/retry-gate/types";
 import { encodeTime } from "ulid";
 import { loadContext } from "@/lib/ledger/commands/run-command";
 
-import { attemptView, auditView, operationView, type AttemptView, type AuditView, type OperationView } from "./operation-view";
+import {
+  attemptView,
+  auditView,
+  operationView,
+  type AttemptView,
+  type AuditView,
+  type OperationView,
+} from "./operation-view";
 
 export interface OperationDetail extends OperationView {
   attempts: AttemptView[];
@@ -18,7 +25,11 @@ export async function getOperation(ledger: Ledger, id: string, now: Date): Promi
     ledger.db.attempt.findMany({ where: { operationId: id }, orderBy: { number: "asc" } }),
     ledger.db.auditEvent.findMany({ where: { subjectType: "operation", subjectId: id }, orderBy: { id: "asc" } }),
   ]);
-  return { ...operationView(op, contract, dependency, now), attempts: attempts.map(attemptView), audit: audit.map(auditView) };
+  return {
+    ...operationView(op, contract, dependency, now),
+    attempts: attempts.map(attemptView),
+    audit: audit.map(auditView),
+  };
 }
 
 export interface OperationFilter {
@@ -63,9 +74,14 @@ function whereOf(filter: OperationFilter): Prisma.OperationWhereInput {
 }
 
 /** The id range of a page: after (or before) the cursor, and, with an age filter, only ids minted early enough. */
-function idRange(filter: OperationFilter, cursor: string | undefined, newest: boolean): Prisma.StringFilter | undefined {
+function idRange(
+  filter: OperationFilter,
+  cursor: string | undefined,
+  newest: boolean,
+): Prisma.StringFilter | undefined {
   const bounds: string[] = [];
-  if (filter.createdBefore) bounds.push(idsMintedBefore(new Date(filter.createdBefore.getTime() + ID_MINTED_WITHIN_MS)));
+  if (filter.createdBefore)
+    bounds.push(idsMintedBefore(new Date(filter.createdBefore.getTime() + ID_MINTED_WITHIN_MS)));
   if (cursor && newest) bounds.push(cursor);
   const lt = bounds.sort()[0];
   const gt = cursor && !newest ? cursor : undefined;
@@ -78,16 +94,24 @@ type OperationRecord = Operation;
 /** Rows as views: each row's contract version and its dependency's breaker, loaded once per page. */
 async function viewsOf(ledger: Ledger, rows: OperationRecord[], now: Date): Promise<OperationView[]> {
   if (rows.length === 0) return [];
-  const versions = [...new Map(rows.map((r) => [`${r.tool}@${r.contractVersion}`, { tool: r.tool, version: r.contractVersion }])).values()];
+  const versions = [
+    ...new Map(
+      rows.map((r) => [`${r.tool}@${r.contractVersion}`, { tool: r.tool, version: r.contractVersion }]),
+    ).values(),
+  ];
   const contracts = await ledger.db.contractVersion.findMany({ where: { OR: versions } });
   const dependencyNames = [...new Set(contracts.map((c) => c.dependency).filter((d): d is string => d !== null))];
-  const dependencies = dependencyNames.length ? await ledger.db.dependency.findMany({ where: { name: { in: dependencyNames } } }) : [];
+  const dependencies = dependencyNames.length
+    ? await ledger.db.dependency.findMany({ where: { name: { in: dependencyNames } } })
+    : [];
   const contractOf = new Map(contracts.map((c) => [`${c.tool}@${c.version}`, c]));
   const dependencyOf = new Map(dependencies.map((d) => [d.name, d]));
   return rows.flatMap((op) => {
     const contract = contractOf.get(`${op.tool}@${op.contractVersion}`);
     if (!contract) return [];
-    return [operationView(op, contract, contract.dependency ? (dependencyOf.get(contract.dependency) ?? null) : null, now)];
+    return [
+      operationView(op, contract, contract.dependency ? (dependencyOf.get(contract.dependency) ?? null) : null, now),
+    ];
   });
 }
 
@@ -107,7 +131,10 @@ export async function listOperations(
     take: limit + 1,
   });
   const items = rows.slice(0, limit);
-  return { items: await viewsOf(ledger, items, now), nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+  return {
+    items: await viewsOf(ledger, items, now),
+    nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null,
+  };
 }
 
 /** The two phases a person works through as queues (Unknowns, Approvals). */
@@ -140,7 +167,10 @@ export async function listQueue(
       phase,
       // The redundant `gte` lets both engines seek the index to the cursor instead of filtering from the queue's start.
       ...(after
-        ? { updatedAt: { gte: after.updatedAt }, OR: [{ updatedAt: { gt: after.updatedAt } }, { id: { gt: after.id } }] }
+        ? {
+            updatedAt: { gte: after.updatedAt },
+            OR: [{ updatedAt: { gt: after.updatedAt } }, { id: { gt: after.id } }],
+          }
         : {}),
     },
     orderBy: [{ updatedAt: "asc" }, { id: "asc" }],
@@ -148,7 +178,10 @@ export async function listQueue(
   });
   const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return { items: await viewsOf(ledger, items, now), nextCursor: rows.length > limit && last ? queueCursorOf(last) : null };
+  return {
+    items: await viewsOf(ledger, items, now),
+    nextCursor: rows.length > limit && last ? queueCursorOf(last) : null,
+  };
 }
 
 /** Every phase's count: a scan of the whole table, for the metrics export, not for anything polled per person. */
@@ -159,7 +192,11 @@ export async function countByPhase(ledger: Ledger): Promise<Record<string, numbe
 
 /** How many operations wait in each queue: counted from the (phase, ...) index, touching only those phases' entries. */
 export async function countQueues(ledger: Ledger): Promise<Record<QueuePhase, number>> {
-  const groups = await ledger.db.operation.groupBy({ by: ["phase"], where: { phase: { in: [...QUEUE_PHASES] } }, _count: { _all: true } });
+  const groups = await ledger.db.operation.groupBy({
+    by: ["phase"],
+    where: { phase: { in: [...QUEUE_PHASES] } },
+    _count: { _all: true },
+  });
   const count = (phase: QueuePhase): number => groups.find((g) => g.phase === phase)?._count._all ?? 0;
   return { UNKNOWN: count("UNKNOWN"), AWAITING_APPROVAL: count("AWAITING_APPROVAL") };
 }

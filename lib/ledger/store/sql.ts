@@ -1,5 +1,12 @@
 // The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
-import { Prisma, type ApiKey, type Attempt, type ContractVersion, type Dependency, type Operation } from "@/lib/generated/prisma/client";
+import {
+  Prisma,
+  type ApiKey,
+  type Attempt,
+  type ContractVersion,
+  type Dependency,
+  type Operation,
+} from "@/lib/generated/prisma/client";
 import type { ContractHead, LedgerReads, OperationRows } from "./types";
 
 export type Row = Record<string, unknown>;
@@ -26,9 +33,17 @@ export interface Table {
   booleans: readonly string[];
 }
 
-export const OPERATION: Table = { name: "Operation", dates: ["firstDispatchedAt", "notBefore", "leaseExpiresAt", "createdAt", "updatedAt"], booleans: [] };
+export const OPERATION: Table = {
+  name: "Operation",
+  dates: ["firstDispatchedAt", "notBefore", "leaseExpiresAt", "createdAt", "updatedAt"],
+  booleans: [],
+};
 const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"], booleans: [] };
-export const DEPENDENCY: Table = { name: "Dependency", dates: ["openedAt", "lastFailureAt", "updatedAt"], booleans: ["probeInFlight"] };
+export const DEPENDENCY: Table = {
+  name: "Dependency",
+  dates: ["openedAt", "lastFailureAt", "updatedAt"],
+  booleans: ["probeInFlight"],
+};
 export const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finishedAt"], booleans: [] };
 const API_KEY: Table = { name: "ApiKey", dates: ["createdAt", "lastUsedAt", "revokedAt"], booleans: [] };
 export const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
@@ -39,8 +54,10 @@ export const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], bo
  */
 function fromDb<T>(codec: ValueCodec, table: Table, row: Row | undefined): T | null {
   if (!row) return null;
-  for (const column of table.dates) if (row[column] !== null && row[column] !== undefined) row[column] = codec.date(row[column]);
-  for (const column of table.booleans) if (row[column] !== null && row[column] !== undefined) row[column] = codec.boolean(row[column]);
+  for (const column of table.dates)
+    if (row[column] !== null && row[column] !== undefined) row[column] = codec.date(row[column]);
+  for (const column of table.booleans)
+    if (row[column] !== null && row[column] !== undefined) row[column] = codec.boolean(row[column]);
   return row as T;
 }
 
@@ -48,7 +65,9 @@ const q = (column: string): string => `"${column}"`;
 
 /** The columns of a joined table under `alias.column`, so they do not clash with the main table's. */
 function aliased(alias: string, columns: Record<string, string>): string {
-  return Object.values(columns).map((column) => `${alias}.${q(column)} AS ${q(`${alias}.${column}`)}`).join(", ");
+  return Object.values(columns)
+    .map((column) => `${alias}.${q(column)} AS ${q(`${alias}.${column}`)}`)
+    .join(", ");
 }
 
 /**
@@ -107,7 +126,11 @@ export class ContractVersionCache {
   static readonly MAX = 10_000;
   readonly #versions = new Map<string, ContractVersion>();
 
-  async get(tool: string, version: number, read: () => Promise<ContractVersion | null>): Promise<ContractVersion | null> {
+  async get(
+    tool: string,
+    version: number,
+    read: () => Promise<ContractVersion | null>,
+  ): Promise<ContractVersion | null> {
     const key = `${version}@${tool}`;
     const cached = this.#versions.get(key);
     if (cached) return cached;
@@ -129,7 +152,10 @@ export class SqlLedgerReads implements LedgerReads {
   ) {}
 
   protected async one<T>(table: Table, sql: string, params: unknown[]): Promise<T | null> {
-    const [row] = await this.x.rows(sql, params.map((value) => this.codec.toDb(value)));
+    const [row] = await this.x.rows(
+      sql,
+      params.map((value) => this.codec.toDb(value)),
+    );
     return fromDb<T>(this.codec, table, row);
   }
 
@@ -140,7 +166,10 @@ export class SqlLedgerReads implements LedgerReads {
   async contractHead(tool: string): Promise<ContractHead | null> {
     const [row] = await this.x.rows(SELECT.contractHead, [tool]);
     if (!row) return null;
-    return { version: Number(row.currentVersion), dependency: fromDb<Dependency>(this.codec, DEPENDENCY, joinedPart(byAlias(row), "d", "name")) };
+    return {
+      version: Number(row.currentVersion),
+      dependency: fromDb<Dependency>(this.codec, DEPENDENCY, joinedPart(byAlias(row), "d", "name")),
+    };
   }
 
   async operationContext(id: string): Promise<OperationRows | null> {
@@ -199,7 +228,10 @@ export interface Statement {
 export function insertStatement(codec: ValueCodec, table: Table, row: object, ifNew = false): Statement {
   const entries = Object.entries(row);
   return {
-    sql: `${insertSql(table, entries.map(([column]) => column))}${ifNew ? " ON CONFLICT DO NOTHING" : ""}`,
+    sql: `${insertSql(
+      table,
+      entries.map(([column]) => column),
+    )}${ifNew ? " ON CONFLICT DO NOTHING" : ""}`,
     params: entries.map(([, value]) => codec.toDb(value)),
   };
 }

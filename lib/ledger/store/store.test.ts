@@ -18,15 +18,43 @@ afterEach(async () => t.close());
 
 function draft(id: string, key: string): Operation {
   return {
-    id, tool: "payments.charge", contractVersion: 1, effect: "IDEMPOTENT", idempotencyKey: key, argsJson: "{}", argsHash: "h",
-    runId: null, agentId: "a1", phase: "PLANNED", attempt: 0, evidence: "none", evidenceJson: null, providerId: null,
-    approvedAttempt: null, approvalRequestedBy: null, rejectionReason: null, lastError: null, firstDispatchedAt: null,
-    notBefore: new Date("2026-11-30T12:00:00.007Z"), leaseOwner: "w1", leaseExpiresAt: new Date("2026-12-01T00:00:00.999Z"),
-    fence: 1, version: 0, createdAt: T0, updatedAt: T0,
+    id,
+    tool: "payments.charge",
+    contractVersion: 1,
+    effect: "IDEMPOTENT",
+    idempotencyKey: key,
+    argsJson: "{}",
+    argsHash: "h",
+    runId: null,
+    agentId: "a1",
+    phase: "PLANNED",
+    attempt: 0,
+    evidence: "none",
+    evidenceJson: null,
+    providerId: null,
+    approvedAttempt: null,
+    approvalRequestedBy: null,
+    rejectionReason: null,
+    lastError: null,
+    firstDispatchedAt: null,
+    notBefore: new Date("2026-11-30T12:00:00.007Z"),
+    leaseOwner: "w1",
+    leaseExpiresAt: new Date("2026-12-01T00:00:00.999Z"),
+    fence: 1,
+    version: 0,
+    createdAt: T0,
+    updatedAt: T0,
   };
 }
 
-const plannedEvent = (id: string) => ({ subjectType: "operation" as const, subjectId: id, actor: agent, action: "operation.planned", toPhase: "PLANNED", at: T0 });
+const plannedEvent = (id: string) => ({
+  subjectType: "operation" as const,
+  subjectId: id,
+  actor: agent,
+  action: "operation.planned",
+  toPhase: "PLANNED",
+  at: T0,
+});
 
 describe("ledger store", () => {
   it("writes rows Prisma reads back field for field, dates to the millisecond", async () => {
@@ -45,7 +73,9 @@ describe("ledger store", () => {
     expect(planned?.attempt).toBeNull();
     await dispatch(t.ledger, id, fence, at(1));
     const rows = await t.ledger.store.operationContext(id);
-    expect(rows?.attempt).toEqual(await t.db.attempt.findUniqueOrThrow({ where: { operationId_number: { operationId: id, number: 1 } } }));
+    expect(rows?.attempt).toEqual(
+      await t.db.attempt.findUniqueOrThrow({ where: { operationId_number: { operationId: id, number: 1 } } }),
+    );
     expect(rows?.dependency).toEqual(await t.db.dependency.findUniqueOrThrow({ where: { name: "payments-api" } }));
     expect(rows?.dependency?.probeInFlight).toBe(false);
     expect(await t.ledger.store.contractHead("payments.charge")).toEqual({ version: 1, dependency: rows?.dependency });
@@ -69,7 +99,10 @@ describe("ledger store", () => {
     expect(failed).toEqual([0, 5, 10, 15, 20]);
     const stored = await t.db.operation.findMany({ select: { idempotencyKey: true } });
     expect(stored.map((r) => r.idempotencyKey).sort()).toEqual(
-      Array.from({ length: 24 }, (_, n) => n).filter((n) => n % 5 !== 0).map((n) => `k${n}`).sort(),
+      Array.from({ length: 24 }, (_, n) => n)
+        .filter((n) => n % 5 !== 0)
+        .map((n) => `k${n}`)
+        .sort(),
     );
     const report = await verifyAuditChain(t.ledger);
     expect(report.problems).toEqual([]);
@@ -78,14 +111,20 @@ describe("ledger store", () => {
 
   it("chains a batch's audit events in order however many there are, past the rows one INSERT carries", async () => {
     const store = t.ledger.store;
-    const many = Array.from({ length: 1_200 }, (_, n) => plannedEvent(`01STORE0000000000000${String(n).padStart(6, "0")}`));
+    const many = Array.from({ length: 1_200 }, (_, n) =>
+      plannedEvent(`01STORE0000000000000${String(n).padStart(6, "0")}`),
+    );
     await Promise.all([
       store.transaction((tx) => tx.appendAudit(many.slice(0, 700))),
       store.transaction((tx) => tx.appendAudit(many.slice(700))),
     ]);
     const report = await verifyAuditChain(t.ledger);
     expect(report.problems).toEqual([]);
-    const events = await t.db.auditEvent.findMany({ where: { action: "operation.planned" }, orderBy: { seq: "asc" }, select: { subjectId: true } });
+    const events = await t.db.auditEvent.findMany({
+      where: { action: "operation.planned" },
+      orderBy: { seq: "asc" },
+      select: { subjectId: true },
+    });
     expect(events.map((e) => e.subjectId)).toEqual(many.map((e) => e.subjectId));
   });
 
@@ -113,7 +152,15 @@ describe("ledger store", () => {
     });
     await expect(stale).rejects.toBeInstanceOf(WriteConflict);
     expect(await t.db.auditEvent.count({ where: { subjectId: op.id } })).toBe(0);
-    expect(await store.transaction((tx) => tx.updateOperation(op.id, 0, { leaseOwner: "w2", version: 1, leaseExpiresAt: null }))).toBe(true);
-    expect(await t.db.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({ leaseOwner: "w2", version: 1, leaseExpiresAt: null });
+    expect(
+      await store.transaction((tx) =>
+        tx.updateOperation(op.id, 0, { leaseOwner: "w2", version: 1, leaseExpiresAt: null }),
+      ),
+    ).toBe(true);
+    expect(await t.db.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({
+      leaseOwner: "w2",
+      version: 1,
+      leaseExpiresAt: null,
+    });
   });
 });

@@ -2,7 +2,7 @@
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { countQueues } from "@/lib/ledger/reads/operations";
-import { queueCounts, type QueueCounts } from "@/components/operations/queue-counts";
+import { queueCounts, type QueueCounts } from "@/lib/console/queue-counts";
 
 export const GET = consoleRoute("viewer", async ({ ledger }) => {
   const body: QueueCounts = queueCounts(await countQueues(ledger));

@@ -4,12 +4,15 @@ import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { readQuery } from "@/lib/api/query";
 import { listOperations } from "@/lib/ledger/reads/operations";
-import { ageToMs, DEFAULT_PAGE_SIZE, ledgerFilterSchema, MAX_PAGE_SIZE } from "@/components/operations/ledger-search";
-import { operationRow, type OperationPage } from "@/components/operations/operation-row";
+import { ageToMs, DEFAULT_PAGE_SIZE, ledgerFilterSchema, MAX_PAGE_SIZE } from "@/lib/console/ledger-search";
+import { operationRow, type OperationPage } from "@/lib/console/operation-row";
 
 const operationsQuery = ledgerFilterSchema
   .extend({
-    cursor: z.string().regex(/^[0-9A-Za-z]{1,64}$/, "an operation id from nextCursor").optional(),
+    cursor: z
+      .string()
+      .regex(/^[0-9A-Za-z]{1,64}$/, "an operation id from nextCursor")
+      .optional(),
     limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
     order: z.enum(["newest", "oldest"]).default("newest"),
   })

@@ -4,8 +4,8 @@ import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { readQuery } from "@/lib/api/query";
 import { listQueue, QUEUE_CURSOR, QUEUE_PHASES } from "@/lib/ledger/reads/operations";
-import { MAX_PAGE_SIZE } from "@/components/operations/ledger-search";
-import { operationRow, type OperationPage } from "@/components/operations/operation-row";
+import { MAX_PAGE_SIZE } from "@/lib/console/ledger-search";
+import { operationRow, type OperationPage } from "@/lib/console/operation-row";
 
 const queueQuery = z
   .object({

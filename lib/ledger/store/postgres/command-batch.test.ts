@@ -38,7 +38,15 @@ describe("commandsStatement", () => {
     const statement = commandsStatement([command("a"), command("b", 5)])!;
     expect(statement.sql).toContain(`w1 AS (UPDATE "Operation" SET "version" = ? WHERE "id" = ? RETURNING 1)`);
     expect(statement.sql.match(/\?/g)).toHaveLength(statement.params.length);
-    expect(statement.params).toEqual([2, "a", 6, "b", "dep-a", "dep-b", JSON.stringify([{ id: "event-a" }, { id: "event-b" }])]);
+    expect(statement.params).toEqual([
+      2,
+      "a",
+      6,
+      "b",
+      "dep-a",
+      "dep-b",
+      JSON.stringify([{ id: "event-a" }, { id: "event-b" }]),
+    ]);
   });
 
   it("is null when there is nothing to write", () => {
@@ -64,7 +72,11 @@ describe("CommandBatcher", () => {
   it("answers each command of a failed batch by its own statement: the failing one fails, the others succeed", async () => {
     const { sent, batcher } = recorder(["b"]);
     const results = await Promise.allSettled(["a", "b", "c"].map((id) => batcher.submit(command(id))));
-    expect(results.map((r) => (r.status === "fulfilled" ? "ok" : String(r.reason)))).toEqual(["ok", "Error: conflict on b", "ok"]);
+    expect(results.map((r) => (r.status === "fulfilled" ? "ok" : String(r.reason)))).toEqual([
+      "ok",
+      "Error: conflict on b",
+      "ok",
+    ]);
     expect(sent.map((s) => s.alone)).toEqual([false, true, true, true]);
   });
 

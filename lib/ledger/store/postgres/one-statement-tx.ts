@@ -4,8 +4,26 @@ import { auditRow, type AuditInput } from "@/lib/ledger/audit/append";
 import { eventHashTail } from "@/lib/ledger/audit/chain";
 import type { CommandWrites } from "./command-batch";
 import type { CommandMemory } from "./remembered-rows";
-import { ATTEMPT, DEPENDENCY, insertStatement, OPERATION, SqlLedgerReads, updateStatement, type ContractVersionCache, type Executor, type Statement, type ValueCodec } from "../sql";
-import type { AttemptChanges, ContractHead, DependencyChanges, LedgerTx, OperationColumns, OperationRows } from "../types";
+import {
+  ATTEMPT,
+  DEPENDENCY,
+  insertStatement,
+  OPERATION,
+  SqlLedgerReads,
+  updateStatement,
+  type ContractVersionCache,
+  type Executor,
+  type Statement,
+  type ValueCodec,
+} from "../sql";
+import type {
+  AttemptChanges,
+  ContractHead,
+  DependencyChanges,
+  LedgerTx,
+  OperationColumns,
+  OperationRows,
+} from "../types";
 
 /** The checks of what a command relied on from memory: each row must still be at the version it remembered. */
 const STILL = {
@@ -140,7 +158,7 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
 }
 
 /** An audit event as opledger_append_audit reads it: its row, and the JSON tail its hash covers after the seq. */
-function auditEventJson(input: AuditInput) {
+export function auditEventJson(input: AuditInput) {
   const row = auditRow(input);
   return { ...row, createdAt: row.createdAt.toISOString(), tail: eventHashTail(row) };
 }

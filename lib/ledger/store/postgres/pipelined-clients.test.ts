@@ -16,7 +16,11 @@ describe.skipIf(!url)("pipelined PostgreSQL connections", () => {
 
   type Row = { n?: number; q?: number; pid: number };
   const echo = (n: number) =>
-    clients.query<Row>({ name: "echo", text: "SELECT $1::int AS n, pg_backend_pid() AS pid FROM pg_sleep(0.005)", values: [n] });
+    clients.query<Row>({
+      name: "echo",
+      text: "SELECT $1::int AS n, pg_backend_pid() AS pid FROM pg_sleep(0.005)",
+      values: [n],
+    });
 
   it("answers every statement with its own rows, on no more connections than the size", async () => {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, n) => echo(n)));
@@ -35,9 +39,11 @@ describe.skipIf(!url)("pipelined PostgreSQL connections", () => {
   it("fails a failing statement alone, and keeps a statement prepared by it for those behind it", async () => {
     const divide = (d: number) => clients.query<Row>({ name: "divide", text: "SELECT 12 / $1::int AS q", values: [d] });
     const results = await Promise.allSettled([divide(0), divide(3), echo(7), divide(0), divide(4)]);
-    expect(results.map((r) => (r.status === "fulfilled" ? (r.value.rows[0]!.q ?? r.value.rows[0]!.n) : (r.reason as { code: string }).code))).toEqual(
-      ["22012", 4, 7, "22012", 3],
-    );
+    expect(
+      results.map((r) =>
+        r.status === "fulfilled" ? (r.value.rows[0]!.q ?? r.value.rows[0]!.n) : (r.reason as { code: string }).code,
+      ),
+    ).toEqual(["22012", 4, 7, "22012", 3]);
     expect(clients.connections).toBe(2);
   });
 

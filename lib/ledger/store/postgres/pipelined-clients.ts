@@ -14,7 +14,7 @@ interface Connection {
  * command): node-postgres' `pipeline` mode writes a statement without waiting for the answers to those ahead of it,
  * each with its own Sync, so a failing statement fails alone. A pg.Pool would hold a connection for a whole round
  * trip; here a few connections carry all the statements, which costs the server and this process fewer wake-ups per
- * statement (decision 011). Never for BEGIN ... COMMIT: the statements of one connection interleave.
+ * statement (decision 012). Never for BEGIN ... COMMIT: the statements of one connection interleave.
  */
 export class PipelinedClients {
   readonly #connections: Connection[] = [];

@@ -36,7 +36,13 @@ describe("an instance's memory of the rows it last saw", () => {
   });
 
   it("sees a lease the other instance took over, and a breaker it opened", async () => {
-    const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0, "w1", 1_000);
+    const { id, fence } = await planAndClaim(
+      t.ledger,
+      { tool: "payments.charge", args: {}, idempotencyKey: "k1" },
+      T0,
+      "w1",
+      1_000,
+    );
     const takeover = await claimLease(other, id, { workerId: "w2", leaseMs: 60_000 }, agent, at(2_000));
     expect(await codeOf(dispatch(t.ledger, id, fence, at(2_001)))).toBe("stale_fence");
     await forceBreaker(other, "payments-api", { state: "open", reason: "provider incident" }, alice, at(2_002));
@@ -46,15 +52,33 @@ describe("an instance's memory of the rows it last saw", () => {
 
   it("plans under a contract the other instance changed, at once", async () => {
     await planOperation(t.ledger, { tool: "payments.charge", args: { n: 1 }, idempotencyKey: "k1" }, agent, T0);
-    await putContract(other, "payments.charge", contractFor("IDEMPOTENT", { dependency: "payments-api", approval: "required" }), alice, at(1));
-    const { operation } = await planOperation(t.ledger, { tool: "payments.charge", args: { n: 2 }, idempotencyKey: "k2" }, agent, at(2));
+    await putContract(
+      other,
+      "payments.charge",
+      contractFor("IDEMPOTENT", { dependency: "payments-api", approval: "required" }),
+      alice,
+      at(1),
+    );
+    const { operation } = await planOperation(
+      t.ledger,
+      { tool: "payments.charge", args: { n: 2 }, idempotencyKey: "k2" },
+      agent,
+      at(2),
+    );
     expect([operation.contractVersion, operation.phase]).toEqual([2, "AWAITING_APPROVAL"]);
   });
 
   it("dispatches an operation sent to both instances at once exactly once, and refuses the other as the API says", async () => {
     for (let n = 0; n < 6; n++) {
-      const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: { n }, idempotencyKey: `k${n}` }, T0);
-      const codes = await Promise.all([codeOf(dispatch(t.ledger, id, fence, at(1))), codeOf(dispatch(other, id, fence, at(1)))]);
+      const { id, fence } = await planAndClaim(
+        t.ledger,
+        { tool: "payments.charge", args: { n }, idempotencyKey: `k${n}` },
+        T0,
+      );
+      const codes = await Promise.all([
+        codeOf(dispatch(t.ledger, id, fence, at(1))),
+        codeOf(dispatch(other, id, fence, at(1))),
+      ]);
       expect(codes.sort()).toEqual(["in_flight", "resolved"]);
       expect(await t.db.attempt.count({ where: { operationId: id } })).toBe(1);
     }
@@ -64,9 +88,15 @@ describe("an instance's memory of the rows it last saw", () => {
     const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
     await dispatch(t.ledger, id, fence, at(1));
     await outcome(other, id, { fence, result: "confirmed", providerId: "ch_1" }, at(2));
-    expect(await codeOf(outcome(t.ledger, id, { fence, result: "confirmed", providerId: "ch_2" }, at(3)))).toBe("not_dispatched");
+    expect(await codeOf(outcome(t.ledger, id, { fence, result: "confirmed", providerId: "ch_2" }, at(3)))).toBe(
+      "not_dispatched",
+    );
     const stored = await t.db.operation.findUniqueOrThrow({ where: { id }, include: { attempts: true } });
-    expect([stored.phase, stored.providerId, stored.attempts.map((a) => a.providerId)]).toEqual(["CONFIRMED", "ch_1", ["ch_1"]]);
+    expect([stored.phase, stored.providerId, stored.attempts.map((a) => a.providerId)]).toEqual([
+      "CONFIRMED",
+      "ch_1",
+      ["ch_1"],
+    ]);
   });
 
   it("answers each of a turn's commands on its own when one of them is refused, and keeps the audit chain whole", async () => {
@@ -77,7 +107,16 @@ describe("an instance's memory of the rows it last saw", () => {
     await rejectOperation(other, claimed[3]!.id, { reason: "wrong customer" }, alice, at(1));
     // Dispatched in one turn: on PostgreSQL their writes go out together (command-batch.ts), and the rejected one fails them.
     const codes = await Promise.all(claimed.map(({ id, fence }) => codeOf(dispatch(t.ledger, id, fence, at(2)))));
-    expect(codes).toEqual(["resolved", "resolved", "resolved", "already_finished", "resolved", "resolved", "resolved", "resolved"]);
+    expect(codes).toEqual([
+      "resolved",
+      "resolved",
+      "resolved",
+      "already_finished",
+      "resolved",
+      "resolved",
+      "resolved",
+      "resolved",
+    ]);
     expect(await t.db.attempt.count()).toBe(7);
     expect(await verifyAuditChain(t.ledger)).toMatchObject({ ok: true, problems: [] });
   });

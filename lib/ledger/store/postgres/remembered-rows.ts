@@ -42,7 +42,11 @@ export interface Relied {
 /** One command's dealings with the memory: what it relied on, what it knows, and what it changed. */
 export class CommandMemory {
   readonly relied: Relied = { operations: new Map(), dependencies: new Map(), heads: new Map() };
-  readonly #known = { operations: new Map<string, RememberedOperation>(), dependencies: new Map<string, Dependency>(), heads: new Map<string, number>() };
+  readonly #known = {
+    operations: new Map<string, RememberedOperation>(),
+    dependencies: new Map<string, Dependency>(),
+    heads: new Map<string, number>(),
+  };
   readonly #operationChanges = new Map<string, OperationColumns>();
   readonly #insertedOperations = new Map<string, Operation>();
   readonly #insertedAttempts = new Map<string, Attempt>();
@@ -60,7 +64,10 @@ export class CommandMemory {
   }
 
   /** An operation (with its attempt and dependency) as remembered, if all of it is; recorded as relied on. */
-  recall(id: string, dependencyOf: (op: Operation) => string | null): { entry: RememberedOperation; dependency: Dependency | null } | null {
+  recall(
+    id: string,
+    dependencyOf: (op: Operation) => string | null,
+  ): { entry: RememberedOperation; dependency: Dependency | null } | null {
     if (this.fresh) return null;
     const entry = this.rows.operations.get(id);
     if (!entry) return null;
@@ -141,11 +148,13 @@ export class CommandMemory {
       put(operations, id, this.#after({ op, attempt: null }));
     }
     // A write to an operation read some other way (the sweep's), or an attempt of one: the memory no longer knows it.
-    for (const id of [...this.#operationChanges.keys(), ...this.#insertedAttempts.keys()]) if (!followed.has(id)) operations.delete(id);
+    for (const id of [...this.#operationChanges.keys(), ...this.#insertedAttempts.keys()])
+      if (!followed.has(id)) operations.delete(id);
     for (const [name, dependency] of this.#known.dependencies) {
       put(dependencies, name, { ...dependency, ...this.#dependencyChanges.get(name) });
     }
-    for (const name of this.#dependencyChanges.keys()) if (!this.#known.dependencies.has(name)) dependencies.delete(name);
+    for (const name of this.#dependencyChanges.keys())
+      if (!this.#known.dependencies.has(name)) dependencies.delete(name);
     for (const [tool, version] of this.#known.heads) put(heads, tool, version);
   }
 
@@ -161,8 +170,15 @@ export class CommandMemory {
   /** After a failure: forget every row the command read, relied on or wrote. */
   forget(): void {
     const { operations, dependencies, heads } = this.rows;
-    for (const id of [...this.#known.operations.keys(), ...this.#operationChanges.keys(), ...this.#insertedOperations.keys(), ...this.#insertedAttempts.keys()]) operations.delete(id);
-    for (const name of [...this.#known.dependencies.keys(), ...this.#dependencyChanges.keys()]) dependencies.delete(name);
+    for (const id of [
+      ...this.#known.operations.keys(),
+      ...this.#operationChanges.keys(),
+      ...this.#insertedOperations.keys(),
+      ...this.#insertedAttempts.keys(),
+    ])
+      operations.delete(id);
+    for (const name of [...this.#known.dependencies.keys(), ...this.#dependencyChanges.keys()])
+      dependencies.delete(name);
     for (const tool of this.#known.heads.keys()) heads.delete(tool);
   }
 }

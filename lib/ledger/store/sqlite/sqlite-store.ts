@@ -7,8 +7,15 @@ import { SqlLedgerTx } from "./sqlite-tx";
 import { UniqueViolation, type LedgerStore, type LedgerTx } from "../types";
 
 /** DateTime as Prisma's SQLite adapter writes it (ISO 8601 with +00:00), so both write the same text and it sorts. */
-const codec: ValueCodec = {
-  toDb: (value) => (value instanceof Date ? value.toISOString().replace("Z", "+00:00") : typeof value === "boolean" ? (value ? 1 : 0) : value),
+export const sqliteCodec: ValueCodec = {
+  toDb: (value) =>
+    value instanceof Date
+      ? value.toISOString().replace("Z", "+00:00")
+      : typeof value === "boolean"
+        ? value
+          ? 1
+          : 0
+        : value,
   date: (value) => {
     if (typeof value === "number") return new Date(value);
     const text = String(value);
@@ -36,7 +43,11 @@ function executor(db: Database.Database): Executor {
       try {
         return Promise.resolve(statement(sql).run(...params).changes);
       } catch (error) {
-        return Promise.reject(isSqliteUniqueError(error) ? new UniqueViolation((error as Error).message, { cause: error }) : (error as Error));
+        return Promise.reject(
+          isSqliteUniqueError(error)
+            ? new UniqueViolation((error as Error).message, { cause: error })
+            : (error as Error),
+        );
       }
     },
   };
@@ -82,7 +93,9 @@ class GroupCommit {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, GroupCommit.MAX_BATCH);
         // Should even the ROLLBACK fail, nobody in the batch is left waiting (settling twice changes nothing).
-        await this.turns.alone(() => this.#commit(batch)).catch((error: unknown) => batch.forEach((queued) => queued.reject(error)));
+        await this.turns
+          .alone(() => this.#commit(batch))
+          .catch((error: unknown) => batch.forEach((queued) => queued.reject(error)));
       }
     } finally {
       this.#draining = false;
@@ -136,9 +149,9 @@ export function openSqliteStore(file: string, turns: Turns, busyTimeoutMs: numbe
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   const x = executor(db);
   const contracts = new ContractVersionCache();
-  const reads = new SqlLedgerReads(x, codec, contracts);
-  const audit = new BatchAudit(x, codec);
-  const tx: LedgerTx = new SqlLedgerTx(x, codec, contracts, audit);
+  const reads = new SqlLedgerReads(x, sqliteCodec, contracts);
+  const audit = new BatchAudit(x, sqliteCodec);
+  const tx: LedgerTx = new SqlLedgerTx(x, sqliteCodec, contracts, audit);
   const commits = new GroupCommit(db, tx, audit, turns);
   return {
     ...storeReads(reads, (work) => turns.alone(work)),
