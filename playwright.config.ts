@@ -2,7 +2,14 @@
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { serverEnv } from "./e2e/fixtures/server-process";
-import { CHROMIUM_LAUNCH_OPTIONS, E2E_BASE_URL, E2E_DATA_DIR, E2E_DATABASE_URL, E2E_PORT, REPO_ROOT } from "./e2e/fixtures/test-env";
+import {
+  CHROMIUM_LAUNCH_OPTIONS,
+  E2E_BASE_URL,
+  E2E_DATA_DIR,
+  E2E_DATABASE_URL,
+  E2E_PORT,
+  REPO_ROOT,
+} from "./e2e/fixtures/test-env";
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 
@@ -27,7 +34,8 @@ export function assertLocalDatabase(url: string): void {
   );
 }
 
-// OPLEDGER_E2E_DATABASE_URL lets CI point the server at the throwaway PostgreSQL cluster; the default is a fresh SQLite file.
+// OPLEDGER_E2E_DATABASE_URL lets CI point the server at the throwaway PostgreSQL cluster; the default is a fresh SQLite
+// file.
 const databaseUrl = process.env.OPLEDGER_E2E_DATABASE_URL ?? E2E_DATABASE_URL;
 assertLocalDatabase(databaseUrl);
 

@@ -1,4 +1,5 @@
-// Runs before routing: a malformed percent-escape in an API path gets a 400 problem document instead of Next's bare 500,
+// Runs before routing: a malformed percent-escape in an API path gets a 400 problem document instead of Next's bare
+// 500,
 // and a console page learns which path was asked for, so sign-in can bring the person back to it.
 import { NextResponse, type NextRequest } from "next/server";
 import { REQUESTED_PATH_HEADER } from "@/lib/auth/requested-path";

@@ -1,4 +1,5 @@
-// The admin page: users and API keys managed through dialogs, each change checked where it takes effect (sign-in, the API).
+// The admin page: users and API keys managed through dialogs, each change checked where it takes effect (sign-in, the
+// API).
 import path from "node:path";
 import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import { expect, test, TEST_USER_PASSWORD } from "./fixtures/login";

@@ -1,4 +1,5 @@
-// Signing in and out: the /signin form by keyboard, its messages for a wrong password and a locked account, the session cookie.
+// Signing in and out: the /signin form by keyboard, its messages for a wrong password and a locked account, the session
+// cookie.
 import path from "node:path";
 import { expect, LOCKOUT_USER, signInThroughForm, test, testUser } from "./fixtures/login";
 import { SCREENSHOT_DIR } from "./fixtures/test-env";

@@ -1,5 +1,7 @@
-// The configuration and records pages: contracts (create with validation, edit into versions with a diff, conflicts, roles,
-// a forged save), dependencies (forcing a breaker with a reason), the audit log with its URL filters, and the metrics charts.
+// The configuration and records pages: contracts (create with validation, edit into versions with a diff, conflicts,
+// roles,
+// a forged save), dependencies (forcing a breaker with a reason), the audit log with its URL filters, and the metrics
+// charts.
 import path from "node:path";
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
 import { ensureUser, expect, signInThroughApi, test, testUser, type TestRole } from "./fixtures/login";
@@ -60,7 +62,8 @@ async function secondSession(browser: Browser, role: TestRole): Promise<Page> {
 }
 
 /**
- * The console scrolls inside its main area, so a "full page" screenshot would stop at the viewport: the viewport is made
+ * The console scrolls inside its main area, so a "full page" screenshot would stop at the viewport: the viewport is
+ * made
  * as tall as the content for the picture, then put back.
  */
 async function shot(page: Page, name: string): Promise<void> {

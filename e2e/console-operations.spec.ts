@@ -55,7 +55,10 @@ async function secondSession(browser: Browser, role: TestRole): Promise<Page> {
 
 const dialog = (page: Page) => page.getByRole("dialog");
 
-/** The console scrolls inside <main>, so a full-page screenshot would cut it off: the window grows to the content instead. */
+/**
+ * The console scrolls inside <main>, so a full-page screenshot would cut it off: the window grows to the content
+ * instead.
+ */
 async function screenshot(page: Page, name: string): Promise<void> {
   const before = page.viewportSize();
   await page.setViewportSize({ width: 1440, height: 900 });
@@ -385,7 +388,8 @@ test.describe("acting on an operation", () => {
     request,
   }) => {
     const seed = new LedgerSeed(request);
-    // The provider lookup asks the console's own health endpoint, whose {"status":"ok"} the contract reads as "happened".
+    // The provider lookup asks the console's own health endpoint, whose {"status":"ok"} the contract reads as
+    // "happened".
     const tool = await seed.tool("UNKNOWN", {
       reconcile: {
         method: "lookup",

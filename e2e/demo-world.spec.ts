@@ -39,7 +39,8 @@ const gatePanel = (page: Page) => page.getByRole("region", { name: "What the ret
 const phaseInHeader = (page: Page) => page.locator("article[aria-labelledby='operation-title'] > header [data-phase]");
 
 test.describe("the demo world in the browser", () => {
-  // Each test waits out one or two agent leases (3 s) on a machine shared with other builds: room above the default 30 s.
+  // Each test waits out one or two agent leases (3 s) on a machine shared with other builds: room above the default 30
+  // s.
   test.describe.configure({ timeout: 60_000 });
 
   test("an UNKNOWN payment is reconciled through the provider lookup and ends RECONCILED with the provider's id", async ({

@@ -1,4 +1,5 @@
-// The app starts and the console shell renders for a signed-in viewer: every navigation entry opens its page, which is screenshotted.
+// The app starts and the console shell renders for a signed-in viewer: every navigation entry opens its page, which is
+// screenshotted.
 import path from "node:path";
 import { expect, test } from "./fixtures/login";
 import { SCREENSHOT_DIR } from "./fixtures/test-env";

@@ -1,4 +1,5 @@
-// The session-signing secret: NEXTAUTH_SECRET if set; for a single SQLite instance, one generated once and kept beside the database.
+// The session-signing secret: NEXTAUTH_SECRET if set; for a single SQLite instance, one generated once and kept beside
+// the database.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,4 +1,5 @@
-// Whether a production build is newer than every source it was built from (npm start and npm run bench rebuild when not).
+// Whether a production build is newer than every source it was built from (npm start and npm run bench rebuild when
+// not).
 import fs from "node:fs";
 import path from "node:path";
 

@@ -51,7 +51,9 @@ function references(cell: string): ClaimReference[] {
   }));
 }
 
-/** Reads the claim tables (columns Claim | Kept by | Proved by under each `##` section) and the "without a test" list. */
+/**
+ * Reads the claim tables (columns Claim | Kept by | Proved by under each `##` section) and the "without a test" list.
+ */
 export function parseClaims(markdown: string): ClaimsDocument {
   const rows: ClaimRow[] = [];
   const listedWithoutTest: string[] = [];

@@ -1,4 +1,5 @@
-// The demo agent as its own process: started, SIGKILLed now and then, and restarted by the demo supervisor in the server.
+// The demo agent as its own process: started, SIGKILLed now and then, and restarted by the demo supervisor in the
+// server.
 //
 // Run by hand (the server must run, the providers too, and the key needs the agent scope):
 //   OPLEDGER_DEMO_API_KEY=... OPLEDGER_DEMO_LEDGER_URL=http://127.0.0.1:3000 npx tsx scripts/demo-agent.ts

@@ -1,7 +1,9 @@
-// The demo providers on their own (the server starts them in-process when OPLEDGER_DEMO=on): for poking at faults by hand.
+// The demo providers on their own (the server starts them in-process when OPLEDGER_DEMO=on): for poking at faults by
+// hand.
 //
 //   npx tsx scripts/demo-providers.ts            (port from OPLEDGER_DEMO_PROVIDER_PORT, default 3999)
-//   curl -X POST localhost:3999/_faults -H 'content-type: application/json' -d '{"tool":"payments","fault":"timeout_after_commit","count":1}'
+// curl -X POST localhost:3999/_faults -H 'content-type: application/json' -d
+// '{"tool":"payments","fault":"timeout_after_commit","count":1}'
 //   curl localhost:3999/_effects
 import { demoEnv, PAYMENTS_AUTH_ENV } from "../lib/demo/config";
 import { startProviderServer } from "../lib/demo/providers/server";

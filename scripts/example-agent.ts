@@ -20,7 +20,8 @@
 //      while it runs, extend the lease every leaseMs/3 and stop if the answer is 409 stale_fence:
 //        curl -X POST "$OPLEDGER_URL/api/v1/operations/$ID/heartbeat" ... -d '{"fence":1,"leaseMs":30000}'
 //   5. report: "confirmed", "failed" only for a definite error answer, "unknown" for a timeout or a lost response:
-//        curl -X POST "$OPLEDGER_URL/api/v1/operations/$ID/outcome" ... -d '{"fence":1,"result":"confirmed","providerId":"msg_1"}'
+// curl -X POST "$OPLEDGER_URL/api/v1/operations/$ID/outcome" ... -d
+// '{"fence":1,"result":"confirmed","providerId":"msg_1"}'
 //      then follow the returned `decision`: RETRY / RETRY_SAME_KEY -> wait retryAfterMs and go to step 3;
 //      STOP -> done; RECONCILE / APPROVAL -> a person takes over in the console.
 import { ApiProblem, runTool, type CallProvider } from "../lib/executor";

@@ -1,4 +1,5 @@
-// `npx tsx scripts/generate-pg-schema.ts [--check]`: writes prisma/postgresql/schema.prisma from prisma/schema.prisma, or only compares.
+// `npx tsx scripts/generate-pg-schema.ts [--check]`: writes prisma/postgresql/schema.prisma from prisma/schema.prisma,
+// or only compares.
 import fs from "node:fs";
 import path from "node:path";
 import { POSTGRES_SCHEMA, SOURCE_SCHEMA, postgresSchemaFrom } from "./pg-schema";

@@ -1,4 +1,5 @@
-// Starts the built Next.js server (console, API and, through instrumentation, the recovery sweep) and forwards signals to it.
+// Starts the built Next.js server (console, API and, through instrumentation, the recovery sweep) and forwards signals
+// to it.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Env } from "../lib/config/env";
@@ -8,7 +9,9 @@ export function publicUrl(config: Env): string {
   return process.env.NEXTAUTH_URL ?? `http://${config.HOSTNAME ?? "localhost"}:${config.PORT}`;
 }
 
-/** scripts/next-server.mjs serves the build and drains on SIGTERM; this process forwards the signal and exits with it. */
+/**
+ * scripts/next-server.mjs serves the build and drains on SIGTERM; this process forwards the signal and exits with it.
+ */
 export function launchServer(config: Env, extraEnv: Record<string, string> = {}): void {
   const server = spawn(process.execPath, [path.join(__dirname, "next-server.mjs")], {
     stdio: "inherit",

@@ -1,4 +1,5 @@
-// `npx tsx scripts/migrate-postgres.ts`: applies prisma/postgresql/migrations to DATABASE_URL (what `prisma migrate deploy` does, without its engines).
+// `npx tsx scripts/migrate-postgres.ts`: applies prisma/postgresql/migrations to DATABASE_URL (what `prisma migrate
+// deploy` does, without its engines).
 import path from "node:path";
 import { MigrationError } from "../lib/migrate/migrations-folder";
 import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../lib/migrate/postgres";

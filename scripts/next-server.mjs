@@ -1,4 +1,5 @@
-// The production HTTP server (spawned by scripts/launch.ts): Next.js's request handler on a Node server that drains on SIGTERM or SIGINT and then exits.
+// The production HTTP server (spawned by scripts/launch.ts): Next.js's request handler on a Node server that drains on
+// SIGTERM or SIGINT and then exits.
 //
 // Why not `next start`: after its server.close(), Node keeps serving new requests on connections that were already
 // open and closes them only after the keep-alive timeout, so a busy client (a load balancer's pool) can hold the drain
@@ -26,7 +27,8 @@ let draining = false;
 const server = http.createServer((req, res) => {
   if (draining) res.setHeader("connection", "close");
   res.on("finish", () => {
-    // A connection whose last response just ended is idle: during a drain, close it now rather than after the keep-alive.
+    // A connection whose last response just ended is idle: during a drain, close it now rather than after the
+    // keep-alive.
     if (draining) setImmediate(() => server.closeIdleConnections());
   });
   handle(req, res).catch((error) => {

@@ -1,4 +1,5 @@
-// `npm run opledger -- <command>`: administration from the shell (first admin user and API key, key revocation, audit check).
+// `npm run opledger -- <command>`: administration from the shell (first admin user and API key, key revocation, audit
+// check).
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { API_SCOPES, createApiKey, revokeApiKey, type ApiScope } from "../lib/auth/api-keys";

@@ -1,4 +1,5 @@
-// Derives the PostgreSQL Prisma schema from the SQLite one: one data model, two providers (Prisma fixes the provider per file).
+// Derives the PostgreSQL Prisma schema from the SQLite one: one data model, two providers (Prisma fixes the provider
+// per file).
 import path from "node:path";
 
 export const SOURCE_SCHEMA = path.join("prisma", "schema.prisma");

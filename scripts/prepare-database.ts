@@ -16,7 +16,10 @@ function assertWritableDirectory(file: string): void {
   }
 }
 
-/** SQLite goes through `prisma migrate deploy`; PostgreSQL through lib/migrate, because Prisma's JS schema engine cannot apply there. */
+/**
+ * SQLite goes through `prisma migrate deploy`; PostgreSQL through lib/migrate, because Prisma's JS schema engine cannot
+ * apply there.
+ */
 function migrationCommand(databaseUrl: string): string[] {
   return sqliteFilePath(databaseUrl)
     ? ["prisma", "migrate", "deploy"]

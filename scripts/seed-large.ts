@@ -1,6 +1,9 @@
-// `npm run seed:large -- --operations 1000000`: a large synthetic ledger for performance work (console at scale, benchmarks).
-// Rows are marked synthetic (agentId "synthetic", one audit record each saying so, linked into the audit hash chain); the demo
-// contracts are loaded first. SQLite and PostgreSQL both get plain batched inserts: Prisma's createMany is far slower here.
+// `npm run seed:large -- --operations 1000000`: a large synthetic ledger for performance work (console at scale,
+// benchmarks).
+// Rows are marked synthetic (agentId "synthetic", one audit record each saying so, linked into the audit hash chain);
+// the demo
+// contracts are loaded first. SQLite and PostgreSQL both get plain batched inserts: Prisma's createMany is far slower
+// here.
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { Client } from "pg";
@@ -63,7 +66,9 @@ interface SeedOperation {
 type SeedEvent = Omit<ChainedEvent, "seq">;
 type ChainedRow = ChainedEvent & { hash: string };
 
-/** Links a batch's events into the audit hash chain after `head`, as lib/ledger/audit/append.ts links the ledger's own. */
+/**
+ * Links a batch's events into the audit hash chain after `head`, as lib/ledger/audit/append.ts links the ledger's own.
+ */
 function chain(
   head: { seq: number; hash: string },
   events: SeedEvent[],
@@ -129,11 +134,15 @@ function eventValues(row: ChainedRow, time: (d: Date | null) => unknown): unknow
 
 type Writer = { write: (ops: SeedOperation[], events: SeedEvent[]) => Promise<void>; close: () => Promise<void> };
 
-/** SQLite: plain prepared inserts; the driver adapter maps every value one by one (about 1,400 rows/s here), ~50x slower. */
+/**
+ * SQLite: plain prepared inserts; the driver adapter maps every value one by one (about 1,400 rows/s here), ~50x
+ * slower.
+ */
 function sqliteWriter(file: string): Writer {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
-  // A large page cache keeps the indexes' hot pages in memory; the default 2 MiB thrashes past a few hundred thousand rows.
+  // A large page cache keeps the indexes' hot pages in memory; the default 2 MiB thrashes past a few hundred thousand
+  // rows.
   db.pragma("cache_size = -262144");
   const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(", ");
   const insertOp = db.prepare(
@@ -159,7 +168,9 @@ function sqliteWriter(file: string): Writer {
   };
 }
 
-/** PostgreSQL: one INSERT ... SELECT FROM unnest(arrays) per table and batch, with the chain's head locked meanwhile. */
+/**
+ * PostgreSQL: one INSERT ... SELECT FROM unnest(arrays) per table and batch, with the chain's head locked meanwhile.
+ */
 function postgresWriter(url: string): Writer {
   const pg = new Client({ connectionString: url });
   const connected = pg.connect();

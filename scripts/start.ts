@@ -1,4 +1,5 @@
-// `npm start`: the one command for a laptop — builds if needed, migrates SQLite, seeds the demo world, creates an admin, serves the console.
+// `npm start`: the one command for a laptop — builds if needed, migrates SQLite, seeds the demo world, creates an
+// admin, serves the console.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createUser } from "../lib/auth/users";

@@ -1,4 +1,5 @@
-// The audit trail is append-only in the database itself, on both engines: UPDATE and DELETE are refused whoever sends them.
+// The audit trail is append-only in the database itself, on both engines: UPDATE and DELETE are refused whoever sends
+// them.
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "@/lib/ledger/actor";
 import { T0 } from "./helpers/ledger-fixtures";
@@ -27,7 +28,10 @@ it("accepts new audit records", async () => {
   expect(await t.db.auditEvent.count()).toBe(1);
 });
 
-/** What the database said: Prisma's SQLite adapter files a trigger's abort as a foreign-key error and keeps the text in meta. */
+/**
+ * What the database said: Prisma's SQLite adapter files a trigger's abort as a foreign-key error and keeps the text in
+ * meta.
+ */
 async function refusal(change: Promise<unknown>): Promise<string> {
   try {
     await change;

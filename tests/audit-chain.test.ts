@@ -1,4 +1,5 @@
-// The audit hash chain on both engines: concurrent commands extend one unbroken chain, and verify-audit finds every kind of tampering.
+// The audit hash chain on both engines: concurrent commands extend one unbroken chain, and verify-audit finds every
+// kind of tampering.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
 import { planOperation } from "@/lib/ledger/commands/plan";
@@ -30,7 +31,10 @@ async function lifecycles(count: number, from = 0): Promise<void> {
   );
 }
 
-/** The triggers forbid tampering, so the tests first do what an attacker with the database's owner rights would: drop them. */
+/**
+ * The triggers forbid tampering, so the tests first do what an attacker with the database's owner rights would: drop
+ * them.
+ */
 async function dropAppendOnlyGuards(): Promise<void> {
   if (testPostgresUrl()) {
     await t.db.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`);

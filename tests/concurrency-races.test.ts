@@ -1,4 +1,5 @@
-// Races between server processes on one database (SQLite file or PostgreSQL): two operators approving at once, a worker and the recovery sweep on the same operations, two sweeps together.
+// Races between server processes on one database (SQLite file or PostgreSQL): two operators approving at once, a worker
+// and the recovery sweep on the same operations, two sweeps together.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { agent, at, T0, withContract } from "./helpers/ledger-fixtures";

@@ -1,5 +1,7 @@
-// The demo world end to end, without a browser: the real providers, the real demo agent (in-process, and as a child that
-// is SIGKILLed), the real v1 route handlers over HTTP on a test database, and a scripted "person" doing what the console does.
+// The demo world end to end, without a browser: the real providers, the real demo agent (in-process, and as a child
+// that
+// is SIGKILLed), the real v1 route handlers over HTTP on a test database, and a scripted "person" doing what the
+// console does.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

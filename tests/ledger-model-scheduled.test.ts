@@ -1,4 +1,5 @@
-// Model-based test with interleavings: two workers and an operator (sweep, approvals, reconciliation, contract edits) run
+// Model-based test with interleavings: two workers and an operator (sweep, approvals, reconciliation, contract edits)
+// run
 // their commands concurrently against one real database; fast-check's scheduler decides which of them starts its next
 // command, so two or three transactions are in flight together (serialised by SQLite's one connection, truly
 // overlapping on PostgreSQL). The scheduler orders the starts and the provider's answers; what happens inside the
@@ -91,7 +92,9 @@ function heartbeat(index: number): Step {
   };
 }
 
-/** Dispatch, the provider, then (at a point the scheduler chooses, so a sweep or a take-over may come first) the report. */
+/**
+ * Dispatch, the provider, then (at a point the scheduler chooses, so a sweep or a take-over may come first) the report.
+ */
 function attempt(index: number, behaviour: Behaviour): Step {
   return {
     async run(w, s, worker) {

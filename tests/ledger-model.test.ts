@@ -1,5 +1,7 @@
-// Model-based test of the ledger on a real database: random plan/claim/heartbeat/dispatch/outcome/crash/sweep/approve/reject/
-// reconcile/contract-edit sequences never apply a mutation twice without a person's approval, never let a stale fence write,
+// Model-based test of the ledger on a real database: random
+// plan/claim/heartbeat/dispatch/outcome/crash/sweep/approve/reject/
+// reconcile/contract-edit sequences never apply a mutation twice without a person's approval, never let a stale fence
+// write,
 // keep each operation on the contract version it was planned under, and leave an audit trail of legal transitions.
 import fc from "fast-check";
 import { expect, it } from "vitest";
@@ -100,7 +102,10 @@ class Claim implements Cmd {
   toString = () => `claim(op${this.op}, ${this.worker}, ${this.leaseMs})`;
 }
 
-/** A worker extends its lease: only with its current fence on an unfinished operation, and it changes nothing but the lease. */
+/**
+ * A worker extends its lease: only with its current fence on an unfinished operation, and it changes nothing but the
+ * lease.
+ */
 class Heartbeat implements Cmd {
   constructor(
     readonly op: number,
@@ -207,7 +212,10 @@ class Reject implements Cmd {
   toString = () => `reject(op${this.op})`;
 }
 
-/** A truthful reconciler: it looks the effect up at the provider; "did not happen" may come with the retry's approval, or leave it to the gate. */
+/**
+ * A truthful reconciler: it looks the effect up at the provider; "did not happen" may come with the retry's approval,
+ * or leave it to the gate.
+ */
 class Reconcile implements Cmd {
   constructor(
     readonly op: number,

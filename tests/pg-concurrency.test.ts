@@ -1,4 +1,5 @@
-// Several app instances on one PostgreSQL: separate Prisma clients (separate pools) racing on the same rows never double a write.
+// Several app instances on one PostgreSQL: separate Prisma clients (separate pools) racing on the same rows never
+// double a write.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { approveOperation } from "@/lib/ledger/commands/approval";

@@ -1,4 +1,5 @@
-// SQLite under contention: another connection holding a read or write lock on the file gives retried or clearly failed requests, never a lost acknowledged write, and the ledger keeps working.
+// SQLite under contention: another connection holding a read or write lock on the file gives retried or clearly failed
+// requests, never a lost acknowledged write, and the ledger keeps working.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/prisma";
@@ -53,7 +54,10 @@ interface Hammered {
   confirmedUnderLock: number;
 }
 
-/** One lane of an agent: plan, claim, dispatch, confirm, again and again, until `until` resolves; a failed call abandons that operation. */
+/**
+ * One lane of an agent: plan, claim, dispatch, confirm, again and again, until `until` resolves; a failed call abandons
+ * that operation.
+ */
 async function lane(ledger: Ledger, name: string, until: Promise<void>, into: Hammered): Promise<void> {
   let stop = false;
   void until.then(() => (stop = true));
@@ -158,7 +162,10 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
   });
 });
 
-/** A write outside any transaction, acknowledged while another request's transaction is open and about to roll back: is it still there afterwards? */
+/**
+ * A write outside any transaction, acknowledged while another request's transaction is open and about to roll back: is
+ * it still there afterwards?
+ */
 async function writeBesideRolledBackTransaction(db: Db): Promise<{ lost: boolean }> {
   let opened!: () => void;
   const open = new Promise<void>((resolve) => (opened = resolve));

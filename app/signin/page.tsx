@@ -1,4 +1,5 @@
-// Sign-in page: outside the console frame; a person who is already signed in goes straight on to where they were headed.
+// Sign-in page: outside the console frame; a person who is already signed in goes straight on to where they were
+// headed.
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { safeCallbackUrl } from "@/components/auth/callback-url";

@@ -1,5 +1,6 @@
 // The TypeScript executor (lib/executor) against the real server and a fake provider on 127.0.0.1: a lost answer is
-// never repeated, a transient failure is retried with the SAME idempotency key, a NON_RETRYABLE failure waits for a person.
+// never repeated, a transient failure is retried with the SAME idempotency key, a NON_RETRYABLE failure waits for a
+// person.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { runTool, type CallProvider, type RunToolOptions } from "../../lib/executor";

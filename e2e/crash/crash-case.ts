@@ -1,4 +1,5 @@
-// One cell of the crash matrix: a worker dies at one boundary, a recovery worker takes over, and the ledger's promises are checked.
+// One cell of the crash matrix: a worker dies at one boundary, a recovery worker takes over, and the ledger's promises
+// are checked.
 import { expect, type APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL } from "../fixtures/test-env";
 import {
@@ -75,7 +76,9 @@ async function detail(client: Api, id: string): Promise<OperationDetail> {
   return expectJson(await client.getOp(id), 200);
 }
 
-/** Waits until the dead worker's lease has run out and, if it died with a request in flight, the sweep made it UNKNOWN. */
+/**
+ * Waits until the dead worker's lease has run out and, if it died with a request in flight, the sweep made it UNKNOWN.
+ */
 async function waitForRecoverable(client: Api, id: string): Promise<OperationDetail> {
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -101,7 +104,10 @@ function answerOf(result: ApiResult, before: Operation, after: Operation): strin
   return after.leaseExpiresAt !== before.leaseExpiresAt ? "200 (lease extended)" : "200 (no change)";
 }
 
-/** What the gate may say once the dead worker's lease is over (PRODUCT.md's table, as lib/retry-gate/decide.ts keeps it). */
+/**
+ * What the gate may say once the dead worker's lease is over (PRODUCT.md's table, as lib/retry-gate/decide.ts keeps
+ * it).
+ */
 function expectedAfterCrash(point: CrashPoint, effect: EffectClass): { phase: string; decision: string }[] {
   if (!point.ambiguous) {
     return [

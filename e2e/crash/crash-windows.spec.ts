@@ -1,4 +1,5 @@
-// Crash windows (issue #6): real worker processes die by SIGKILL at each boundary of a tool call; a recovery worker takes over and the ledger must hold.
+// Crash windows (issue #6): real worker processes die by SIGKILL at each boundary of a tool call; a recovery worker
+// takes over and the ledger must hold.
 import fs from "node:fs";
 import path from "node:path";
 // No page here, so not the fixtures' test, whose console-error guard would start a browser for nothing.

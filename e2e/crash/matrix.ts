@@ -1,10 +1,13 @@
-// The crash matrix: the boundaries a worker is killed at, the effect classes, their contracts, and what a worker process is told.
+// The crash matrix: the boundaries a worker is killed at, the effect classes, their contracts, and what a worker
+// process is told.
 import type { ContractBody } from "../fixtures/api";
 
 export const EFFECT_CLASSES = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
 
-/** Where a worker dies: at one of runTool's steps (onStep), in the provider after it committed, or mid-reconciliation. */
+/**
+ * Where a worker dies: at one of runTool's steps (onStep), in the provider after it committed, or mid-reconciliation.
+ */
 export type KillAt = "planned" | "claimed" | "dispatched" | "provider_committed" | "reported" | "reconcile_looked_up";
 
 export interface CrashPoint {

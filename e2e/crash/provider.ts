@@ -1,4 +1,5 @@
-// The crash harness's fault-recording provider: applies effects by side-effect class, answers lookups by key, and can kill the calling worker right after it commits.
+// The crash harness's fault-recording provider: applies effects by side-effect class, answers lookups by key, and can
+// kill the calling worker right after it commits.
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { EffectClass } from "./matrix";

@@ -1,4 +1,5 @@
-// Renders the crash matrix's results as markdown: crash point x effect class -> final phase and effects at the provider, with a legend and the details.
+// Renders the crash matrix's results as markdown: crash point x effect class -> final phase and effects at the
+// provider, with a legend and the details.
 import type { CaseResult } from "./crash-case";
 import { CRASH_POINTS, EFFECT_CLASSES, notApplicable, type CrashPoint, type EffectClass } from "./matrix";
 

@@ -1,4 +1,5 @@
-// A worker process of the crash harness: runs one tool call with the executor, reconciles by lookup when the gate asks, and SIGKILLs itself at the boundary it is told.
+// A worker process of the crash harness: runs one tool call with the executor, reconciles by lookup when the gate asks,
+// and SIGKILLs itself at the boundary it is told.
 import { writeSync } from "node:fs";
 import { ApiProblem, OpledgerClient, type Operation } from "../../lib/executor/client";
 import { runTool, type CallProvider, type RunToolResult } from "../../lib/executor/run-tool";

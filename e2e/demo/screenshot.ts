@@ -1,4 +1,5 @@
-// Full-page screenshots for the demo-world spec, into SCREENSHOT_DIR: the window grows to the content, because the console scrolls inside <main>.
+// Full-page screenshots for the demo-world spec, into SCREENSHOT_DIR: the window grows to the content, because the
+// console scrolls inside <main>.
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { SCREENSHOT_DIR } from "../fixtures/test-env";

@@ -1,4 +1,5 @@
-// The demo world for a browser spec: the demo providers in this worker, the demo contracts registered through the API with lookups pointing at them, and the demo agent.
+// The demo world for a browser spec: the demo providers in this worker, the demo contracts registered through the API
+// with lookups pointing at them, and the demo agent.
 import { expect, type APIRequestContext } from "@playwright/test";
 import { DemoAgent } from "@/lib/demo/agent";
 import { demoContracts } from "@/lib/demo/contracts";
@@ -9,7 +10,9 @@ import { test as loginTest } from "../fixtures/login";
 import { uniqueName } from "../fixtures/seed";
 import { E2E_BASE_URL, E2E_PORT, TEST_BOOTSTRAP_API_KEY } from "../fixtures/test-env";
 
-/** The providers take the first free port just above the console's: a run's ports stay together (3300 -> 3301..3309). */
+/**
+ * The providers take the first free port just above the console's: a run's ports stay together (3300 -> 3301..3309).
+ */
 const PROVIDER_PORTS = Array.from({ length: 9 }, (_, i) => E2E_PORT + 1 + i);
 
 export interface E2eDemoWorld {
@@ -39,7 +42,9 @@ async function listenInRange(): Promise<ProviderServer> {
   throw new Error(`the demo providers found no free port in ${PROVIDER_PORTS.join(", ")} (${refused.join("; ")})`);
 }
 
-/** Starts the providers, registers every demo contract for them (admin scope), and makes an agent that talks to both. */
+/**
+ * Starts the providers, registers every demo contract for them (admin scope), and makes an agent that talks to both.
+ */
 export async function startE2eDemoWorld(request: APIRequestContext): Promise<E2eDemoWorld> {
   const providers = await listenInRange();
   try {

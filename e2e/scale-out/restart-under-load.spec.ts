@@ -1,5 +1,6 @@
 // Issue #6: restart the server in the middle of a load run (SIGKILL, then SIGTERM): every acknowledged write is there
-// afterwards, a request in flight when SIGTERM arrives still gets its answer, and the server keeps working. Both engines.
+// afterwards, a request in flight when SIGTERM arrives still gets its answer, and the server keeps working. Both
+// engines.
 import http from "node:http";
 import type { APIRequestContext } from "@playwright/test";
 import { expect, test, TEST_BOOTSTRAP_API_KEY } from "../fixtures";
@@ -14,7 +15,9 @@ const WRITES_PER_ROUND = 80;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs the agents until `WRITES_PER_ROUND` writes were acknowledged, then `interrupt()` while they are still sending. */
+/**
+ * Runs the agents until `WRITES_PER_ROUND` writes were acknowledged, then `interrupt()` while they are still sending.
+ */
 async function loadRound<T>(
   request: APIRequestContext,
   ledger: Ledger,
@@ -38,7 +41,10 @@ async function loadRound<T>(
   return result;
 }
 
-/** Every write the server acknowledged is in the ledger, at least as far along as acknowledged, and a plan again finds the same operation. */
+/**
+ * Every write the server acknowledged is in the ledger, at least as far along as acknowledged, and a plan again finds
+ * the same operation.
+ */
 async function expectAcknowledgedWrites(request: APIRequestContext, ledger: Ledger, tool: string): Promise<void> {
   const client = api(request);
   for (const ack of ledger.acknowledged.values()) {

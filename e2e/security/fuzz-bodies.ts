@@ -1,4 +1,5 @@
-// fast-check arbitraries for hostile request bodies: random JSON, one field of a valid body made the wrong type, truncated, non-JSON, huge, oversized, odd content types, prototype keys.
+// fast-check arbitraries for hostile request bodies: random JSON, one field of a valid body made the wrong type,
+// truncated, non-JSON, huge, oversized, odd content types, prototype keys.
 import fc from "fast-check";
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -14,7 +15,9 @@ export interface FuzzBody {
 /** Fields a schema lets be null: null is no wrong value for them. */
 const NULLABLE_FIELDS = new Set(["reconcile", "dependency", "description", "keyRetentionMs"]);
 
-/** Fields whose schema is "any JSON" (`args`, `evidence`): no value there is the wrong type, so they are never mutated. */
+/**
+ * Fields whose schema is "any JSON" (`args`, `evidence`): no value there is the wrong type, so they are never mutated.
+ */
 const ANY_JSON_FIELDS = new Set(["args", "evidence"]);
 
 const CONTENT_TYPES = [
@@ -29,7 +32,9 @@ const CONTENT_TYPES = [
   null,
 ] as const;
 
-/** Strings that break naive text handling: NUL, lone surrogates, bidi overrides, BOMs, line separators, combining marks. */
+/**
+ * Strings that break naive text handling: NUL, lone surrogates, bidi overrides, BOMs, line separators, combining marks.
+ */
 export const UNICODE_EDGES = [
   "\u0000",
   "a\u0000b",

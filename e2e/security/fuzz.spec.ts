@@ -1,4 +1,5 @@
-// Bad input: thousands of random, truncated, oversized and wrongly typed bodies to every write route; every answer is a 4xx problem document and the ledger is unchanged.
+// Bad input: thousands of random, truncated, oversized and wrongly typed bodies to every write route; every answer is a
+// 4xx problem document and the ledger is unchanged.
 import fc from "fast-check";
 import { expect, test } from "@playwright/test";
 import { E2E_BASE_URL } from "../fixtures/test-env";
@@ -12,7 +13,9 @@ const SEED = Number(process.env.OPLEDGER_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const RUNS = Number(process.env.OPLEDGER_FUZZ_RUNS ?? 2000);
 const CONCURRENCY = 6;
 
-/** JSON with object keys sorted: the ledger stores args canonically, so key order is not part of what must come back. */
+/**
+ * JSON with object keys sorted: the ledger stores args canonically, so key order is not part of what must come back.
+ */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === "object" && !Array.isArray(v)

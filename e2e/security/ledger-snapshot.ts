@@ -1,4 +1,5 @@
-// A fingerprint of the part of the ledger a security spec could touch, read through the API so it works on SQLite and PostgreSQL alike.
+// A fingerprint of the part of the ledger a security spec could touch, read through the API so it works on SQLite and
+// PostgreSQL alike.
 import { createHash } from "node:crypto";
 import { expect, type APIRequestContext } from "@playwright/test";
 import { api } from "../fixtures/api";
@@ -18,7 +19,9 @@ export interface LedgerSnapshot {
   parts: Record<string, unknown>;
 }
 
-/** The gate's decision is computed at read time (it names retry delays), so it is left out; every stored field stays in. */
+/**
+ * The gate's decision is computed at read time (it names retry delays), so it is left out; every stored field stays in.
+ */
 function stored(operation: unknown): unknown {
   const { decision: _decision, ...rest } = operation as Record<string, unknown>;
   return rest;

@@ -1,4 +1,5 @@
-// The role matrix: for every API route + method and every console server action, what each principal gets back. The spec and docs/security.md both come from this one table.
+// The role matrix: for every API route + method and every console server action, what each principal gets back. The
+// spec and docs/security.md both come from this one table.
 export const PRINCIPALS = [
   "anonymous",
   "viewer",

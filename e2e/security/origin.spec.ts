@@ -1,4 +1,5 @@
-// Cross-site requests and spoofed internal headers: cookie-authenticated writes from another site are refused and change nothing; no header stands in for a session or a key.
+// Cross-site requests and spoofed internal headers: cookie-authenticated writes from another site are refused and
+// change nothing; no header stands in for a session or a key.
 import { expect, test, type APIRequestContext, type APIResponse } from "@playwright/test";
 import { E2E_BASE_URL } from "../fixtures/test-env";
 import { LedgerSeed, uniqueName } from "../fixtures/seed";

@@ -1,4 +1,5 @@
-// The principals the security specs act as (nobody, three console users, scoped API keys, a revoked key), and the world they act on.
+// The principals the security specs act as (nobody, three console users, scoped API keys, a revoked key), and the world
+// they act on.
 import type { APIRequestContext, Browser, PlaywrightWorkerArgs } from "@playwright/test";
 import { createFreshKey, revokeKey, type Scope } from "../fixtures/api";
 import { ensureUser, signInThroughApi, TEST_USER_PASSWORD, type TestRole } from "../fixtures/login";

@@ -1,4 +1,5 @@
-// Role matrix: every API route and console server action, called over HTTP by each principal, answers as docs/security.md says, and refused calls change nothing.
+// Role matrix: every API route and console server action, called over HTTP by each principal, answers as
+// docs/security.md says, and refused calls change nothing.
 import { expect, test } from "@playwright/test";
 import {
   ACTION_NOT_EXPOSED,

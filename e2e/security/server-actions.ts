@@ -1,4 +1,5 @@
-// Calls console server actions over plain HTTP, as a browser's fetch would: ids from the build's server-reference manifest, arguments as a JSON array.
+// Calls console server actions over plain HTTP, as a browser's fetch would: ids from the build's server-reference
+// manifest, arguments as a JSON array.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { APIRequestContext, APIResponse } from "@playwright/test";
@@ -42,7 +43,10 @@ export function exposedAction(name: string): ExposedAction {
   return found[0]![1];
 }
 
-/** "app/(console)/operations/[id]/page" -> "/operations/x": route groups dropped, dynamic segments filled with a placeholder. */
+/**
+ * "app/(console)/operations/[id]/page" -> "/operations/x": route groups dropped, dynamic segments filled with a
+ * placeholder.
+ */
 function pageUrl(worker: string): string {
   const segments = worker
     .replace(/^app\//, "")

@@ -1,4 +1,5 @@
-// What the code exposes, read from the source: every app/api/**/route.ts with its exported methods, and every exported server action under lib/actions.
+// What the code exposes, read from the source: every app/api/**/route.ts with its exported methods, and every exported
+// server action under lib/actions.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../fixtures/test-env";
@@ -46,7 +47,10 @@ export function routeHandlers(): string[] {
   });
 }
 
-/** "lib/actions/file.ts#name" for every export of a "use server" file under lib/actions (every one is callable over HTTP). */
+/**
+ * "lib/actions/file.ts#name" for every export of a "use server" file under lib/actions (every one is callable over
+ * HTTP).
+ */
 export function serverActions(): string[] {
   const dir = path.join(REPO_ROOT, "lib", "actions");
   return filesUnder(dir, (name) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name)).flatMap((file) => {

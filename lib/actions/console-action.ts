@@ -1,4 +1,5 @@
-// The one wrapper every console server action is built on: session, role, validated input, and errors as a result the form can show.
+// The one wrapper every console server action is built on: session, role, validated input, and errors as a result the
+// form can show.
 import type { z } from "zod";
 import { fieldErrors, unstorableInput } from "@/lib/api/request-body";
 import { ForbiddenError, type Role } from "@/lib/auth/roles";

@@ -1,5 +1,6 @@
 "use server";
-// Console action that saves a tool contract (admin role): the body is checked by the same schema as the API, and a save against an older version is refused.
+// Console action that saves a tool contract (admin role): the body is checked by the same schema as the API, and a save
+// against an older version is refused.
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";

@@ -1,5 +1,6 @@
 "use server";
-// Console action that pins a dependency's circuit breaker open or closed, or returns it to automatic (operator role, with a reason).
+// Console action that pins a dependency's circuit breaker open or closed, or returns it to automatic (operator role,
+// with a reason).
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";

@@ -1,5 +1,6 @@
 "use server";
-// Console action: run an operation's provider lookup for the Reconcile dialog and return the evidence; nothing is changed.
+// Console action: run an operation's provider lookup for the Reconcile dialog and return the evidence; nothing is
+// changed.
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
 import { lookupForOperation } from "@/lib/ledger/commands/auto-reconcile";

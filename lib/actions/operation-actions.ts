@@ -1,5 +1,6 @@
 "use server";
-// Console actions on one operation (approve a retry, reject, reconcile): operator role, a reason, and a refusal if the operation moved on since the person looked.
+// Console actions on one operation (approve a retry, reject, reconcile): operator role, a reason, and a refusal if the
+// operation moved on since the person looked.
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";

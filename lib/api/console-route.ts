@@ -1,4 +1,5 @@
-// Route handlers the console's ledger components poll (cookie session, not API keys): same-site and role checked inside, problems as JSON.
+// Route handlers the console's ledger components poll (cookie session, not API keys): same-site and role checked
+// inside, problems as JSON.
 import { ForbiddenError, type Role } from "@/lib/auth/roles";
 import { requireUser, UnauthenticatedError, type SessionUser } from "@/lib/auth/session";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";

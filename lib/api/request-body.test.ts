@@ -1,4 +1,5 @@
-// readJson refuses text no database can store (lone surrogates, NUL) and __proto__ keys with a 400, and keeps every other string as sent.
+// readJson refuses text no database can store (lone surrogates, NUL) and __proto__ keys with a 400, and keeps every
+// other string as sent.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BodyError, readJson, unstorableInput } from "./request-body";

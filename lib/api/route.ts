@@ -1,4 +1,5 @@
-// The one wrapper every API v1 handler is built on: authenticates the key, checks its scope, and turns every error into a problem document.
+// The one wrapper every API v1 handler is built on: authenticates the key, checks its scope, and turns every error into
+// a problem document.
 import { verifyApiKey, scopesOf, type ApiScope } from "@/lib/auth/api-keys";
 import { ForbiddenError, requireScope } from "@/lib/auth/roles";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";

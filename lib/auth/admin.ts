@@ -1,10 +1,11 @@
-// Administration of console users and API keys: the lists the admin page shows and every change an admin makes, each audited in its own transaction.
+// Administration of console users and API keys: the lists the admin page shows and every change an admin makes, each
+// audited in its own transaction.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/ledger/actor";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { LedgerError } from "@/lib/ledger/errors";
-import { WriteConflict } from "@/lib/ledger/write-retry";
+import { WriteConflict } from "@/lib/ledger/store/types";
 import { createApiKey, scopesOf, type ApiScope } from "./api-keys";
 import { hashPassword } from "./passwords";
 import { ForbiddenError, ROLES, type Role } from "./roles";
@@ -64,7 +65,9 @@ export async function listUsers(ledger: Ledger, now: Date): Promise<UserListItem
   });
 }
 
-/** Newest first, revoked keys included: an admin tracing a 401 needs to see that the key was revoked, when and by whom. */
+/**
+ * Newest first, revoked keys included: an admin tracing a 401 needs to see that the key was revoked, when and by whom.
+ */
 export async function listApiKeys(ledger: Ledger): Promise<ApiKeyListItem[]> {
   const rows = await ledger.db.apiKey.findMany({
     select: {
@@ -93,7 +96,9 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "P2002";
 }
 
-/** createUser with the rules an admin's form needs: the password floor, and a taken email reported on the email field. */
+/**
+ * createUser with the rules an admin's form needs: the password floor, and a taken email reported on the email field.
+ */
 export async function addUser(
   ledger: Ledger,
   input: { email: string; name: string; role: Role; password: string },
@@ -142,7 +147,10 @@ async function assertAnotherAdmin(tx: Tx, user: TargetUser): Promise<void> {
     throw new ForbiddenError(`${user.email} is the last enabled admin; make someone else an admin first.`);
 }
 
-/** Moves a user to another role; the new role applies to their next request, since sessions read the role from the database. */
+/**
+ * Moves a user to another role; the new role applies to their next request, since sessions read the role from the
+ * database.
+ */
 export async function changeUserRole(
   ledger: Ledger,
   input: { userId: string; role: Role; reason?: string },

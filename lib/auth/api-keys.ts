@@ -85,7 +85,10 @@ export async function verifyApiKey(ledger: Ledger, presented: string, now: Date)
   return record;
 }
 
-/** Registers OPLEDGER_BOOTSTRAP_API_KEY (all scopes) unless a key with its hash exists. The value is never stored or logged. */
+/**
+ * Registers OPLEDGER_BOOTSTRAP_API_KEY (all scopes) unless a key with its hash exists. The value is never stored or
+ * logged.
+ */
 export async function ensureBootstrapApiKey(ledger: Ledger, key: string, now: Date): Promise<boolean> {
   const existing = await ledger.db.apiKey.findUnique({ where: { hash: hashApiKey(key) } });
   if (existing) return false;

@@ -1,4 +1,5 @@
-// The signed-in person for pages, server actions and console routes: read from the session, role read fresh from the database.
+// The signed-in person for pages, server actions and console routes: read from the session, role read fresh from the
+// database.
 import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
 import { ledger } from "@/lib/ledger/ledger";
@@ -13,7 +14,9 @@ export interface SessionUser {
   role: Role;
 }
 
-/** The current user, or null. The role comes from the database so a demotion takes effect at once, not at token expiry. */
+/**
+ * The current user, or null. The role comes from the database so a demotion takes effect at once, not at token expiry.
+ */
 export async function currentUser(): Promise<SessionUser | null> {
   const session = await getServerSession(authOptions);
   const email = session?.user?.email?.toLowerCase();

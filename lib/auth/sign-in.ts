@@ -1,4 +1,5 @@
-// Password sign-in with lockout: five failures in a row lock the account for fifteen minutes, and every failure is audited.
+// Password sign-in with lockout: five failures in a row lock the account for fifteen minutes, and every failure is
+// audited.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { verifyPassword } from "./passwords";

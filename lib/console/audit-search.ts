@@ -1,4 +1,5 @@
-// The audit page's filters as they live in the URL: parsed leniently (a bad value is named and ignored), and written back into links.
+// The audit page's filters as they live in the URL: parsed leniently (a bad value is named and ignored), and written
+// back into links.
 import { AUDIT_SUBJECTS, type AuditFilter } from "@/lib/ledger/reads/audit-log";
 import type { AuditSubject } from "@/lib/ledger/audit/append";
 
@@ -95,7 +96,9 @@ export function parseAuditSearch(params: Record<string, string | string[] | unde
   return { search, filter, problems };
 }
 
-/** The audit page's URL for a search; `cursor` is dropped unless given, so a changed filter starts at the newest record. */
+/**
+ * The audit page's URL for a search; `cursor` is dropped unless given, so a changed filter starts at the newest record.
+ */
 export function auditHref(search: AuditSearch): string {
   const params = new URLSearchParams();
   for (const key of ["subjectType", "subjectId", "actorId", "action", "since", "cursor"] as const) {

@@ -54,7 +54,9 @@ export interface LedgerLocation {
 
 const CURSOR = /^[0-9A-Za-z]{1,64}$/;
 
-/** Reads the page's URL leniently: a value that does not parse is left out, so a mangled link still shows the ledger. */
+/**
+ * Reads the page's URL leniently: a value that does not parse is left out, so a mangled link still shows the ledger.
+ */
 export function readLedgerLocation(params: URLSearchParams): LedgerLocation {
   const filter: LedgerFilter = {};
   for (const key of FILTER_KEYS) {

@@ -1,4 +1,5 @@
-// One operation as a row of the ledger and the queues: only the fields those tables show, not its arguments or evidence.
+// One operation as a row of the ledger and the queues: only the fields those tables show, not its arguments or
+// evidence.
 import type { OperationView } from "@/lib/ledger/reads/operation-view";
 
 export type OperationRow = Pick<

@@ -1,4 +1,5 @@
-// Guards Prisma's better-sqlite3 adapter (one shared connection): queries outside a transaction wait for it instead of joining it, and a failed COMMIT is rolled back and frees the connection (docs/decisions/008-sqlite-busy.md).
+// Guards Prisma's better-sqlite3 adapter (one shared connection): queries outside a transaction wait for it instead of
+// joining it, and a failed COMMIT is rolled back and frees the connection (docs/decisions/008-sqlite-busy.md).
 import type { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 
 type Factory = PrismaBetterSQLite3;
@@ -91,7 +92,8 @@ function guardedAdapter(adapter: Adapter, turns: Turns): Adapter {
 
 /**
  * The adapter factory for PrismaClient, with every connection it opens guarded. `turns` is shared with the ledger's
- * own connection to the same file (lib/ledger/store/sqlite/sqlite-store.ts), so the two never hold transactions at the same time.
+ * own connection to the same file (lib/ledger/store/sqlite/sqlite-store.ts), so the two never hold transactions at the
+ * same time.
  */
 export function guardSqliteConnection(
   factory: Factory,

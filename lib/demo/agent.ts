@@ -1,4 +1,5 @@
-// The demo agent: a few workers making tool calls through runTool against the demo providers, and a resumer that picks up what the gate or a person released.
+// The demo agent: a few workers making tool calls through runTool against the demo providers, and a resumer that picks
+// up what the gate or a person released.
 import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { ApiProblem, OpledgerClient, runTool, type Operation, type RunToolResult } from "@/lib/executor";

@@ -3,7 +3,10 @@ import { z } from "zod";
 
 export const DEFAULT_PROVIDER_PORT = 3999;
 
-/** Holds the Authorization header value the demo payments API requires; lookups read it, contracts name only the variable. */
+/**
+ * Holds the Authorization header value the demo payments API requires; lookups read it, contracts name only the
+ * variable.
+ */
 export const PAYMENTS_AUTH_ENV = "OPLEDGER_DEMO_PAYMENTS_AUTH";
 
 /** The agent id the demo agent plans under, so its operations can be found and resumed. */

@@ -1,4 +1,5 @@
-// The demo world's tool contracts: one realistic tool per side-effect class, reconciled by looking up the demo providers.
+// The demo world's tool contracts: one realistic tool per side-effect class, reconciled by looking up the demo
+// providers.
 import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
 import { demoProviderUrl, PAYMENTS_AUTH_ENV } from "./config";
 

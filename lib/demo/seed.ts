@@ -1,4 +1,5 @@
-// Seeds a believable ledger through the real ledger service (so every row has its audit trail): what a newcomer sees first.
+// Seeds a believable ledger through the real ledger service (so every row has its audit trail): what a newcomer sees
+// first.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";

@@ -1,4 +1,5 @@
-// The demo supervisor: a fresh agent-scoped key (never logged), contracts pointing at its providers, the agent child killed and restarted, and a clean stop.
+// The demo supervisor: a fresh agent-scoped key (never logged), contracts pointing at its providers, the agent child
+// killed and restarted, and a clean stop.
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createApiKey, scopesOf } from "@/lib/auth/api-keys";
 import { getContract } from "@/lib/ledger/contracts/contract-versions";

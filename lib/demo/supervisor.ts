@@ -1,4 +1,5 @@
-// The demo world's supervisor, in the server process: providers in-process, the demo agent as a child that is killed and restarted now and then.
+// The demo world's supervisor, in the server process: providers in-process, the demo agent as a child that is killed
+// and restarted now and then.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";

@@ -1,4 +1,5 @@
-// A small typed HTTP client for the opledger v1 API (API.md): any Node program can use it, it knows nothing of the server.
+// A small typed HTTP client for the opledger v1 API (API.md): any Node program can use it, it knows nothing of the
+// server.
 import { z } from "zod";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "../retry-gate/types";
 

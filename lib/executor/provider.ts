@@ -12,7 +12,9 @@ export interface ProviderError {
 }
 
 export interface ProviderCallContext {
-  /** Send this to the provider (Idempotency-Key header, client token, ...): every attempt of the operation reuses it. */
+  /**
+   * Send this to the provider (Idempotency-Key header, client token, ...): every attempt of the operation reuses it.
+   */
   idempotencyKey: string;
   attempt: number;
   operationId: string;

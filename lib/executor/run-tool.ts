@@ -1,4 +1,5 @@
-// runTool: runs one side-effecting tool call through the ledger API (plan, claim, dispatch, call, report) and obeys the gate.
+// runTool: runs one side-effecting tool call through the ledger API (plan, claim, dispatch, call, report) and obeys the
+// gate.
 import { runAttempts } from "./attempt-loop";
 import { ApiProblem, type Lease } from "./client";
 import { LeaseKeeper } from "./lease-keeper";

@@ -2,7 +2,10 @@
 import { randomFillSync } from "node:crypto";
 import { monotonicFactory } from "ulid";
 
-/** ulid's default asks the system for one random byte per character; a pool refilled 4 KiB at a time gives the same bytes. */
+/**
+ * ulid's default asks the system for one random byte per character; a pool refilled 4 KiB at a time gives the same
+ * bytes.
+ */
 const pool = Buffer.alloc(4096);
 let used = pool.length;
 function pooledRandom(): number {

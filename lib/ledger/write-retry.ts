@@ -1,20 +1,8 @@
 // Runs a write again when a concurrent writer won a conditional update or the database was briefly busy.
 import { LedgerError } from "./errors";
+import { isWriteConflict } from "./store/types";
 
 const MAX_TRIES = 5;
-
-/** Raised inside a transaction when a conditional write matched no row: the whole transaction is retried. */
-export class WriteConflict extends Error {
-  override name = "WriteConflict";
-}
-
-/**
- * Recognised by name, not instanceof: a production build may bundle this module twice (the server's start-up code
- * and a route), and the ledger store raises the class of the copy that opened it.
- */
-export function isWriteConflict(error: unknown): boolean {
-  return error instanceof Error && error.name === "WriteConflict";
-}
 
 /**
  * SQLite kept its lock past busy_timeout (the adapter reports SQLITE_BUSY as P1008 "Operation has timed out", or as

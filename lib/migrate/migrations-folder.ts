@@ -1,4 +1,5 @@
-// A Prisma migrations folder read the way Prisma reads it: ordered folder names, each script's sha256 checksum, the lock file's provider.
+// A Prisma migrations folder read the way Prisma reads it: ordered folder names, each script's sha256 checksum, the
+// lock file's provider.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";

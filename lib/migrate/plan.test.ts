@@ -1,4 +1,5 @@
-// What the migrator applies, given the folder and the `_prisma_migrations` rows: Prisma's rules, plus a refusal of edited migrations.
+// What the migrator applies, given the folder and the `_prisma_migrations` rows: Prisma's rules, plus a refusal of
+// edited migrations.
 import { describe, expect, it } from "vitest";
 import { checksumOf, MigrationError, scriptMatchesChecksum, type LocalMigration } from "./migrations-folder";
 import { planMigrations, type MigrationRow } from "./plan";

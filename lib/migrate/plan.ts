@@ -1,4 +1,5 @@
-// Decides what to apply from the migrations folder and the `_prisma_migrations` rows, by Prisma's rules, stricter on edits.
+// Decides what to apply from the migrations folder and the `_prisma_migrations` rows, by Prisma's rules, stricter on
+// edits.
 import { MigrationError, scriptMatchesChecksum, type LocalMigration } from "./migrations-folder";
 
 /** The `_prisma_migrations` columns the decision needs. */
@@ -38,7 +39,8 @@ export function planMigrations(local: readonly LocalMigration[], rows: readonly 
     } else if (recorded.some((row) => scriptMatchesChecksum(migration.script, row.checksum))) {
       plan.applied.push(migration.name);
     } else {
-      // `prisma migrate deploy` does not check this (`migrate dev` does); a history that no longer says what ran is broken, so stop.
+      // `prisma migrate deploy` does not check this (`migrate dev` does); a history that no longer says what ran is
+      // broken, so stop.
       throw new MigrationError(
         `The migration ${migration.name} was modified after it was applied (checksum ${migration.checksum}, recorded ${recorded[0]?.checksum}); ` +
           "restore the original file and add a new migration for the change.",

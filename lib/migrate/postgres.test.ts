@@ -1,4 +1,5 @@
-// The PostgreSQL migrator on a real server: Prisma's bookkeeping, one apply under concurrent starts, all-or-nothing, refusals.
+// The PostgreSQL migrator on a real server: Prisma's bookkeeping, one apply under concurrent starts, all-or-nothing,
+// refusals.
 import Database from "better-sqlite3";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

@@ -1,4 +1,5 @@
-// Applies prisma/postgresql/migrations to PostgreSQL without Prisma's engines, with the same `_prisma_migrations` bookkeeping and lock.
+// Applies prisma/postgresql/migrations to PostgreSQL without Prisma's engines, with the same `_prisma_migrations`
+// bookkeeping and lock.
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
@@ -8,12 +9,16 @@ import { planMigrations, type MigrationRow } from "./plan";
 export const POSTGRES_MIGRATIONS_DIR = path.join("prisma", "postgresql", "migrations");
 
 /**
- * The advisory lock key Prisma Migrate takes on PostgreSQL (prisma-engines, postgres flavour). Taking the same key means
+ * The advisory lock key Prisma Migrate takes on PostgreSQL (prisma-engines, postgres flavour). Taking the same key
+ * means
  * this migrator, other instances of it and a `prisma migrate deploy` run never touch the history at the same time.
  */
 export const PRISMA_MIGRATE_LOCK_KEY = 72707369;
 
-/** The table exactly as Prisma's schema engine creates it on PostgreSQL, so either tool can continue the other's history. */
+/**
+ * The table exactly as Prisma's schema engine creates it on PostgreSQL, so either tool can continue the other's
+ * history.
+ */
 const CREATE_MIGRATIONS_TABLE = `
 CREATE TABLE _prisma_migrations (
     id                      VARCHAR(36) PRIMARY KEY NOT NULL,
@@ -57,7 +62,10 @@ async function takeLock(client: pg.Client, timeoutMs: number): Promise<void> {
   await client.query("RESET lock_timeout");
 }
 
-/** Creates the history table on an empty schema; refuses a schema that has tables but no history, as Prisma does (P3005). */
+/**
+ * Creates the history table on an empty schema; refuses a schema that has tables but no history, as Prisma does
+ * (P3005).
+ */
 async function historyRows(client: pg.Client): Promise<MigrationRow[]> {
   const exists = await client.query<{ present: boolean }>(
     "SELECT to_regclass(quote_ident(current_schema()) || '._prisma_migrations') IS NOT NULL AS present",

@@ -1,4 +1,5 @@
-// Exponential backoff with full jitter, and the delay before a retry once the provider's Retry-After is taken into account.
+// Exponential backoff with full jitter, and the delay before a retry once the provider's Retry-After is taken into
+// account.
 import { type ClassifiedError } from "./types";
 
 /** 2^52 ms is far beyond any maxMs; clamping keeps `baseMs * 2^n` finite and never NaN (0 * Infinity). */

@@ -1,4 +1,5 @@
-// Which decisions a person may take on an operation in a given state: one rule for the ledger (which enforces it) and the console (which offers it).
+// Which decisions a person may take on an operation in a given state: one rule for the ledger (which enforces it) and
+// the console (which offers it).
 import { assertNever } from "./exhaustive";
 import type { EffectEvidence, Phase } from "./types";
 

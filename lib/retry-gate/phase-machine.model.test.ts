@@ -1,4 +1,5 @@
-// Model-based test of the phase machine driven by the gate: random plans, dispatches, outcomes, crashes, reconciliations and approvals never apply a non-PURE effect twice.
+// Model-based test of the phase machine driven by the gate: random plans, dispatches, outcomes, crashes,
+// reconciliations and approvals never apply a non-PURE effect twice.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { CLOSED_BREAKER, breakerAllowsDispatch, nextBreaker, type BreakerEvent } from "./breaker";
@@ -173,7 +174,10 @@ class Reconcile implements SimCommand {
   toString = () => "reconcile";
 }
 
-/** A careful person: approves only what the evidence shows has not happened, and rejects the rest (a reject from other phases adds nothing). */
+/**
+ * A careful person: approves only what the evidence shows has not happened, and rejects the rest (a reject from other
+ * phases adds nothing).
+ */
 class Approve implements SimCommand {
   check = (s: Readonly<Sim>) => s.op.phase === "AWAITING_APPROVAL";
   run(s: Sim): void {

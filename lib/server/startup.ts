@@ -1,4 +1,5 @@
-// Start-up of a server process, once: validated config, SQLite durability settings, bootstrap credentials, the recovery sweep, the demo world.
+// Start-up of a server process, once: validated config, SQLite durability settings, bootstrap credentials, the recovery
+// sweep, the demo world.
 import path from "node:path";
 import { ensureBootstrapApiKey } from "@/lib/auth/api-keys";
 import { ensureAdminUser } from "@/lib/auth/users";
@@ -16,7 +17,9 @@ function localUrl(config: Env): string {
   return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${config.PORT}`;
 }
 
-/** OPLEDGER_DEMO=on: providers and the demo agent with the console. A demo that cannot start never stops the product. */
+/**
+ * OPLEDGER_DEMO=on: providers and the demo agent with the console. A demo that cannot start never stops the product.
+ */
 async function startDemo(config: Env, ledger: Ledger): Promise<void> {
   try {
     const { demoEnv } = await import("@/lib/demo/config");

@@ -1,4 +1,5 @@
-// Runs the recovery sweep, then the auto-reconcile by provider lookup, on an interval for the life of the server process.
+// Runs the recovery sweep, then the auto-reconcile by provider lookup, on an interval for the life of the server
+// process.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { autoReconcile, LookupBackoff } from "@/lib/ledger/commands/auto-reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";

@@ -1,4 +1,5 @@
-// Prisma CLI configuration for the PostgreSQL schema: JS schema engine + pg adapter (generate, `migrate diff`, `migrate status`).
+// Prisma CLI configuration for the PostgreSQL schema: JS schema engine + pg adapter (generate, `migrate diff`, `migrate
+// status`).
 import path from "node:path";
 import { defineConfig } from "prisma/config";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -26,6 +27,7 @@ export default process.env.OPLEDGER_PRISMA_ENGINE === "classic"
       ...shared,
       experimental: { adapter: true },
       engine: "js",
-      // allowExitOnIdle: the CLI does not close the pool, which would otherwise hold the process for its 10 s idle timeout.
+      // allowExitOnIdle: the CLI does not close the pool, which would otherwise hold the process for its 10 s idle
+      // timeout.
       adapter: () => Promise.resolve(new PrismaPg({ connectionString: url, allowExitOnIdle: true })),
     });

@@ -1,4 +1,5 @@
-// The product as benchmarks see it: a production build in .next-bench, started like `npm run serve` on a port and database of the run's own.
+// The product as benchmarks see it: a production build in .next-bench, started like `npm run serve` on a port and
+// database of the run's own.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";

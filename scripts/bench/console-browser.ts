@@ -10,7 +10,10 @@ export interface PageTiming {
   interactiveMs: number;
 }
 
-/** Loads the ledger page `count` times in fresh tabs of one signed-in browser (so static assets are cached, as for an operator). */
+/**
+ * Loads the ledger page `count` times in fresh tabs of one signed-in browser (so static assets are cached, as for an
+ * operator).
+ */
 export async function ledgerPageTimings(server: ConsoleServer, count: number): Promise<PageTiming[]> {
   const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
   try {

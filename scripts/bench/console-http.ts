@@ -1,4 +1,5 @@
-// The console's reads over HTTP against the production build: latency per route one request at a time, and memory under load.
+// The console's reads over HTTP against the production build: latency per route one request at a time, and memory under
+// load.
 import { performance } from "node:perf_hooks";
 import type { ConsoleServer } from "./console-server";
 import { sampleRss } from "./process-memory";
@@ -23,7 +24,8 @@ export async function sampleRoute(server: ConsoleServer, path: string, count: nu
 }
 
 /**
- * `concurrency` clients requesting the paths round-robin for `seconds`, as several operators' tabs do; the server's resident
+ * `concurrency` clients requesting the paths round-robin for `seconds`, as several operators' tabs do; the server's
+ * resident
  * memory (its whole process tree) is sampled every 100 ms. Returns the peak and the number of requests served.
  */
 export async function loadWithMemory(

@@ -1,4 +1,5 @@
-// What the console's indexes cost the writers: ledger lifecycles per second with and without them, side by side on SQLite.
+// What the console's indexes cost the writers: ledger lifecycles per second with and without them, side by side on
+// SQLite.
 import { performance } from "node:perf_hooks";
 import { freshSqlite, openBenchLedger } from "./databases";
 import { ledgerLifecycle, runAgents } from "./ledger-lifecycle";

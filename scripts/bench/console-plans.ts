@@ -1,4 +1,5 @@
-// The query plans behind the console's reads: the SQL Prisma really sends, captured from its query log, explained by the engine.
+// The query plans behind the console's reads: the SQL Prisma really sends, captured from its query log, explained by
+// the engine.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import Database from "better-sqlite3";
@@ -48,7 +49,9 @@ function loggingClient(url: string): { ledger: Ledger; captured: Captured[] } {
   return { ledger, captured };
 }
 
-/** Prisma logs parameters as a JSON array; dates come as text, which both engines accept where a timestamp is compared. */
+/**
+ * Prisma logs parameters as a JSON array; dates come as text, which both engines accept where a timestamp is compared.
+ */
 function paramsOf(captured: Captured): unknown[] {
   try {
     const parsed = JSON.parse(captured.params) as unknown;

@@ -1,4 +1,5 @@
-// The console's reads at scale, as the benchmark runs them: the ledger's pages and filters, the Unknowns queue and the navigation counts.
+// The console's reads at scale, as the benchmark runs them: the ledger's pages and filters, the Unknowns queue and the
+// navigation counts.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { countQueues, listOperations, listQueue, type OperationFilter } from "@/lib/ledger/reads/operations";
 

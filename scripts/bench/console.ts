@@ -1,5 +1,6 @@
 // Benchmark "console": the console at scale on a 1,000,000-operation ledger (issue #8, parts 3 and 5). Also runs alone:
-// `npx tsx scripts/bench/console.ts [--database URL] [--rounds N] [--seconds S] [--port P] [--out FILE] [--reuse-build]`.
+// `npx tsx scripts/bench/console.ts [--database URL] [--rounds N] [--seconds S] [--port P] [--out FILE]
+// [--reuse-build]`.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

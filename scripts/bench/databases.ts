@@ -1,4 +1,5 @@
-// Fresh, migrated databases for one benchmark: a SQLite file in the module's scratch directory, or a PostgreSQL database of its own.
+// Fresh, migrated databases for one benchmark: a SQLite file in the module's scratch directory, or a PostgreSQL
+// database of its own.
 import path from "node:path";
 import { Client } from "pg";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
@@ -15,7 +16,9 @@ export function freshSqlite(workDir: string, name: string): string {
   return url;
 }
 
-/** A ledger on the URL with the server's settings and the benchmark's contract in place, and that contract's version. */
+/**
+ * A ledger on the URL with the server's settings and the benchmark's contract in place, and that contract's version.
+ */
 export async function openBenchLedger(
   url: string,
   poolSize?: number,

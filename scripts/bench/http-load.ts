@@ -1,4 +1,5 @@
-// A closed-loop HTTP load generator: N agents on keep-alive connections, each sending its next request when the last one answered.
+// A closed-loop HTTP load generator: N agents on keep-alive connections, each sending its next request when the last
+// one answered.
 import { Pool } from "undici";
 
 export interface HttpCall {

@@ -1,4 +1,5 @@
-// Benchmark 2: the ledger service called in-process on SQLite (WAL, synchronous=FULL) beside raw better-sqlite3 writing the same rows.
+// Benchmark 2: the ledger service called in-process on SQLite (WAL, synchronous=FULL) beside raw better-sqlite3 writing
+// the same rows.
 import { sqliteFilePath } from "../../lib/config/database-url";
 import { freshSqlite, openBenchLedger } from "./databases";
 import { ledgerLifecycle, runAgents } from "./ledger-lifecycle";

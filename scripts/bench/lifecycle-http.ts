@@ -1,4 +1,5 @@
-// Benchmark 1: the full lifecycle of a tool call over HTTP on SQLite (16 agents) beside the same server's trivial JSON route.
+// Benchmark 1: the full lifecycle of a tool call over HTTP on SQLite (16 agents) beside the same server's trivial JSON
+// route.
 import { freshSqlite } from "./databases";
 import { startBenchServer, buildIfStale } from "./bench-server";
 import { HttpLoad, type LoadRound, type Send } from "./http-load";
@@ -9,7 +10,8 @@ import { AGENTS, BENCH_CONTRACT, BENCH_TOOL, LEASE_MS, benchArgs } from "./workl
 
 const WARM_UP_SECONDS = 3;
 /**
- * The trivial route: the API's own handler for unknown /api/v1 paths. It goes through the same proxy and router as every
+ * The trivial route: the API's own handler for unknown /api/v1 paths. It goes through the same proxy and router as
+ * every
  * API call and answers a ~200-byte JSON problem document (404) without authentication or the database.
  */
 export const TRIVIAL_PATH = "/api/v1/bench/trivial";

@@ -1,4 +1,5 @@
-// Benchmark 5 (load part): the server's resident memory on the 1,000,000-operation ledger, idle after start and under the lifecycle load.
+// Benchmark 5 (load part): the server's resident memory on the 1,000,000-operation ledger, idle after start and under
+// the lifecycle load.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -11,13 +12,19 @@ import type { BenchModule } from "./types";
 import { AGENTS, BENCH_CONTRACT, BENCH_TOOL } from "./workload";
 
 const OPERATIONS = 1_000_000;
-/** Where the console benchmark keeps its seeded large ledger (OPLEDGER_BENCH_CONSOLE_DATABASE_URL overrides it there too). */
+/**
+ * Where the console benchmark keeps its seeded large ledger (OPLEDGER_BENCH_CONSOLE_DATABASE_URL overrides it there
+ * too).
+ */
 const SHARED_LEDGER =
   process.env.OPLEDGER_BENCH_CONSOLE_DATABASE_URL?.replace(/^file:/, "") ??
   path.join(".data", "console-bench", "ledger-1m.db");
 const LIMIT_MIB = 512;
 
-/** A private copy of the console benchmark's large ledger (the lifecycle load writes to it), or a fresh seed if there is none. */
+/**
+ * A private copy of the console benchmark's large ledger (the lifecycle load writes to it), or a fresh seed if there is
+ * none.
+ */
 async function largeLedger(workDir: string, log: (line: string) => void): Promise<string> {
   const target = path.join(workDir, "ledger-1m.db");
   if (fs.existsSync(SHARED_LEDGER)) {

@@ -1,4 +1,5 @@
-// Benchmark 4: the ledger's lifecycle on PostgreSQL beside pg-boss (send, fetch, complete) for the same number of jobs on the same server.
+// Benchmark 4: the ledger's lifecycle on PostgreSQL beside pg-boss (send, fetch, complete) for the same number of jobs
+// on the same server.
 import PgBoss from "pg-boss";
 import { createPgDatabase, databaseUrl, openBenchLedger } from "./databases";
 import { ledgerLifecycle, ledgerLifecycleClaimOnPlan, runAgents, runCount } from "./ledger-lifecycle";
@@ -12,7 +13,9 @@ const QUEUE = "bench-charge";
 const POOL_SIZE = 10;
 const WARM_UP_SECONDS = 2;
 
-/** One pg-boss job: sent, fetched by the same agent's worker loop (or another agent's job, as a queue does), completed. */
+/**
+ * One pg-boss job: sent, fetched by the same agent's worker loop (or another agent's job, as a queue does), completed.
+ */
 async function bossJob(boss: PgBoss, agent: number, n: number): Promise<void> {
   await boss.send(QUEUE, benchArgs(agent, n));
   for (;;) {
@@ -51,7 +54,8 @@ export const benchmark: BenchModule = {
     try {
       await boss.start();
       await boss.createQueue(QUEUE);
-      // The warm-up also sizes the rounds: as many jobs as the ledger completes in a round, the same number for pg-boss.
+      // The warm-up also sizes the rounds: as many jobs as the ledger completes in a round, the same number for
+      // pg-boss.
       const t0 = performance.now();
       const warm = await runAgents(AGENTS, Date.now() + WARM_UP_SECONDS * 1000, (agent, n) =>
         ledgerLifecycle(ledger, agent, -1 - n),

@@ -1,4 +1,5 @@
-// Which PostgreSQL server the PostgreSQL benchmarks use: OPLEDGER_BENCH_PG_URL, else the test cluster (OPLEDGER_TEST_PG_URL or .data/pg-cluster.env).
+// Which PostgreSQL server the PostgreSQL benchmarks use: OPLEDGER_BENCH_PG_URL, else the test cluster
+// (OPLEDGER_TEST_PG_URL or .data/pg-cluster.env).
 import fs from "node:fs";
 import path from "node:path";
 

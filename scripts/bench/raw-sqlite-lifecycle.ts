@@ -59,7 +59,10 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
     reason: string,
     data: string | null,
   ];
-  /** Appends the events at `now` to the chain, as lib/ledger/audit/append.ts does: move the head, hash, insert, store the last hash. */
+  /**
+   * Appends the events at `now` to the chain, as lib/ledger/audit/append.ts does: move the head, hash, insert, store
+   * the last hash.
+   */
   const audit = (now: number, events: AuditFields[]): void => {
     const head = s.moveHead.get(events.length) as { seq: number | bigint; hash: string };
     let seq = Number(head.seq) - events.length;

@@ -1,4 +1,5 @@
-// `npm run bench [-- name ...] [--rounds N] [--seconds S] [--reuse-build]`: runs the benchmark modules, prints a table and writes bench-results/*.json.
+// `npm run bench [-- name ...] [--rounds N] [--seconds S] [--reuse-build]`: runs the benchmark modules, prints a table
+// and writes bench-results/*.json.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

@@ -1,4 +1,5 @@
-// What a benchmark module exports for `npm run bench` (scripts/bench/run.ts): a name, a title and a run() that returns figures.
+// What a benchmark module exports for `npm run bench` (scripts/bench/run.ts): a name, a title and a run() that returns
+// figures.
 
 /** How a module is asked to run: repeated rounds of a fixed length, so noisy machines are judged by min/median/max. */
 export interface BenchOptions {

@@ -1,4 +1,5 @@
-// The benchmarked tool call: one contract (an idempotent tool behind a dependency with a circuit breaker) and its arguments.
+// The benchmarked tool call: one contract (an idempotent tool behind a dependency with a circuit breaker) and its
+// arguments.
 import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
 
 export const BENCH_TOOL = "bench.charge";

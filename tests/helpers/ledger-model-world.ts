@@ -1,4 +1,5 @@
-// The world around the ledger in model-based tests: tools per effect class, a provider that applies effects, what callers were told, and the invariants checked at the end of a run.
+// The world around the ledger in model-based tests: tools per effect class, a provider that applies effects, what
+// callers were told, and the invariants checked at the end of a run.
 import { expect } from "vitest";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
@@ -78,7 +79,10 @@ export function newWorld(ledger: Ledger): World {
   };
 }
 
-/** Resolves true when the call succeeded, false when the ledger refused it with one of the `allowed` codes (a stale fence is counted). */
+/**
+ * Resolves true when the call succeeded, false when the ledger refused it with one of the `allowed` codes (a stale
+ * fence is counted).
+ */
 export async function settle(
   w: World,
   id: string | null,
@@ -105,7 +109,9 @@ export function recordApproval(w: World, id: string): void {
   bump(w.approvals, id);
 }
 
-/** What the provider did with an attempt; "transient_applied" is a 5xx sent after the effect was committed (it happens). */
+/**
+ * What the provider did with an attempt; "transient_applied" is a 5xx sent after the effect was committed (it happens).
+ */
 export type Behaviour =
   | "confirm"
   | "transient"
@@ -153,7 +159,9 @@ export function sendToProvider(
   return report && report.result === "confirmed" ? { ...report, providerId: `p-${op.id}` } : report;
 }
 
-/** A contract edit: the same class with another budget and approval rule, so later plans run under a different version. */
+/**
+ * A contract edit: the same class with another budget and approval rule, so later plans run under a different version.
+ */
 export function editedContract(tool: string, maxAttempts: number, approval: boolean) {
   return contractFor(TOOLS[tool] ?? "PURE", {
     idempotencyKey: "required",

@@ -1,4 +1,5 @@
-// Server processes for cross-process race tests: started once, then given jobs that each loads and connects first and all start together.
+// Server processes for cross-process race tests: started once, then given jobs that each loads and connects first and
+// all start together.
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import { createInterface, type Interface } from "node:readline";

@@ -1,4 +1,5 @@
-// A server process for cross-process race tests: for each job line on stdin it opens its own ledger on the job's database, says "ready", waits for "go", runs the job and prints its result as one JSON line.
+// A server process for cross-process race tests: for each job line on stdin it opens its own ledger on the job's
+// database, says "ready", waits for "go", runs the job and prints its result as one JSON line.
 import { createInterface } from "node:readline";
 import { openLedger } from "@/lib/ledger/ledger";
 import { approveOperation } from "@/lib/ledger/commands/approval";

@@ -1,4 +1,5 @@
-// PostgreSQL databases for tests: one migrated template per run, and a copy of it per test (CREATE DATABASE ... TEMPLATE).
+// PostgreSQL databases for tests: one migrated template per run, and a copy of it per test (CREATE DATABASE ...
+// TEMPLATE).
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 

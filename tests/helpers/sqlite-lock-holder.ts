@@ -1,4 +1,5 @@
-// Holds a lock on a SQLite file from another process (a raw better-sqlite3 connection), for contention tests: the ledger's busy wait blocks its own event loop, so the holder must not share it.
+// Holds a lock on a SQLite file from another process (a raw better-sqlite3 connection), for contention tests: the
+// ledger's busy wait blocks its own event loop, so the holder must not share it.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 
@@ -19,7 +20,10 @@ export interface LockHolder {
   released: Promise<void>;
 }
 
-/** Starts a process that takes the lock, holds it for `holdMs` by its own clock, then releases it; resolves once it is held. */
+/**
+ * Starts a process that takes the lock, holds it for `holdMs` by its own clock, then releases it; resolves once it is
+ * held.
+ */
 export async function holdSqliteLock(file: string, kind: LockKind, holdMs: number): Promise<LockHolder> {
   const child = spawn(process.execPath, ["-e", HOLDER, file, kind, String(holdMs)], {
     cwd: process.cwd(),

@@ -1,4 +1,5 @@
-// A fresh, migrated database for one test: a copy of the run's template, SQLite by default, PostgreSQL when OPLEDGER_TEST_PG_URL is set.
+// A fresh, migrated database for one test: a copy of the run's template, SQLite by default, PostgreSQL when
+// OPLEDGER_TEST_PG_URL is set.
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";

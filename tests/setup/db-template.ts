@@ -1,4 +1,5 @@
-// Vitest global setup: migrates one template database per run (SQLite file, and PostgreSQL when OPLEDGER_TEST_PG_URL is set); each test copies it.
+// Vitest global setup: migrates one template database per run (SQLite file, and PostgreSQL when OPLEDGER_TEST_PG_URL is
+// set); each test copies it.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

@@ -1,5 +1,6 @@
 "use client";
-// Error boundary of the admin page: the lists could not be loaded, what that means for a change just made, and what to do.
+// Error boundary of the admin page: the lists could not be loaded, what that means for a change just made, and what to
+// do.
 import { useEffect, useRef } from "react";
 
 function digestOf(error: unknown): string | undefined {

@@ -1,4 +1,5 @@
-// Metrics page: how often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over the last hour or day.
+// Metrics page: how often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over the last hour
+// or day.
 import type { Metadata } from "next";
 import { MetricsBoard } from "@/components/metrics/metrics-board";
 import { PrometheusNote } from "@/components/metrics/prometheus-note";

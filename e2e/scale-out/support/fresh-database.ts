@@ -1,4 +1,5 @@
-// A fresh, empty database for a spawned server, on the e2e run's engine: a new SQLite file under .data/, or a new database on the e2e PostgreSQL server.
+// A fresh, empty database for a spawned server, on the e2e run's engine: a new SQLite file under .data/, or a new
+// database on the e2e PostgreSQL server.
 import fs from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
@@ -12,7 +13,10 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-/** Runs one statement on the e2e PostgreSQL server's maintenance database (CREATE/DROP DATABASE cannot run in the target). */
+/**
+ * Runs one statement on the e2e PostgreSQL server's maintenance database (CREATE/DROP DATABASE cannot run in the
+ * target).
+ */
 async function onServer(sql: string): Promise<void> {
   const url = new URL(E2E_DB_URL);
   url.pathname = "/postgres";
@@ -25,7 +29,10 @@ async function onServer(sql: string): Promise<void> {
   }
 }
 
-/** `name` must be unique per spec and port (it names the file or the database); anything left by an earlier run is removed first. */
+/**
+ * `name` must be unique per spec and port (it names the file or the database); anything left by an earlier run is
+ * removed first.
+ */
 export async function freshDatabase(name: string): Promise<FreshDatabase> {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`database name ${name} must be lower-case letters, digits and _`);
   if (E2E_ENGINE === "sqlite") {

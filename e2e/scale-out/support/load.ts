@@ -1,4 +1,5 @@
-// A load of agents (plan, claim, dispatch, confirm) against one server, recording every write the server acknowledged with a 2xx.
+// A load of agents (plan, claim, dispatch, confirm) against one server, recording every write the server acknowledged
+// with a 2xx.
 import type { APIRequestContext } from "@playwright/test";
 import { api, type ApiResult, type Operation } from "../../fixtures/api";
 
@@ -15,7 +16,9 @@ export interface Acknowledged {
   providerId: string | null;
 }
 
-/** Phases in the order one operation of this load moves through them; UNKNOWN (a swept lease) counts as past DISPATCHED. */
+/**
+ * Phases in the order one operation of this load moves through them; UNKNOWN (a swept lease) counts as past DISPATCHED.
+ */
 export const PROGRESS: Record<string, number> = { PLANNED: 0, AUTHORIZED: 0, DISPATCHED: 1, UNKNOWN: 2, CONFIRMED: 2 };
 
 export class Ledger {

@@ -1,4 +1,5 @@
-// A deployment API: every POST starts a new rollout (a repeat rolls out again), and the client token finds the rollout it started.
+// A deployment API: every POST starts a new rollout (a repeat rolls out again), and the client token finds the rollout
+// it started.
 import { asRecord, problem, type Router } from "./routes";
 
 const DEPLOYMENTS = "/deploy/v1/deployments";

@@ -1,4 +1,5 @@
-// A payments API in the style of Stripe: charges and refunds honour Idempotency-Key (same key, same answer, kept 24 h) and can be looked up by key.
+// A payments API in the style of Stripe: charges and refunds honour Idempotency-Key (same key, same answer, kept 24 h)
+// and can be looked up by key.
 import { canonicalJson, sha256 } from "@/lib/ledger/canonical-json";
 import {
   asRecord,

@@ -1,4 +1,5 @@
-// The demo providers over real HTTP: idempotency, lookups, every injected fault, and the effect log a test counts duplicates with.
+// The demo providers over real HTTP: idempotency, lookups, every injected fault, and the effect log a test counts
+// duplicates with.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

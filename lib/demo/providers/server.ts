@@ -1,4 +1,5 @@
-// The demo providers' one local HTTP server: payments, email, deploy and search, with faults on demand and a record of every applied effect.
+// The demo providers' one local HTTP server: payments, email, deploy and search, with faults on demand and a record of
+// every applied effect.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { deployRouter } from "./deploy";

@@ -1,4 +1,5 @@
-// The demo providers' memory: every applied effect and every remembered idempotency key, optionally kept in a JSON-lines file.
+// The demo providers' memory: every applied effect and every remembered idempotency key, optionally kept in a
+// JSON-lines file.
 import fs from "node:fs";
 import path from "node:path";
 import type { ProviderName } from "./faults";

@@ -1,4 +1,5 @@
-// The audit hash chain: every event carries sha256(previous hash, its own fields), so a changed, removed or inserted event is detectable.
+// The audit hash chain: every event carries sha256(previous hash, its own fields), so a changed, removed or inserted
+// event is detectable.
 import { createHash } from "node:crypto";
 
 /** The head's hash before the first chained event. */

@@ -1,4 +1,5 @@
-// Auto-reconcile on a real database against a local HTTP provider: which operations it looks up, what it records, and what it leaves alone.
+// Auto-reconcile on a real database against a local HTTP provider: which operations it looks up, what it records, and
+// what it leaves alone.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,10 +1,11 @@
-// Auto-reconcile: the sweep looks up UNKNOWN operations whose contract allows it and records a definite answer as a reconciliation.
+// Auto-reconcile: the sweep looks up UNKNOWN operations whose contract allows it and records a definite answer as a
+// reconciliation.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { EffectClass } from "@/lib/retry-gate/types";
 import { SYSTEM_ACTOR, type Actor } from "../actor";
 import { reconcileSchema } from "@/lib/ledger/contracts/contract-schema";
 import { LedgerError } from "../errors";
-import { loadContext } from "./run-command";
+import { loadContext } from "../reads/operation-context";
 
 import { reconcileOperation } from "./reconcile";
 import {
@@ -13,7 +14,7 @@ import {
   type LookupEvidence,
   type ReconcileSettings,
 } from "@/lib/ledger/outbound/provider-lookup";
-import { isWriteConflict } from "../write-retry";
+import { isWriteConflict } from "../store/types";
 
 /** The system, named for what it did, so the audit trail says a lookup and not a person reconciled. */
 export const AUTO_RECONCILER: Actor = { ...SYSTEM_ACTOR, label: "auto-reconcile (provider lookup)" };
@@ -57,7 +58,9 @@ export async function lookupForOperation(
   return lookupEffect(settings, { idempotencyKey: op.idempotencyKey, providerId: op.providerId }, fetchFn, now);
 }
 
-/** Spaces out lookups that failed or said nothing, per operation, so a provider that is down is not asked every tick. */
+/**
+ * Spaces out lookups that failed or said nothing, per operation, so a provider that is down is not asked every tick.
+ */
 export class LookupBackoff {
   private readonly entries = new Map<string, { failures: number; notBefore: number }>();
 

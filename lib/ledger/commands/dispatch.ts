@@ -1,4 +1,5 @@
-// Dispatch: the gate decides; if the operation may run now it is DISPATCHED (through AUTHORIZED) and durable before the worker calls the provider.
+// Dispatch: the gate decides; if the operation may run now it is DISPATCHED (through AUTHORIZED) and durable before the
+// worker calls the provider.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
 import { decide } from "@/lib/retry-gate/decide";
@@ -109,7 +110,8 @@ export async function dispatchOperation(
     const dispatched = await writeOperation(
       tx,
       op,
-      // Evidence was about the previous attempt; the new one starts unproven (the reconciliation stays in evidenceJson and the audit).
+      // Evidence was about the previous attempt; the new one starts unproven (the reconciliation stays in evidenceJson
+      // and the audit).
       {
         phase: "DISPATCHED",
         attempt,

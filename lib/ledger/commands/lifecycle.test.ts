@@ -1,4 +1,5 @@
-// The run lifecycle on a real database: lease and fencing, dispatch, outcomes, retries, approvals, reconciliation, recovery.
+// The run lifecycle on a real database: lease and fencing, dispatch, outcomes, retries, approvals, reconciliation,
+// recovery.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, alice, at, bob, T0, withContract } from "@/tests/helpers/ledger-fixtures";

@@ -1,4 +1,5 @@
-// Outcome of a dispatched attempt: confirmed, unknown, or failed with a classified error the gate turns into the next step.
+// Outcome of a dispatched attempt: confirmed, unknown, or failed with a classified error the gate turns into the next
+// step.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Operation } from "@/lib/generated/prisma/client";
 import type { BreakerEvent } from "@/lib/retry-gate/breaker";

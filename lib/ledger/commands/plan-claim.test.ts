@@ -1,4 +1,5 @@
-// Claim on plan (docs/api-extensions.md): the lease taken in the plan's transaction is the lease a separate claim would take.
+// Claim on plan (docs/api-extensions.md): the lease taken in the plan's transaction is the lease a separate claim would
+// take.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";

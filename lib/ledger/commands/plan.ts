@@ -8,7 +8,7 @@ import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
 import { newId, newIdempotencyKey } from "../ids";
 import { claimLease, leaseClaimAudit } from "./lease";
-import { loadContext } from "./run-command";
+import { loadContext } from "../reads/operation-context";
 import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 import { isUniqueViolation, type LedgerReads } from "@/lib/ledger/store/types";
 import { withWriteRetry } from "../write-retry";
@@ -44,7 +44,10 @@ async function currentContract(
   return { contract, dependency: head.dependency };
 }
 
-/** The answer to a replayed plan: the same operation (claimed, when the replay asks for the lease, exactly as a separate claim would). */
+/**
+ * The answer to a replayed plan: the same operation (claimed, when the replay asks for the lease, exactly as a separate
+ * claim would).
+ */
 async function existingPlan(
   ledger: Ledger,
   existing: Operation,
@@ -114,7 +117,9 @@ export async function planOperation(ledger: Ledger, input: PlanInput, actor: Act
   }
 }
 
-/** The new operation's row and its audit records: planned, sent for approval if its contract says so, claimed if asked. */
+/**
+ * The new operation's row and its audit records: planned, sent for approval if its contract says so, claimed if asked.
+ */
 function draftOf(
   input: PlanInput,
   contract: ContractVersion,

@@ -1,11 +1,13 @@
-// The operation store: the row a conditional write returns is the stored row, and each operation keeps its contract version.
+// The operation store: the row a conditional write returns is the stored row, and each operation keeps its contract
+// version.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, contractFor, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
-import { loadContext, writeOperation } from "./run-command";
-import { WriteConflict } from "../write-retry";
+import { loadContext } from "../reads/operation-context";
+import { writeOperation } from "./run-command";
+import { WriteConflict } from "../store/types";
 
 let t: TestDb;
 beforeEach(async () => {

@@ -1,38 +1,25 @@
-// Loads an operation with its contract version and breaker, and writes it back only if nobody changed it meanwhile.
+// Runs a command on one operation in one transaction of the ledger's store, and writes the operation back only if
+// nobody changed it meanwhile.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/generated/prisma/client";
 import { assertTransition } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { LedgerError } from "../errors";
-import { type LedgerReads, type LedgerTx } from "@/lib/ledger/store/types";
-import { WriteConflict, withWriteRetry } from "../write-retry";
+import { loadContext, type OperationContext } from "../reads/operation-context";
+import { WriteConflict, type LedgerTx } from "../store/types";
+import { withWriteRetry } from "../write-retry";
 
 export type Tx = LedgerTx;
-
-export interface OperationContext {
-  op: Operation;
-  contract: ContractVersion;
-  dependency: Dependency | null;
-  /** The attempt numbered op.attempt; null before the first dispatch. */
-  attempt: Attempt | null;
-}
-
-/** Loads an operation, its contract version, its dependency's breaker and its current attempt. */
-export async function loadContext(reads: LedgerReads, id: string): Promise<OperationContext> {
-  const rows = await reads.operationContext(id);
-  if (!rows) throw new LedgerError("not_found", `There is no operation ${id}.`);
-  const { op } = rows;
-  const contract = await reads.contractVersion(op.tool, op.contractVersion);
-  if (!contract)
-    throw new Error(`Operation ${id} refers to a missing contract version ${op.tool}@${op.contractVersion}.`);
-  return { ...rows, contract };
-}
+export type { OperationContext };
 
 /** The fields a command may change: plain values, so the written row is known without reading it back. */
 export type OperationChanges = Partial<Omit<Operation, "id" | "tool" | "version" | "createdAt" | "updatedAt">>;
 
-/** Writes the operation if its row version is still the one we read; a phase change (optionally through an intermediate phase) must be legal. */
+/**
+ * Writes the operation if its row version is still the one we read; a phase change (optionally through an intermediate
+ * phase) must be legal.
+ */
 export async function writeOperation(
   tx: Tx,
   op: Operation,

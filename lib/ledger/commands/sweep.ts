@@ -6,7 +6,7 @@ import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
 import { writeOperation, type Tx } from "./run-command";
 
-import { isWriteConflict } from "../write-retry";
+import { isWriteConflict } from "../store/types";
 
 const BATCH = 100;
 

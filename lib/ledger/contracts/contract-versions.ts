@@ -1,7 +1,5 @@
 // Tool contracts: create and update (each change a new immutable version, audited), and read them back.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { ContractVersion } from "@/lib/generated/prisma/client";
-import type { EffectClass, GateContract } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { actorName } from "../actor";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
@@ -9,6 +7,7 @@ import { canonicalJson, sha256 } from "../canonical-json";
 import type { ContractBody, ContractRules, ContractView } from "./contract-schema";
 import { LedgerError } from "../errors";
 import { newId } from "../ids";
+import { contractView } from "./contract-view";
 
 function rulesOf(body: ContractBody): ContractRules {
   const { expectedVersion: _ignored, ...rules } = body;
@@ -17,34 +16,6 @@ function rulesOf(body: ContractBody): ContractRules {
     keyRetentionMs: rules.keyRetentionMs ?? null,
     dependency: rules.dependency ?? null,
     description: rules.description ?? null,
-  };
-}
-
-export function contractView(row: ContractVersion): ContractView {
-  return {
-    tool: row.tool,
-    version: row.version,
-    effect: row.effect as EffectClass,
-    idempotencyKey: row.idempotencyKey as ContractView["idempotencyKey"],
-    reconcile: row.reconcile ? (JSON.parse(row.reconcile) as ContractView["reconcile"]) : null,
-    approval: row.approval as ContractView["approval"],
-    maxAttempts: row.maxAttempts,
-    backoff: { baseMs: row.backoffBaseMs, maxMs: row.backoffMaxMs },
-    keyRetentionMs: row.keyRetentionMs,
-    dependency: row.dependency,
-    description: row.description,
-    author: row.author,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
-export function gateContract(row: ContractVersion): GateContract {
-  return {
-    effect: row.effect as EffectClass,
-    approval: row.approval as GateContract["approval"],
-    maxAttempts: row.maxAttempts,
-    backoff: { baseMs: row.backoffBaseMs, maxMs: row.backoffMaxMs },
-    keyRetentionMs: row.keyRetentionMs,
   };
 }
 

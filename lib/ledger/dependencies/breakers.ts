@@ -4,7 +4,7 @@ import { nextBreaker, type BreakerEvent } from "@/lib/retry-gate/breaker";
 import type { Breaker, BreakerConfig, BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { LedgerError } from "../errors";
-import type { Tx } from "@/lib/ledger/commands/run-command";
+import type { LedgerTx as Tx } from "../store/types";
 
 export function breakerOf(row: Dependency): Breaker {
   return {
@@ -36,7 +36,10 @@ export function breakerChanged(a: Breaker, b: Breaker): boolean {
   return JSON.stringify(a) !== JSON.stringify(b);
 }
 
-/** Applies an event to a dependency's breaker in the caller's transaction; a state change is audited. Returns the row as it now is. */
+/**
+ * Applies an event to a dependency's breaker in the caller's transaction; a state change is audited. Returns the row as
+ * it now is.
+ */
 export async function recordOnBreaker(
   tx: Tx,
   dependency: Dependency | null,

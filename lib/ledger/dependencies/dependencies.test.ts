@@ -1,4 +1,5 @@
-// Dependencies on a real database: an operator's override goes through the pure breaker, is audited, and the gate obeys it.
+// Dependencies on a real database: an operator's override goes through the pure breaker, is audited, and the gate obeys
+// it.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { alice, at, bob, T0, withContract } from "@/tests/helpers/ledger-fixtures";

@@ -1,4 +1,5 @@
-// Dependencies for the console: each breaker as operators read it, with recent failures, and an operator's override of it.
+// Dependencies for the console: each breaker as operators read it, with recent failures, and an operator's override of
+// it.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Dependency } from "@/lib/generated/prisma/client";
 import { effectiveBreakerState, nextBreaker, type BreakerEvent } from "@/lib/retry-gate/breaker";
@@ -7,7 +8,8 @@ import type { BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { breakerChanged, breakerConfigOf, breakerData, breakerOf } from "./breakers";
 import { LedgerError } from "../errors";
-import { WriteConflict, withWriteRetry } from "../write-retry";
+import { WriteConflict } from "../store/types";
+import { withWriteRetry } from "../write-retry";
 
 /** What an operator asks of a breaker: pin it open, pin it closed, or hand it back to the failure counter. */
 export type BreakerOverride = "open" | "closed" | "auto";
@@ -234,7 +236,10 @@ function actionOf(state: BreakerOverride): string {
 
 export interface ForceBreakerResult {
   dependency: DependencyView;
-  /** False when the breaker already was so (same override and reason, or "auto" on one nobody pinned): nothing was written. */
+  /**
+   * False when the breaker already was so (same override and reason, or "auto" on one nobody pinned): nothing was
+   * written.
+   */
   changed: boolean;
 }
 

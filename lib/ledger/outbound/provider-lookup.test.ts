@@ -1,4 +1,5 @@
-// The provider lookup against a real local HTTP server: URL filling, auth from the environment, verdicts, timeouts and failures.
+// The provider lookup against a real local HTTP server: URL filling, auth from the environment, verdicts, timeouts and
+// failures.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,5 @@
-// Provider lookup: asks the provider, by the operation's key or provider id, whether an effect exists, and returns the evidence.
+// Provider lookup: asks the provider, by the operation's key or provider id, whether an effect exists, and returns the
+// evidence.
 import type { ContractRules } from "@/lib/ledger/contracts/contract-schema";
 
 export type ReconcileSettings = NonNullable<ContractRules["reconcile"]>;
@@ -45,7 +46,9 @@ export type LookupEvidence =
 
 export type LookupFailure = Extract<LookupEvidence, { ok: false }>;
 
-/** Fills {idempotencyKey} and {providerId}, encoded; an error when the template needs a provider id the operation lacks. */
+/**
+ * Fills {idempotencyKey} and {providerId}, encoded; an error when the template needs a provider id the operation lacks.
+ */
 export function lookupUrl(template: string, target: LookupTarget): { url: string } | { error: string } {
   const fills: Record<string, string | null> = { idempotencyKey: target.idempotencyKey, providerId: target.providerId };
   const missing: string[] = [];

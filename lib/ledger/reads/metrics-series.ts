@@ -1,4 +1,5 @@
-// Time series for the console's charts: the Prometheus counters of lib/ledger/reads/metrics.ts, counted per time bucket over a bounded window.
+// Time series for the console's charts: the Prometheus counters of lib/ledger/reads/metrics.ts, counted per time bucket
+// over a bounded window.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { EFFECT_CLASSES, type EffectClass } from "@/lib/retry-gate/types";

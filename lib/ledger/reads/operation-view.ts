@@ -11,7 +11,7 @@ import type {
   Phase,
 } from "@/lib/retry-gate/types";
 import { breakerConfigOf, breakerOf } from "@/lib/ledger/dependencies/breakers";
-import { gateContract } from "@/lib/ledger/contracts/contract-versions";
+import { gateContract } from "@/lib/ledger/contracts/contract-view";
 
 export function gateOperation(op: Operation): GateOperation {
   return {

@@ -1,4 +1,5 @@
-// The console's reads on a real database: the queues longest waiting first across pages, their counts, and the age filter.
+// The console's reads on a real database: the queues longest waiting first across pages, their counts, and the age
+// filter.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { at, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
@@ -67,7 +68,8 @@ describe("the Unknowns queue", () => {
 
 describe("the ledger's age filter", () => {
   it("keeps operations created before the limit and drops newer ones, on every page", async () => {
-    // Near the wall clock: ids are minted from it, and the filter counts on createdAt and the id agreeing within an hour.
+    // Near the wall clock: ids are minted from it, and the filter counts on createdAt and the id agreeing within an
+    // hour.
     const now = Date.now();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {

@@ -3,7 +3,7 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import type { Operation, Prisma } from "@/lib/generated/prisma/client";
 import type { EffectClass, Phase } from "@/lib/retry-gate/types";
 import { encodeTime } from "ulid";
-import { loadContext } from "@/lib/ledger/commands/run-command";
+import { loadContext } from "./operation-context";
 
 import {
   attemptView,
@@ -141,7 +141,10 @@ export async function listOperations(
 export const QUEUE_PHASES = ["UNKNOWN", "AWAITING_APPROVAL"] as const satisfies readonly Phase[];
 export type QueuePhase = (typeof QUEUE_PHASES)[number];
 
-/** A queue's cursor: the last row's updatedAt (milliseconds) and id, so rows changed at the same millisecond keep their order. */
+/**
+ * A queue's cursor: the last row's updatedAt (milliseconds) and id, so rows changed at the same millisecond keep their
+ * order.
+ */
 export const QUEUE_CURSOR = /^(\d{1,15})-([0-9A-Za-z]{1,64})$/;
 
 function queueCursorOf(op: OperationRecord): string {

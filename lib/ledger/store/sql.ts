@@ -1,4 +1,5 @@
-// The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL by its executor).
+// The ledger's statements, written once for both engines: quoted identifiers, `?` placeholders (numbered for PostgreSQL
+// by its executor).
 import {
   Prisma,
   type ApiKey,

@@ -6,7 +6,7 @@ import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
 import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
-import { WriteConflict } from "../write-retry";
+import { WriteConflict } from "./types";
 import { UniqueViolation } from "./types";
 
 let t: TestDb;

@@ -1,11 +1,15 @@
-// The ledger's own data access for operation commands: plain SQL through the database driver, one implementation per engine.
+// The ledger's own data access for operation commands: plain SQL through the database driver, one implementation per
+// engine.
 import type { ApiKey, Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 
 /** The reads an operation command needs; outside a transaction each one sees the latest committed state. */
 export interface LedgerReads {
   operationByKey(tool: string, idempotencyKey: string): Promise<Operation | null>;
-  /** The version a tool's contract is at now and its dependency's breaker, in one query; null when the tool has no contract. */
+  /**
+   * The version a tool's contract is at now and its dependency's breaker, in one query; null when the tool has no
+   * contract.
+   */
   contractHead(tool: string): Promise<ContractHead | null>;
   /** An operation with its dependency's breaker and its current attempt, in one query. */
   operationContext(id: string): Promise<OperationRows | null>;
@@ -33,7 +37,10 @@ export type AttemptChanges = Partial<Omit<Attempt, "id" | "operationId" | "numbe
 export type DependencyChanges = Partial<Omit<Dependency, "name">>;
 export type OperationColumns = Partial<Omit<Operation, "id">>;
 
-/** Reads and writes inside one transaction; every write of a command and its audit records commit together or not at all. */
+/**
+ * Reads and writes inside one transaction; every write of a command and its audit records commit together or not at
+ * all.
+ */
 export interface LedgerTx extends LedgerReads {
   /** Throws UniqueViolation when (tool, idempotencyKey) or the id is taken. */
   insertOperation(op: Operation): Promise<void>;
@@ -64,12 +71,25 @@ export interface LedgerStore extends LedgerReads {
   close(): Promise<void>;
 }
 
+/** Raised inside a transaction when a conditional write matched no row: withWriteRetry runs the transaction again. */
+export class WriteConflict extends Error {
+  override name = "WriteConflict";
+}
+
+/**
+ * Recognised by name, not instanceof: a production build may bundle this module twice (the server's start-up code
+ * and a route), and the ledger store raises the class of the copy that opened it.
+ */
+export function isWriteConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === "WriteConflict";
+}
+
 /** A row with the same key (or id) exists already. */
 export class UniqueViolation extends Error {
   override name = "UniqueViolation";
 }
 
-/** Recognised by name, not instanceof, for the reason isWriteConflict gives (lib/ledger/write-retry.ts). */
+/** Recognised by name, not instanceof, for the reason isWriteConflict gives. */
 export function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && error.name === "UniqueViolation";
 }

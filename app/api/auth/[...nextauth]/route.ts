@@ -5,7 +5,9 @@ import { authOptions } from "@/lib/auth/auth-options";
 
 const handler = NextAuth(authOptions) as (req: Request, ctx: unknown) => Promise<Response>;
 
-/** Sign-in and sign-out set the session cookie: next-auth's CSRF token is the second line, the Origin check the first. */
+/**
+ * Sign-in and sign-out set the session cookie: next-auth's CSRF token is the second line, the Origin check the first.
+ */
 async function POST(req: Request, ctx: unknown): Promise<Response> {
   return crossSiteRefusal(req) ?? handler(req, ctx);
 }

@@ -1,4 +1,5 @@
-// GET /api/console/audit: one keyset page of the audit log, newest first, with the audit page's filters (subjectType, subjectId, actorId, action, since, cursor, limit).
+// GET /api/console/audit: one keyset page of the audit log, newest first, with the audit page's filters (subjectType,
+// subjectId, actorId, action, since, cursor, limit).
 import { consoleRoute } from "@/lib/api/console-route";
 import { json, problem } from "@/lib/api/problem";
 import { AUDIT_PAGE_SIZE, parseAuditSearch } from "@/lib/console/audit-search";

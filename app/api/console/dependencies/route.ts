@@ -1,4 +1,5 @@
-// GET /api/console/dependencies: every dependency's circuit breaker with its recent failures, for the console's live table.
+// GET /api/console/dependencies: every dependency's circuit breaker with its recent failures, for the console's live
+// table.
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { listDependencies } from "@/lib/ledger/dependencies/dependencies";

@@ -1,4 +1,5 @@
-// GET /api/console/metrics?window=1h|24h: the chart series for the window and the all-time counters, for the console's metrics page.
+// GET /api/console/metrics?window=1h|24h: the chart series for the window and the all-time counters, for the console's
+// metrics page.
 import { z } from "zod";
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";

@@ -1,4 +1,5 @@
-// GET /api/console/operations: one page of the ledger for the console (cookie session, viewer), filtered, newest or oldest first.
+// GET /api/console/operations: one page of the ledger for the console (cookie session, viewer), filtered, newest or
+// oldest first.
 import { z } from "zod";
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";

@@ -1,4 +1,5 @@
-// POST /api/v1/operations plans an operation (before anything leaves); GET lists them newest first with a keyset cursor.
+// POST /api/v1/operations plans an operation (before anything leaves); GET lists them newest first with a keyset
+// cursor.
 import { json, otherMethods } from "@/lib/api/problem";
 import { readQuery } from "@/lib/api/query";
 import { readJson } from "@/lib/api/request-body";

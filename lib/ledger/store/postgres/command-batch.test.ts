@@ -1,4 +1,5 @@
-// Commands flushed in the same event-loop turn share one statement; a failing batch answers each command by its own statement.
+// Commands flushed in the same event-loop turn share one statement; a failing batch answers each command by its own
+// statement.
 import { describe, expect, it } from "vitest";
 import { CommandBatcher, commandsStatement, MAX_BATCH, type CommandWrites } from "./command-batch";
 import type { Statement } from "../sql";

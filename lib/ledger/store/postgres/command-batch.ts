@@ -1,4 +1,5 @@
-// Operation commands' writes on PostgreSQL, several commands to one statement: those flushed in the same event-loop turn share one round trip, one audit append and one commit.
+// Operation commands' writes on PostgreSQL, several commands to one statement: those flushed in the same event-loop
+// turn share one round trip, one audit append and one commit.
 import type { Statement } from "../sql";
 
 /** One command's writes, as parts of a statement. */

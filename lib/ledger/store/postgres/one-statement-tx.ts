@@ -1,4 +1,5 @@
-// A command's transaction on PostgreSQL: its reads as they come (or from memory), its writes as one statement at the end.
+// A command's transaction on PostgreSQL: its reads as they come (or from memory), its writes as one statement at the
+// end.
 import type { Attempt, Operation } from "@/lib/generated/prisma/client";
 import { auditRow, type AuditInput } from "@/lib/ledger/audit/append";
 import { eventHashTail } from "@/lib/ledger/audit/chain";
@@ -134,7 +135,9 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
     return Promise.resolve();
   }
 
-  /** Hands the collected writes, the checks of what came from memory and the audit events to be sent as one statement. */
+  /**
+   * Hands the collected writes, the checks of what came from memory and the audit events to be sent as one statement.
+   */
   async flush(): Promise<void> {
     const checks: Statement[] = [];
     const { relied } = this.memory;

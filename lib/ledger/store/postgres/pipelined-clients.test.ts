@@ -1,4 +1,5 @@
-// The store's pipelined PostgreSQL connections: every statement gets its own answer, a failing one fails alone, and a broken connection is replaced.
+// The store's pipelined PostgreSQL connections: every statement gets its own answer, a failing one fails alone, and a
+// broken connection is replaced.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testPostgresUrl } from "@/tests/helpers/pg-databases";
 import { PIPELINE_DEPTH, PipelinedClients } from "./pipelined-clients";

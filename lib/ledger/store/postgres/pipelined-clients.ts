@@ -1,4 +1,5 @@
-// The ledger store's PostgreSQL connections in pipeline mode: a statement goes out at once on the least busy connection, behind the statements already on its way.
+// The ledger store's PostgreSQL connections in pipeline mode: a statement goes out at once on the least busy
+// connection, behind the statements already on its way.
 import pg from "pg";
 
 /** Statements in flight on every open connection before another connection is opened (up to the pool's size). */

@@ -1,12 +1,12 @@
-// The ledger store on PostgreSQL: its own pipelined connections beside Prisma's pool, each command's writes sent as one statement (several commands' together), and a memory of the rows it last saw.
+// The ledger store on PostgreSQL: its own pipelined connections beside Prisma's pool, each command's writes sent as one
+// statement (several commands' together), and a memory of the rows it last saw.
 import pg from "pg";
-import { WriteConflict } from "@/lib/ledger/write-retry";
 import { CommandBatcher, type CommandWrites } from "./command-batch";
 import { PipelinedClients } from "./pipelined-clients";
 import { OneStatementTx } from "./one-statement-tx";
 import { CommandMemory, RememberedRows } from "./remembered-rows";
 import { ContractVersionCache, SqlLedgerReads, storeReads, type Executor, type ValueCodec } from "../sql";
-import { UniqueViolation, type LedgerStore, type LedgerTx } from "../types";
+import { UniqueViolation, WriteConflict, type LedgerStore, type LedgerTx } from "../types";
 
 const TIMESTAMP = 1114;
 const TIMESTAMPTZ = 1184;
@@ -99,7 +99,8 @@ export function openPostgresStore(connectionString: string, poolSize: number): L
       } catch (error) {
         if (!first.memory.reliedOnMemory) throw error;
       }
-      // Memory misled the command (a row had moved on, or it refused on what it remembered): decide again on fresh reads.
+      // Memory misled the command (a row had moved on, or it refused on what it remembered): decide again on fresh
+      // reads.
       return run(new OneStatementTx(x, codec, contracts, new CommandMemory(remembered, true), submit), work);
     },
     close: () => pool.close(),

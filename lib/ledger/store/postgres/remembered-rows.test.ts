@@ -105,7 +105,8 @@ describe("an instance's memory of the rows it last saw", () => {
       claimed.push(await planAndClaim(t.ledger, { tool: "payments.charge", args: { n }, idempotencyKey: `k${n}` }, T0));
     }
     await rejectOperation(other, claimed[3]!.id, { reason: "wrong customer" }, alice, at(1));
-    // Dispatched in one turn: on PostgreSQL their writes go out together (command-batch.ts), and the rejected one fails them.
+    // Dispatched in one turn: on PostgreSQL their writes go out together (command-batch.ts), and the rejected one fails
+    // them.
     const codes = await Promise.all(claimed.map(({ id, fence }) => codeOf(dispatch(t.ledger, id, fence, at(2)))));
     expect(codes).toEqual([
       "resolved",

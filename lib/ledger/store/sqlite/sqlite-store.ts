@@ -1,4 +1,5 @@
-// The ledger store on SQLite: its own better-sqlite3 connection, taking turns with Prisma's connection to the same file.
+// The ledger store on SQLite: its own better-sqlite3 connection, taking turns with Prisma's connection to the same
+// file.
 import Database from "better-sqlite3";
 import type { Turns } from "@/lib/db/sqlite-connection-guard";
 import { BatchAudit } from "./batch-audit";
@@ -109,7 +110,8 @@ class GroupCommit {
     };
     const answers: (() => void)[] = [];
     try {
-      // IMMEDIATE takes the write lock at once: a transaction that reads first and writes later cannot lose its snapshot.
+      // IMMEDIATE takes the write lock at once: a transaction that reads first and writes later cannot lose its
+      // snapshot.
       this.db.exec("BEGIN IMMEDIATE");
       this.audit.begin();
       for (const queued of batch) {

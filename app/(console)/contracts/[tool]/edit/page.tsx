@@ -1,4 +1,5 @@
-// Edit contract page: an admin changes a tool's contract; the save becomes a new version, refused if someone else saved first.
+// Edit contract page: an admin changes a tool's contract; the save becomes a new version, refused if someone else saved
+// first.
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";

@@ -1,4 +1,5 @@
-// GET /api/console/operations/{id}: one operation with its attempts, audit trail and the gate's decision, for the polling operation page.
+// GET /api/console/operations/{id}: one operation with its attempts, audit trail and the gate's decision, for the
+// polling operation page.
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { getOperation } from "@/lib/ledger/reads/operations";

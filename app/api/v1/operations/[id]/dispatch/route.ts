@@ -1,4 +1,5 @@
-// POST /api/v1/operations/{id}/dispatch: the gate decides; DISPATCHED is durable before the answer lets the worker call the provider.
+// POST /api/v1/operations/{id}/dispatch: the gate decides; DISPATCHED is durable before the answer lets the worker call
+// the provider.
 import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute, errorResponse } from "@/lib/api/route";

@@ -1,4 +1,5 @@
-// POST /api/v1/operations/{id}/reject (operator scope): a named person ends the operation; the reason reaches the agent.
+// POST /api/v1/operations/{id}/reject (operator scope): a named person ends the operation; the reason reaches the
+// agent.
 import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiActor, apiRoute } from "@/lib/api/route";

@@ -1,0 +1,33 @@
+// A contract version's row as the API answers it and as the gate reads it. Pure, so the console's client code may
+// import what depends on it without pulling in the database.
+import type { ContractVersion } from "@/lib/generated/prisma/client";
+import type { EffectClass, GateContract } from "@/lib/retry-gate/types";
+import type { ContractView } from "./contract-schema";
+
+export function contractView(row: ContractVersion): ContractView {
+  return {
+    tool: row.tool,
+    version: row.version,
+    effect: row.effect as EffectClass,
+    idempotencyKey: row.idempotencyKey as ContractView["idempotencyKey"],
+    reconcile: row.reconcile ? (JSON.parse(row.reconcile) as ContractView["reconcile"]) : null,
+    approval: row.approval as ContractView["approval"],
+    maxAttempts: row.maxAttempts,
+    backoff: { baseMs: row.backoffBaseMs, maxMs: row.backoffMaxMs },
+    keyRetentionMs: row.keyRetentionMs,
+    dependency: row.dependency,
+    description: row.description,
+    author: row.author,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export function gateContract(row: ContractVersion): GateContract {
+  return {
+    effect: row.effect as EffectClass,
+    approval: row.approval as GateContract["approval"],
+    maxAttempts: row.maxAttempts,
+    backoff: { baseMs: row.backoffBaseMs, maxMs: row.backoffMaxMs },
+    keyRetentionMs: row.keyRetentionMs,
+  };
+}
