@@ -3,13 +3,14 @@
 import { useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { ACTIONS_COLUMN } from "@/components/ui/table-header";
 import type { ApiKeyListItem } from "@/lib/auth/admin";
 import { CreateApiKeyDialog } from "./create-api-key-dialog";
 import { RevokeApiKeyDialog } from "./revoke-api-key-dialog";
 import { ApiKeyStatePill, NameChip } from "./status-pills";
 import { AdminTable, Cell, Notice, SectionHeader } from "./table";
 
-const HEADINGS = ["Name", "Prefix", "Scopes", "Created by", "Created", "Last used", "Status", ""] as const;
+const COLUMNS = ["Name", "Prefix", "Scopes", "Created by", "Created", "Last used", "Status", ACTIONS_COLUMN];
 
 export interface ApiKeysSectionProps {
   apiKeys: ApiKeyListItem[];
@@ -33,15 +34,20 @@ export function ApiKeysSection({ apiKeys, truncated, now }: ApiKeysSectionProps)
       {apiKeys.length === 0 ? (
         <EmptyState title="No API keys yet.">
           An agent runtime needs a key with the agent scope before it can plan operations through the ledger API. Keys
-          you create here, or with <code className="font-mono">npm run opledger -- create-api-key</code>, appear in
-          this list with when they were last used.
+          you create here, or with <code className="font-mono">npm run opledger -- create-api-key</code>, appear in this
+          list with when they were last used.
         </EmptyState>
       ) : (
-        <AdminTable caption="API keys" headings={HEADINGS}>
+        <AdminTable caption="API keys" columns={COLUMNS}>
           {apiKeys.map((apiKey) => {
             const revoked = apiKey.revokedAt !== null;
             return (
-              <tr key={apiKey.id} data-testid="api-key-row" data-prefix={apiKey.prefix} className={revoked ? "text-ink-muted" : ""}>
+              <tr
+                key={apiKey.id}
+                data-testid="api-key-row"
+                data-prefix={apiKey.prefix}
+                className={revoked ? "text-ink-muted" : ""}
+              >
                 <Cell>
                   <span className="font-medium">{apiKey.name}</span>
                 </Cell>
@@ -62,7 +68,11 @@ export function ApiKeysSection({ apiKeys, truncated, now }: ApiKeysSectionProps)
                   <RelativeTime value={apiKey.createdAt} now={now} />
                 </Cell>
                 <Cell className="whitespace-nowrap text-ink-muted">
-                  {apiKey.lastUsedAt ? <RelativeTime value={apiKey.lastUsedAt} now={now} /> : <span className="text-ink-subtle">never</span>}
+                  {apiKey.lastUsedAt ? (
+                    <RelativeTime value={apiKey.lastUsedAt} now={now} />
+                  ) : (
+                    <span className="text-ink-subtle">never</span>
+                  )}
                 </Cell>
                 <Cell className="whitespace-nowrap">
                   <span className="flex flex-col items-start gap-0.5">
@@ -75,7 +85,9 @@ export function ApiKeysSection({ apiKeys, truncated, now }: ApiKeysSectionProps)
                   </span>
                 </Cell>
                 <Cell>
-                  <div className="flex justify-end">{revoked ? null : <RevokeApiKeyDialog apiKey={apiKey} onDone={setNotice} />}</div>
+                  <div className="flex justify-end">
+                    {revoked ? null : <RevokeApiKeyDialog apiKey={apiKey} onDone={setNotice} />}
+                  </div>
                 </Cell>
               </tr>
             );

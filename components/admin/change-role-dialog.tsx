@@ -5,7 +5,7 @@ import type { UserListItem } from "@/lib/auth/admin";
 import type { Role } from "@/lib/auth/roles";
 import { buttonClass } from "@/components/ui/button-styles";
 import { RoleChoice } from "./choices";
-import { Dialog, DialogContent, DialogTrigger } from "./dialog";
+import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";
 import { ReasonField } from "./field";
 import { FormAlert } from "./form-alert";

@@ -53,7 +53,13 @@ export function ScopeChoice({ errors }: { errors?: string[] | undefined }) {
       </legend>
       {SCOPE_CHOICES.map((choice) => (
         <label key={choice.value} className="flex items-start gap-2">
-          <input type="checkbox" name="scopes" value={choice.value} defaultChecked={choice.value === "agent"} className="mt-0.5 accent-ink" />
+          <input
+            type="checkbox"
+            name="scopes"
+            value={choice.value}
+            defaultChecked={choice.value === "agent"}
+            className="mt-0.5 accent-ink"
+          />
           <span>
             <span className="font-mono text-ink">{choice.value}</span>
             <span className="text-ink-muted"> — {choice.allows}</span>

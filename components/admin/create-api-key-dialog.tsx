@@ -5,7 +5,7 @@ import { createApiKeyAction } from "@/lib/actions/admin-actions";
 import type { ApiScope } from "@/lib/auth/api-keys";
 import { buttonClass } from "@/components/ui/button-styles";
 import { ScopeChoice } from "./choices";
-import { Dialog, DialogClose, DialogContent, DialogTrigger } from "./dialog";
+import { Dialog, DialogClose, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";
 import { Field } from "./field";
 import { FormAlert } from "./form-alert";
@@ -26,7 +26,8 @@ export function CreateApiKeyDialog({ onDone }: { onDone: (message: string) => vo
     setOpen(next);
     if (next) return;
     reset();
-    if (created) onDone(`Created the API key ${created.name} (${created.prefix}…). Only its prefix is kept for display.`);
+    if (created)
+      onDone(`Created the API key ${created.name} (${created.prefix}…). Only its prefix is kept for display.`);
     // The secret leaves the browser's memory with the dialog.
     setCreated(null);
   }
@@ -97,7 +98,9 @@ function NewKey({ created }: { created: CreatedKey }) {
         className="rounded-md bg-phase-unknown-soft px-3 py-2 text-phase-unknown-ink ring-1 ring-phase-unknown/30 ring-inset"
       >
         <p className="font-medium">Store it in your secret manager before you close this dialog.</p>
-        <p className="mt-0.5">If it is lost, revoke it and create a new one. Anyone holding it can call the API with its scopes.</p>
+        <p className="mt-0.5">
+          If it is lost, revoke it and create a new one. Anyone holding it can call the API with its scopes.
+        </p>
       </div>
       <div className="flex flex-col gap-1">
         <label htmlFor="new-api-key" className="font-medium text-ink">
@@ -118,7 +121,11 @@ function NewKey({ created }: { created: CreatedKey }) {
           </button>
         </div>
         <p role="status" className="min-h-4 text-xs text-ink-muted">
-          {copy === "copied" ? "Copied to the clipboard." : copy === "failed" ? "Could not reach the clipboard; the key is selected, press Ctrl+C (⌘C)." : ""}
+          {copy === "copied"
+            ? "Copied to the clipboard."
+            : copy === "failed"
+              ? "Could not reach the clipboard; the key is selected, press Ctrl+C (⌘C)."
+              : ""}
         </p>
       </div>
       <div className="flex justify-end">

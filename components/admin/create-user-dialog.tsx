@@ -4,7 +4,7 @@ import { createUserAction } from "@/lib/actions/admin-actions";
 import type { Role } from "@/lib/auth/roles";
 import { buttonClass } from "@/components/ui/button-styles";
 import { RoleChoice } from "./choices";
-import { Dialog, DialogContent, DialogTrigger } from "./dialog";
+import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";
 import { Field } from "./field";
 import { FormAlert } from "./form-alert";

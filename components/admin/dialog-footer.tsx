@@ -2,9 +2,14 @@
 // The buttons at the bottom of an admin dialog: Cancel, and the action that says what it will do.
 import type { ReactNode } from "react";
 import { buttonClass, type ButtonTone } from "@/components/ui/button-styles";
-import { DialogClose } from "./dialog";
+import { DialogClose } from "@/components/ui/dialog";
 
-export function DialogFooter({ pending, submitLabel, pendingLabel, tone = "primary" }: {
+export function DialogFooter({
+  pending,
+  submitLabel,
+  pendingLabel,
+  tone = "primary",
+}: {
   pending: boolean;
   submitLabel: ReactNode;
   pendingLabel: ReactNode;

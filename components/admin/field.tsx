@@ -51,7 +51,15 @@ export function FieldErrors({ id, errors }: { id?: string; errors: string[] }) {
 }
 
 /** A multi-line reason for the audit trail; required for destructive actions. */
-export function ReasonField({ errors, required = true, hint }: { errors?: string[] | undefined; required?: boolean; hint?: ReactNode }) {
+export function ReasonField({
+  errors,
+  required = true,
+  hint,
+}: {
+  errors?: string[] | undefined;
+  required?: boolean;
+  hint?: ReactNode;
+}) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;

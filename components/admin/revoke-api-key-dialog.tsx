@@ -3,7 +3,7 @@
 import { revokeApiKeyAction } from "@/lib/actions/admin-actions";
 import type { ApiKeyListItem } from "@/lib/auth/admin";
 import { buttonClass } from "@/components/ui/button-styles";
-import { Dialog, DialogContent, DialogTrigger } from "./dialog";
+import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";
 import { ReasonField } from "./field";
 import { FormAlert } from "./form-alert";

@@ -6,9 +6,16 @@ import type { Role } from "@/lib/auth/roles";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 
 const NEUTRAL = { toneClassName: "bg-surface-sunken text-ink-muted ring-line-strong", dotClassName: "bg-ink-subtle" };
-// Locked needs attention (amber, like an outcome that is not known); disabled and revoked have ended (red, like failed).
-const ATTENTION = { toneClassName: "bg-phase-unknown-soft text-phase-unknown-ink ring-phase-unknown/30", dotClassName: "bg-phase-unknown" };
-const ENDED = { toneClassName: "bg-phase-failed-soft text-phase-failed-ink ring-phase-failed/30", dotClassName: "bg-phase-failed" };
+// Locked needs attention (amber, like an outcome that is not known); disabled and revoked have ended (red, like
+// failed).
+const ATTENTION = {
+  toneClassName: "bg-phase-unknown-soft text-phase-unknown-ink ring-phase-unknown/30",
+  dotClassName: "bg-phase-unknown",
+};
+const ENDED = {
+  toneClassName: "bg-phase-failed-soft text-phase-failed-ink ring-phase-failed/30",
+  dotClassName: "bg-phase-failed",
+};
 
 export function UserStatusPill({ status }: { status: UserStatus }) {
   switch (status) {

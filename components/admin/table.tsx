@@ -1,24 +1,22 @@
-// The admin tables' frame and cells, dense like the ledger's: a bordered, horizontally scrolling table with a caption for screen readers.
+// The admin tables' frame and cells, dense like the ledger's: a bordered, horizontally scrolling table with a caption
+// for screen readers.
 import type { ReactNode } from "react";
+import { TableHeader, type TableHeaderProps } from "@/components/ui/table-header";
 
-export function AdminTable({ caption, headings, children }: { caption: string; headings: readonly string[]; children: ReactNode }) {
+export function AdminTable({
+  caption,
+  columns,
+  children,
+}: {
+  caption: string;
+  columns: TableHeaderProps["columns"];
+  children: ReactNode;
+}) {
   return (
     <div className="overflow-x-auto rounded-lg border border-line">
       <table className="w-full border-collapse text-left">
         <caption className="sr-only">{caption}</caption>
-        <thead className="bg-surface-muted text-xs text-ink-muted">
-          <tr>
-            {headings.map((heading, index) => (
-              <th
-                key={heading || index}
-                scope="col"
-                className={`border-b border-line px-3 py-2 font-medium whitespace-nowrap ${heading ? "" : "w-px"}`}
-              >
-                {heading || <span className="sr-only">Actions</span>}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <TableHeader columns={columns} />
         <tbody className="divide-y divide-line">{children}</tbody>
       </table>
     </div>
@@ -29,14 +27,20 @@ export function Cell({ children, className = "" }: { children: ReactNode; classN
   return <td className={`px-3 py-2 align-middle ${className}`}>{children}</td>;
 }
 
-/** The success message after an action, announced politely; the region stays in the page so the announcement is heard. */
+/**
+ * The success message after an action, announced politely; the region stays in the page so the announcement is heard.
+ */
 export function Notice({ message, onDismiss }: { message: string | null; onDismiss: () => void }) {
   return (
     <div role="status" aria-live="polite">
       {message ? (
         <div className="mb-3 flex items-start justify-between gap-3 rounded-md bg-surface-muted px-3 py-2 text-ink ring-1 ring-line-strong ring-inset">
           <p>{message}</p>
-          <button type="button" onClick={onDismiss} className="text-xs text-ink-muted underline underline-offset-2 hover:text-ink">
+          <button
+            type="button"
+            onClick={onDismiss}
+            className="text-xs text-ink-muted underline underline-offset-2 hover:text-ink"
+          >
             Dismiss
           </button>
         </div>
@@ -45,7 +49,17 @@ export function Notice({ message, onDismiss }: { message: string | null; onDismi
   );
 }
 
-export function SectionHeader({ id, title, description, action }: { id: string; title: string; description: string; action: ReactNode }) {
+export function SectionHeader({
+  id,
+  title,
+  description,
+  action,
+}: {
+  id: string;
+  title: string;
+  description: string;
+  action: ReactNode;
+}) {
   return (
     <div className="mb-3 flex flex-wrap items-end justify-between gap-3">
       <div className="min-w-0">

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { ACTIONS_COLUMN } from "@/components/ui/table-header";
 import type { UserListItem } from "@/lib/auth/admin";
 import { ChangeRoleDialog } from "./change-role-dialog";
 import { CreateUserDialog } from "./create-user-dialog";
@@ -11,7 +12,7 @@ import { ResetPasswordDialog } from "./reset-password-dialog";
 import { NameChip, UserStatusPill } from "./status-pills";
 import { AdminTable, Cell, Notice, SectionHeader } from "./table";
 
-const HEADINGS = ["Email", "Name", "Role", "Status", "Created", ""] as const;
+const COLUMNS = ["Email", "Name", "Role", "Status", "Created", ACTIONS_COLUMN];
 
 export interface UsersSectionProps {
   users: UserListItem[];
@@ -20,7 +21,9 @@ export interface UsersSectionProps {
   minPasswordLength: number;
   /** True when the list was cut at the page's limit. */
   truncated: boolean;
-  /** When the server read the list: relative times count from it, so a row just written never reads "in under a minute". */
+  /**
+   * When the server read the list: relative times count from it, so a row just written never reads "in under a minute".
+   */
   now: Date;
 }
 
@@ -38,12 +41,18 @@ export function UsersSection({ users, currentEmail, minPasswordLength, truncated
       {users.length === 0 ? (
         <EmptyState title="No console users yet.">
           Users you create appear here. The first admin normally comes from OPLEDGER_ADMIN_EMAIL and
-          OPLEDGER_ADMIN_PASSWORD at start-up, or from <code className="font-mono">npm run opledger -- create-user</code>.
+          OPLEDGER_ADMIN_PASSWORD at start-up, or from{" "}
+          <code className="font-mono">npm run opledger -- create-user</code>.
         </EmptyState>
       ) : (
-        <AdminTable caption="Console users" headings={HEADINGS}>
+        <AdminTable caption="Console users" columns={COLUMNS}>
           {users.map((user) => (
-            <tr key={user.id} data-testid="user-row" data-email={user.email} className={user.status === "disabled" ? "text-ink-muted" : ""}>
+            <tr
+              key={user.id}
+              data-testid="user-row"
+              data-email={user.email}
+              className={user.status === "disabled" ? "text-ink-muted" : ""}
+            >
               <Cell>
                 <span className="font-medium">{user.email}</span>
                 {user.email === currentEmail ? <span className="ml-1.5 text-xs text-ink-subtle">(you)</span> : null}

@@ -1,12 +1,13 @@
 "use client";
-// The audit page's filter bar: a GET form, so the filters live in the URL (and work before any script has loaded); with scripts, empty fields stay out of the URL.
+// The audit page's filter bar: a GET form, so the filters live in the URL (and work before any script has loaded); with
+// scripts, empty fields stay out of the URL.
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent, ReactNode } from "react";
 import { inputClass } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
 import type { AuditSubject } from "@/lib/ledger/audit/append";
-import { auditHref, hasFilters, SINCE_PRESETS, type AuditSearch } from "./audit-search";
+import { auditHref, hasFilters, SINCE_PRESETS, type AuditSearch } from "@/lib/console/audit-search";
 
 const SUBJECT_LABEL: Record<AuditSubject, string> = {
   operation: "Operation",

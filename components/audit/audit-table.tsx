@@ -3,11 +3,11 @@ import Link from "next/link";
 import { PhaseBadge } from "@/components/operations/phase-badge";
 import { MonoId } from "@/components/ui/mono-id";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { TableHeader } from "@/components/ui/table-header";
 import type { AuditView } from "@/lib/ledger/reads/operation-view";
 import { PHASES, type Phase } from "@/lib/retry-gate/types";
-import { auditHref, type AuditSearch } from "./audit-search";
+import { auditHref, type AuditSearch } from "@/lib/console/audit-search";
 
-const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-ink-muted";
 const TD = "px-3 py-1.5 align-top";
 const LABEL = "block text-[10.5px] leading-4 font-medium tracking-wide text-ink-subtle uppercase";
 
@@ -63,25 +63,7 @@ export function AuditTable({ events, search }: { events: AuditView[]; search: Au
     <div className="overflow-x-auto rounded-lg border border-line">
       <table className="w-full border-collapse text-[13px]">
         <caption className="sr-only">Audit records, newest first</caption>
-        <thead className="border-b border-line bg-surface-muted">
-          <tr>
-            <th scope="col" className={TH}>
-              When
-            </th>
-            <th scope="col" className={TH}>
-              Who
-            </th>
-            <th scope="col" className={TH}>
-              Action and phase
-            </th>
-            <th scope="col" className={TH}>
-              Subject
-            </th>
-            <th scope="col" className={TH}>
-              Reason
-            </th>
-          </tr>
-        </thead>
+        <TableHeader columns={["When", "Who", "Action and phase", "Subject", "Reason"]} />
         <tbody>
           {events.map((e) => (
             <tr

@@ -17,7 +17,9 @@ export function safeCallbackUrl(raw: string | string[] | undefined, origin?: str
     return DEFAULT_DESTINATION;
   }
   const relative = value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\");
-  const sameOrigin = relative ? url.origin === "http://relative.invalid" : origin !== undefined && url.origin === origin;
+  const sameOrigin = relative
+    ? url.origin === "http://relative.invalid"
+    : origin !== undefined && url.origin === origin;
   if (!sameOrigin) return DEFAULT_DESTINATION;
   if (url.pathname === "/signin" || url.pathname.startsWith("/api/auth")) return DEFAULT_DESTINATION;
   return `${url.pathname}${url.search}${url.hash}`;

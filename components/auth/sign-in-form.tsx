@@ -28,7 +28,8 @@ export function SignInForm({ callbackUrl, sso, initialError }: SignInFormProps) 
   const [pending, setPending] = useState<Pending>(null);
   const [error, setError] = useState<string | null>(initialError ? signInErrorMessage(initialError) : null);
   const passwordRef = useRef<HTMLInputElement>(null);
-  // Before hydration a submit would be the browser's own: a GET with the password in the address. So no submit until then.
+  // Before hydration a submit would be the browser's own: a GET with the password in the address. So no submit until
+  // then.
   const hydrated = useHydrated();
 
   function failed(message: string) {
@@ -86,7 +87,12 @@ export function SignInForm({ callbackUrl, sso, initialError }: SignInFormProps) 
         ) : null}
       </div>
 
-      <form method="post" onSubmit={(event) => void submit(event)} aria-busy={pending === "password"} className="flex flex-col gap-4">
+      <form
+        method="post"
+        onSubmit={(event) => void submit(event)}
+        aria-busy={pending === "password"}
+        className="flex flex-col gap-4"
+      >
         <div className="flex flex-col gap-1">
           <label htmlFor="signin-email" className="font-medium text-ink">
             Email

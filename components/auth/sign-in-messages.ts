@@ -1,4 +1,5 @@
-// What the sign-in page says for each error next-auth reports, in words that say what to do; never whether an email exists.
+// What the sign-in page says for each error next-auth reports, in words that say what to do; never whether an email
+// exists.
 
 export const LOCKED_MESSAGE = "Too many failed attempts; try again in 15 minutes.";
 export const INVALID_MESSAGE = "The email or password is wrong.";

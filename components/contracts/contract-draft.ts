@@ -1,4 +1,5 @@
-// The contract form's state as typed text, and the body it sends: no rules here, the server's contractBodySchema judges it.
+// The contract form's state as typed text, and the body it sends: no rules here, the server's contractBodySchema judges
+// it.
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { ContractBody, ContractView } from "@/lib/ledger/contracts/contract-schema";
 import type { ApprovalPolicy, EffectClass, KeyPolicy } from "@/lib/retry-gate/types";
@@ -83,7 +84,10 @@ function numberField(value: string): number | undefined {
 
 const optionalText = (value: string): string | undefined => (value.trim() === "" ? undefined : value.trim());
 
-/** What the form sends. Fields of other reconcile methods are dropped, so a switch from lookup to manual leaves no stale URL behind. */
+/**
+ * What the form sends. Fields of other reconcile methods are dropped, so a switch from lookup to manual leaves no stale
+ * URL behind.
+ */
 export function bodyOf(d: ContractDraft, expectedVersion: number | undefined): ContractBody {
   let reconcile: ContractBody["reconcile"];
   switch (d.reconcileMethod) {

@@ -1,7 +1,9 @@
-// A contract's version history (who saved which version, when, what it changed) and the field-by-field diff between any two versions.
+// A contract's version history (who saved which version, when, what it changed) and the field-by-field diff between any
+// two versions.
 import Link from "next/link";
 import { MonoId } from "@/components/ui/mono-id";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { TableHeader } from "@/components/ui/table-header";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { diffContracts, formatContractValue } from "@/lib/ledger/contracts/contract-diff";
 import { contractPath } from "./contract-route";
@@ -9,8 +11,6 @@ import { inputClass } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
 import type { VersionRecorder } from "@/lib/ledger/contracts/contract-recorders";
 
-
-const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-ink-muted";
 const TD = "px-3 py-1.5 align-top";
 
 function Recorder({ version, recorder }: { version: ContractView; recorder: VersionRecorder | undefined }) {
@@ -47,25 +47,7 @@ export function VersionHistory({
     <div className="overflow-x-auto rounded-lg border border-line">
       <table className="w-full border-collapse text-[13px]">
         <caption className="sr-only">Versions of the {tool} contract, newest first</caption>
-        <thead className="border-b border-line bg-surface-muted">
-          <tr>
-            <th scope="col" className={TH}>
-              Version
-            </th>
-            <th scope="col" className={TH}>
-              Saved by
-            </th>
-            <th scope="col" className={TH}>
-              When
-            </th>
-            <th scope="col" className={TH}>
-              Changed
-            </th>
-            <th scope="col" className={TH}>
-              <span className="sr-only">Compare</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHeader columns={["Version", "Saved by", "When", "Changed", { label: "Compare", srOnly: true }]} />
         <tbody>
           {versions.map((v, i) => {
             const previous = versions[i + 1];
@@ -130,30 +112,27 @@ export function DiffPicker({
 }) {
   return (
     <form method="get" action={contractPath(tool)} className="flex flex-wrap items-end gap-3">
-      <label className="flex flex-col gap-1">
-        <span className="text-xs text-ink-muted">From version</span>
-        <select name="from" defaultValue={String(from)} className={inputClass(false, "max-w-72 py-1")}>
-          {versions.map((v) => (
-            <option key={v.version} value={v.version}>
-              v{v.version} · {v.author}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="flex flex-col gap-1">
-        <span className="text-xs text-ink-muted">To version</span>
-        <select name="to" defaultValue={String(to)} className={inputClass(false, "max-w-72 py-1")}>
-          {versions.map((v) => (
-            <option key={v.version} value={v.version}>
-              v{v.version} · {v.author}
-            </option>
-          ))}
-        </select>
-      </label>
+      <VersionSelect name="from" label="From version" versions={versions} value={from} />
+      <VersionSelect name="to" label="To version" versions={versions} value={to} />
       <button type="submit" className={buttonClass("secondary")}>
         Compare
       </button>
     </form>
+  );
+}
+
+function VersionSelect(props: { name: string; label: string; versions: ContractView[]; value: number }) {
+  return (
+    <label className="flex flex-col gap-1">
+      <span className="text-xs text-ink-muted">{props.label}</span>
+      <select name={props.name} defaultValue={String(props.value)} className={inputClass(false, "max-w-72 py-1")}>
+        {props.versions.map((v) => (
+          <option key={v.version} value={v.version}>
+            v{v.version} · {v.author}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
@@ -176,19 +155,7 @@ export function ContractDiff({ before, after }: { before: ContractView; after: C
             <caption className="sr-only">
               Rules that differ between version {before.version} and version {after.version}
             </caption>
-            <thead className="border-b border-line bg-surface-muted">
-              <tr>
-                <th scope="col" className={TH}>
-                  Rule
-                </th>
-                <th scope="col" className={TH}>
-                  In v{before.version}
-                </th>
-                <th scope="col" className={TH}>
-                  In v{after.version}
-                </th>
-              </tr>
-            </thead>
+            <TableHeader columns={["Rule", `In v${before.version}`, `In v${after.version}`]} />
             <tbody>
               {changes.map((c) => (
                 <tr key={c.path} className="border-b border-line last:border-b-0">

@@ -1,4 +1,5 @@
-// Reading the [tool] segment of the contract pages: decoded once, and checked against the tool-name rule before any query.
+// Reading the [tool] segment of the contract pages: decoded once, and checked against the tool-name rule before any
+// query.
 import { TOOL_NAME } from "@/lib/ledger/contracts/contract-schema";
 
 /** The tool name from the URL, or null when it cannot be one (the page then answers 404). */

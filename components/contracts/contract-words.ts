@@ -1,6 +1,7 @@
-// The contract's vocabulary in the operator's words: what each side-effect class, key policy, reconcile method and approval setting means.
-import { assertNever } from "@/lib/retry-gate/exhaustive";
-import type { ApprovalPolicy, EffectClass, KeyPolicy } from "@/lib/retry-gate/types";
+// The contract's vocabulary in the operator's words: what each side-effect class, key policy, reconcile method and
+// approval setting means.
+import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
+import { EFFECT_CLASSES, type ApprovalPolicy, type EffectClass, type KeyPolicy } from "@/lib/retry-gate/types";
 
 export interface Choice<T extends string> {
   value: T;
@@ -8,79 +9,65 @@ export interface Choice<T extends string> {
   help: string;
 }
 
-export function effectHelp(effect: EffectClass): string {
-  switch (effect) {
-    case "PURE":
-      return "Changes nothing outside (a search, a read). Safe to repeat, so a timeout is retried automatically.";
-    case "IDEMPOTENT":
-      return "Repeating with the same idempotency key gives one result (a Stripe charge with a key). Retried with the same key.";
-    case "REPLAYABLE":
-      return "Safe to repeat only after checking a durable record (did the row get written?). A timeout is reconciled first.";
-    case "UNKNOWN":
-      return "The effect may have happened and we cannot prove it. A timeout stops the operation until someone reconciles it.";
-    case "NON_RETRYABLE":
-      return "Repeating could do harm (a second email, a second payout). A person must approve every retry.";
-    default:
-      return assertNever(effect, "effect class");
-  }
+/** "none" is the form's word for a contract without a reconcile block; the others are the schema's methods. */
+export type ReconcileMethod = "none" | NonNullable<ContractBody["reconcile"]>["method"];
+
+// Keyed by the core's types: a class, policy or method added there breaks the build here until it is explained.
+const EFFECT_HELP: Record<EffectClass, string> = {
+  PURE: "Changes nothing outside (a search, a read). Safe to repeat, so a timeout is retried automatically.",
+  IDEMPOTENT:
+    "Repeating with the same idempotency key gives one result (a Stripe charge with a key). Retried with the same key.",
+  REPLAYABLE:
+    "Safe to repeat only after checking a durable record (did the row get written?). A timeout is reconciled first.",
+  UNKNOWN:
+    "The effect may have happened and we cannot prove it. A timeout stops the operation until someone reconciles it.",
+  NON_RETRYABLE: "Repeating could do harm (a second email, a second payout). A person must approve every retry.",
+};
+
+const KEY_POLICY_HELP: Record<KeyPolicy, string> = {
+  required: "Every call must carry an idempotency key; a plan without one is refused.",
+  optional: "Agents may send a key; without one the ledger makes one when the call is planned.",
+  unsupported: "The provider ignores keys, so a key cannot stop a repeat.",
+};
+
+const RECONCILE_HELP: Record<ReconcileMethod, string> = {
+  none: "There is nothing to look up; a lost outcome is handled by the retry rules alone.",
+  manual: "A person checks the provider's dashboard and records what happened.",
+  lookup: "The console asks the provider by key (an HTTP GET) and shows the answer as evidence.",
+};
+
+const APPROVAL_WORDS: Record<ApprovalPolicy, { label: string; help: string }> = {
+  not_required: {
+    label: "When the rules ask",
+    help: "A person is asked only when the class or the budget says so (NON_RETRYABLE retries, spent budgets).",
+  },
+  required: {
+    label: "Every attempt",
+    help: "A person approves every attempt, the first one included, whatever the class says.",
+  },
+};
+
+export const effectHelp = (effect: EffectClass): string => EFFECT_HELP[effect];
+export const keyPolicyHelp = (policy: KeyPolicy): string => KEY_POLICY_HELP[policy];
+export const reconcileHelp = (method: ReconcileMethod): string => RECONCILE_HELP[method];
+/** The setting inside a sentence or a table cell: "every attempt". */
+export const approvalLabel = (approval: ApprovalPolicy): string => APPROVAL_WORDS[approval].label.toLowerCase();
+
+/** Choices named by their value (the word agents send), in the order of the description table. */
+function valueChoices<T extends string>(help: Record<T, string>): Choice<T>[] {
+  return (Object.keys(help) as T[]).map((value) => ({ value, label: value, help: help[value] }));
 }
 
-export const EFFECT_CHOICES: Choice<EffectClass>[] = (
-  ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const
-).map((value) => ({ value, label: value, help: effectHelp(value) }));
-
-export function keyPolicyHelp(policy: KeyPolicy): string {
-  switch (policy) {
-    case "required":
-      return "Every call must carry an idempotency key; a plan without one is refused.";
-    case "optional":
-      return "Agents may send a key; without one the ledger makes one when the call is planned.";
-    case "unsupported":
-      return "The provider ignores keys, so a key cannot stop a repeat.";
-    default:
-      return assertNever(policy, "key policy");
-  }
-}
-
-export const KEY_POLICY_CHOICES: Choice<KeyPolicy>[] = (["required", "optional", "unsupported"] as const).map(
-  (value) => ({
-    value,
-    label: value,
-    help: keyPolicyHelp(value),
-  }),
-);
-
-export type ReconcileMethod = "none" | "manual" | "lookup";
-
-export function reconcileHelp(method: ReconcileMethod): string {
-  switch (method) {
-    case "none":
-      return "There is nothing to look up; a lost outcome is handled by the retry rules alone.";
-    case "manual":
-      return "A person checks the provider's dashboard and records what happened.";
-    case "lookup":
-      return "The console asks the provider by key (an HTTP GET) and shows the answer as evidence.";
-    default:
-      return assertNever(method, "reconcile method");
-  }
-}
-
-export const RECONCILE_CHOICES: Choice<ReconcileMethod>[] = (["none", "manual", "lookup"] as const).map((value) => ({
+export const EFFECT_CHOICES: Choice<EffectClass>[] = EFFECT_CLASSES.map((value) => ({
   value,
   label: value,
-  help: reconcileHelp(value),
+  help: EFFECT_HELP[value],
 }));
-
-export function approvalLabel(approval: ApprovalPolicy): string {
-  switch (approval) {
-    case "required":
-      return "every attempt";
-    case "not_required":
-      return "when the rules ask";
-    default:
-      return assertNever(approval, "approval policy");
-  }
-}
+export const KEY_POLICY_CHOICES = valueChoices(KEY_POLICY_HELP);
+export const RECONCILE_CHOICES = valueChoices(RECONCILE_HELP);
+export const APPROVAL_CHOICES: Choice<ApprovalPolicy>[] = (Object.keys(APPROVAL_WORDS) as ApprovalPolicy[]).map(
+  (value) => ({ value, ...APPROVAL_WORDS[value] }),
+);
 
 /** "86 400 000 ms" reads badly at 3 a.m.; "24 h" does not. Whole units only, otherwise the exact milliseconds. */
 export function humanDuration(ms: number): string {

@@ -1,49 +1,30 @@
 // Every tool contract at its current version, one dense row each, the tool name linking to its versions.
 import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { TableHeader, type TableHeaderProps } from "@/components/ui/table-header";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { approvalLabel } from "./contract-words";
 import { EffectBadge } from "./effect-badge";
 
-const TH = "px-2.5 py-2 text-left text-xs font-medium whitespace-nowrap text-ink-muted";
 const TD = "px-2.5 py-1.5 align-middle whitespace-nowrap";
+const CONTRACT_COLUMNS: TableHeaderProps["columns"] = [
+  "Tool",
+  "Class",
+  { label: "Key", hint: "Idempotency key policy" },
+  "Reconcile",
+  "Approval",
+  { label: "Attempts", align: "right", hint: "Max attempts, the first included" },
+  "Dependency",
+  "Author",
+  "Updated",
+];
 
 export function ContractsTable({ contracts }: { contracts: ContractView[] }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-line">
       <table className="w-full border-collapse text-[13px]">
         <caption className="sr-only">Tool contracts at their current version</caption>
-        <thead className="border-b border-line bg-surface-muted">
-          <tr>
-            <th scope="col" className={TH}>
-              Tool
-            </th>
-            <th scope="col" className={TH}>
-              Class
-            </th>
-            <th scope="col" className={TH} title="Idempotency key policy">
-              Key
-            </th>
-            <th scope="col" className={TH}>
-              Reconcile
-            </th>
-            <th scope="col" className={TH}>
-              Approval
-            </th>
-            <th scope="col" className={`${TH} text-right`} title="Max attempts, the first included">
-              Attempts
-            </th>
-            <th scope="col" className={TH}>
-              Dependency
-            </th>
-            <th scope="col" className={TH}>
-              Author
-            </th>
-            <th scope="col" className={TH}>
-              Updated
-            </th>
-          </tr>
-        </thead>
+        <TableHeader columns={CONTRACT_COLUMNS} inset="px-2.5" />
         <tbody>
           {contracts.map((c) => (
             <tr key={c.tool} className="border-b border-line last:border-b-0 hover:bg-surface-muted">

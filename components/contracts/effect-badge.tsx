@@ -1,4 +1,5 @@
-// A side-effect class as a neutral, square monospace tag with its meaning on hover; square so it never reads as a phase pill.
+// A side-effect class as a neutral, square monospace tag with its meaning on hover; square so it never reads as a phase
+// pill.
 import type { EffectClass } from "@/lib/retry-gate/types";
 import { effectHelp } from "./contract-words";
 

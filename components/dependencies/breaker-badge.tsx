@@ -1,4 +1,5 @@
-// A circuit breaker's state as a labelled pill: closed lets calls through (green), open fails them fast (red), half-open lets one probe through (blue).
+// A circuit breaker's state as a labelled pill: closed lets calls through (green), open fails them fast (red),
+// half-open lets one probe through (blue).
 import { StatusPill } from "@/components/ui/status-pill";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { BreakerState } from "@/lib/retry-gate/types";

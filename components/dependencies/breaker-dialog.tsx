@@ -1,8 +1,10 @@
 "use client";
-// The confirmation for forcing a breaker open or closed or returning it to automatic: a native modal <dialog> that says what will happen and asks why.
+// The confirmation for forcing a breaker open or closed or returning it to automatic: a dialog that says what will
+// happen and asks why.
 import { useEffect, useId, useRef, useState, useTransition, type FormEvent } from "react";
 import { FieldErrors, FieldHint, inputClass, Notice } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
+import { Dialog, DialogClose, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { forceDependencyBreaker } from "@/lib/actions/dependency-actions";
 import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies/dependencies";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
@@ -58,8 +60,8 @@ export interface BreakerDialogProps {
 
 /** The trigger button and its dialog; the dialog is modal, Escape or Cancel closes it, focus returns to the button. */
 export function BreakerOverrideButton({ dependency, target, onDone }: BreakerDialogProps) {
-  const dialogRef = useRef<HTMLDialogElement>(null);
   const reasonRef = useRef<HTMLTextAreaElement>(null);
+  const [open, setOpen] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [pending, startTransition] = useTransition();
   const id = useId();
@@ -70,15 +72,10 @@ export function BreakerOverrideButton({ dependency, target, onDone }: BreakerDia
     if (reasonErrors) reasonRef.current?.focus();
   }, [reasonErrors]);
 
-  function open() {
-    setFailure(null);
-    if (reasonRef.current) reasonRef.current.value = "";
-    dialogRef.current?.showModal();
-    reasonRef.current?.focus();
-  }
-
-  function close() {
-    dialogRef.current?.close();
+  function openChange(next: boolean) {
+    // Each opening starts clean; the reason box is new each time because the dialog's content is unmounted when closed.
+    if (next) setFailure(null);
+    setOpen(next);
   }
 
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -101,7 +98,7 @@ export function BreakerOverrideButton({ dependency, target, onDone }: BreakerDia
         setFailure({ message: result.message, errors: result.errors ?? {} });
         return;
       }
-      close();
+      setOpen(false);
       const state = result.data.dependency;
       onDone(
         result.data.changed
@@ -112,29 +109,19 @@ export function BreakerOverrideButton({ dependency, target, onDone }: BreakerDia
   }
 
   return (
-    <>
-      <button type="button" onClick={open} className={buttonClass("quiet", "sm")} aria-haspopup="dialog">
+    <Dialog open={open} onOpenChange={openChange}>
+      <DialogTrigger className={buttonClass("quiet", "sm")}>
         {copy.button}
         <span className="sr-only"> the {dependency.name} breaker</span>
-      </button>
-      <dialog
-        ref={dialogRef}
-        aria-labelledby={`${id}-title`}
-        aria-describedby={`${id}-effect`}
-        onCancel={(e) => {
-          if (pending) e.preventDefault();
-        }}
-        className="m-auto w-[calc(100vw-2rem)] max-w-md rounded-lg bg-surface p-5 text-left text-sm font-normal whitespace-normal text-ink shadow-xl ring-1 ring-line-strong backdrop:bg-black/40"
+      </DialogTrigger>
+      <DialogContent
+        title={copy.title}
+        description={copy.effect}
+        busy={pending}
+        closeOnOutsideClick={false}
+        closeButton={false}
       >
         <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-          <div>
-            <h2 id={`${id}-title`} className="text-base font-semibold text-ink">
-              {copy.title}
-            </h2>
-            <p id={`${id}-effect`} className="mt-1.5 leading-relaxed text-ink-muted">
-              {copy.effect}
-            </p>
-          </div>
           {failure && !reasonErrors ? (
             <Notice tone="error" title="Nothing was changed" alert>
               {failure.message}
@@ -150,6 +137,7 @@ export function BreakerOverrideButton({ dependency, target, onDone }: BreakerDia
               name="reason"
               rows={3}
               maxLength={500}
+              data-autofocus
               aria-invalid={reasonErrors ? true : undefined}
               aria-describedby={`${id}-hint${reasonErrors ? ` ${id}-error` : ""}`}
               className={inputClass(Boolean(reasonErrors))}
@@ -161,15 +149,15 @@ export function BreakerOverrideButton({ dependency, target, onDone }: BreakerDia
             </FieldHint>
           </div>
           <div className="flex justify-end gap-2">
-            <button type="button" onClick={close} disabled={pending} className={buttonClass("secondary")}>
+            <DialogClose disabled={pending} className={buttonClass("secondary")}>
               Cancel
-            </button>
+            </DialogClose>
             <button type="submit" disabled={pending} className={buttonClass(target === "open" ? "danger" : "primary")}>
               {pending ? "Recording…" : copy.confirm}
             </button>
           </div>
         </form>
-      </dialog>
-    </>
+      </DialogContent>
+    </Dialog>
   );
 }

@@ -1,10 +1,12 @@
 "use client";
-// The live table of dependencies: breaker state, override and reason, failures; operators force a breaker from here, each change confirmed and audited.
+// The live table of dependencies: breaker state, override and reason, failures; operators force a breaker from here,
+// each change confirmed and audited.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { MonoId } from "@/components/ui/mono-id";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { ACTIONS_COLUMN, TableHeader } from "@/components/ui/table-header";
 import { consoleGet, ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
 import { Notice } from "@/components/ui/form-controls";
 import { humanDuration } from "@/components/contracts/contract-words";
@@ -19,7 +21,6 @@ export interface DependenciesResponse {
 
 export const dependenciesKey = ["console", "dependencies"] as const;
 
-const TH = "px-3 py-2 text-left text-xs font-medium whitespace-nowrap text-ink-muted";
 const TD = "px-3 py-2 align-top";
 
 /** The overrides that make sense from where the breaker is: never "force open" an already forced-open one. */
@@ -67,37 +68,21 @@ export function DependenciesBoard({ initial, canAct }: { initial: DependenciesRe
       <div className="overflow-x-auto rounded-lg border border-line">
         <table className="w-full border-collapse text-[13px]">
           <caption className="sr-only">Dependencies and their circuit breakers</caption>
-          <thead className="border-b border-line bg-surface-muted">
-            <tr>
-              <th scope="col" className={TH}>
-                Dependency
-              </th>
-              <th scope="col" className={TH}>
-                Breaker
-              </th>
-              <th
-                scope="col"
-                className={`${TH} text-right`}
-                title="Consecutive failures, and how many open the breaker"
-              >
-                Failures in a row
-              </th>
-              <th scope="col" className={TH}>
-                Last failure
-              </th>
-              <th scope="col" className={`${TH} text-right`} title="Failed or unknown attempts in the last hour">
-                Last hour
-              </th>
-              <th scope="col" className={TH}>
-                Used by
-              </th>
-              {canAct ? (
-                <th scope="col" className={`${TH} w-px`}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
+          <TableHeader
+            columns={[
+              "Dependency",
+              "Breaker",
+              {
+                label: "Failures in a row",
+                align: "right",
+                hint: "Consecutive failures, and how many open the breaker",
+              },
+              "Last failure",
+              { label: "Last hour", align: "right", hint: "Failed or unknown attempts in the last hour" },
+              "Used by",
+              ...(canAct ? [ACTIONS_COLUMN] : []),
+            ]}
+          />
           {data.items.map((dep) => (
             // One body per dependency: its row, and the override's reason on a full-width row under it.
             <tbody

@@ -1,4 +1,5 @@
-// Pure helpers for the metric charts: bucket labels in UTC and the one-sentence summary that is each chart's text alternative.
+// Pure helpers for the metric charts: bucket labels in UTC and the one-sentence summary that is each chart's text
+// alternative.
 
 export interface ChartPoint {
   /** Bucket start, ISO 8601 UTC. */

@@ -1,5 +1,6 @@
 "use client";
-// One counter over time as a bar chart, with its text alternative: a one-sentence summary and the non-zero buckets as a table.
+// One counter over time as a bar chart, with its text alternative: a one-sentence summary and the non-zero buckets as a
+// table.
 import { useId } from "react";
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
 import { bucketLabel, clockUtc, summarise, type ChartPoint } from "./chart-points";

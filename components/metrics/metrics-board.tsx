@@ -1,5 +1,6 @@
 "use client";
-// The metrics page's live part: four counters and retries by effect class as charts over the chosen window, with the all-time totals beside them.
+// The metrics page's live part: four counters and retries by effect class as charts over the chosen window, with the
+// all-time totals beside them.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Notice } from "@/components/ui/form-controls";
@@ -30,7 +31,8 @@ interface CounterSpec {
   prometheus: string;
 }
 
-// Colours follow the phase colours: lost outcomes amber, proven outcomes green, refusals red, waiting for a person violet.
+// Colours follow the phase colours: lost outcomes amber, proven outcomes green, refusals red, waiting for a person
+// violet.
 const COUNTERS: CounterSpec[] = [
   {
     key: "unknownOutcomes",

@@ -1,7 +1,8 @@
 "use client";
-// A confirmation dialog for an action on an operation: says what will happen, asks for the reason, and reports a refusal in place.
-// The native <dialog> opened with showModal() gives focus trapping, Esc to close and an inert page behind it.
-import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
+// A confirmation dialog for an action on an operation: says what will happen, asks for the reason, and reports a
+// refusal in place.
+import { useId, type FormEvent, type ReactNode } from "react";
+import { Dialog, DialogDescription, DialogPanel, DialogTitle } from "@/components/ui/dialog";
 
 export type DialogTone = "primary" | "danger";
 
@@ -34,22 +35,8 @@ export function FieldError({ id, messages }: { id: string; messages: string[] | 
 
 export function ActionDialog(props: ActionDialogProps) {
   const { open, pending } = props;
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  const consequenceId = useId();
   const reasonId = useId();
   const reasonErrorId = useId();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      dialog.showModal();
-      dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
-    } else if (!open && dialog.open) {
-      dialog.close();
-    }
-  }, [open]);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -59,28 +46,28 @@ export function ActionDialog(props: ActionDialogProps) {
 
   const reasonErrors = props.fieldErrors?.reason;
   const confirmTone =
-    props.tone === "danger" ? "bg-phase-failed text-white hover:bg-phase-failed/85" : "bg-ink text-surface hover:bg-ink/85";
+    props.tone === "danger"
+      ? "bg-phase-failed text-white hover:bg-phase-failed/85"
+      : "bg-ink text-surface hover:bg-ink/85";
 
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      aria-describedby={consequenceId}
-      // Esc while the request is out would hide its answer; otherwise Esc is the same as Cancel.
-      onCancel={(event) => {
-        event.preventDefault();
-        if (!pending) props.onCancel();
+    <Dialog
+      open={open}
+      onOpenChange={(next) => {
+        if (!next) props.onCancel();
       }}
-      className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-xl border border-line-strong bg-surface p-0 text-ink shadow-2xl backdrop:bg-black/40"
     >
-      {open ? (
+      {/* Escape while the request is out would hide its answer; otherwise Escape is the same as Cancel. */}
+      <DialogPanel
+        busy={pending}
+        closeOnOutsideClick={false}
+        className="max-h-[calc(100dvh-2em-6px)] w-[min(36rem,calc(100vw-2rem))] rounded-xl border border-line-strong bg-surface p-0 text-ink shadow-2xl"
+      >
         <form onSubmit={submit} className="flex flex-col gap-4 p-5" noValidate={false}>
-          <h2 id={titleId} className="text-base font-semibold">
-            {props.title}
-          </h2>
-          <div id={consequenceId} className="leading-relaxed text-ink-muted">
-            {props.consequence}
-          </div>
+          <DialogTitle className="text-base font-semibold">{props.title}</DialogTitle>
+          <DialogDescription asChild>
+            <div className="leading-relaxed text-ink-muted">{props.consequence}</div>
+          </DialogDescription>
           {props.children}
           <div>
             <label htmlFor={reasonId} className="mb-1 block font-medium">
@@ -101,7 +88,10 @@ export function ActionDialog(props: ActionDialogProps) {
             <FieldError id={reasonErrorId} messages={reasonErrors} />
           </div>
           {props.error ? (
-            <p role="alert" className="rounded-md border border-phase-failed/40 bg-phase-failed-soft px-3 py-2 text-phase-failed-ink">
+            <p
+              role="alert"
+              className="rounded-md border border-phase-failed/40 bg-phase-failed-soft px-3 py-2 text-phase-failed-ink"
+            >
               {props.error}
             </p>
           ) : null}
@@ -123,7 +113,7 @@ export function ActionDialog(props: ActionDialogProps) {
             </button>
           </div>
         </form>
-      ) : null}
-    </dialog>
+      </DialogPanel>
+    </Dialog>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 // How long something has been true ("2 h 5 min"), for the queues where age is what an operator sorts by in their head.
 import { formatExactUtc, toEpochMs } from "@/components/ui/format-time";
-import { useFreshNow } from "./fresh-clock";
+import { LIVE_TICK_MS, useNow } from "@/components/ui/use-now";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -20,12 +20,16 @@ export function formatAge(ms: number): string {
 }
 
 export function Age({ since, className = "" }: { since: string; className?: string }) {
-  const now = useFreshNow();
+  const now = useNow(LIVE_TICK_MS);
   const thenMs = toEpochMs(since);
   if (thenMs === null) return <span className="text-ink-subtle">unknown</span>;
   const exact = formatExactUtc(thenMs);
   return (
-    <time dateTime={new Date(thenMs).toISOString()} title={`since ${exact}`} className={`whitespace-nowrap tabular-nums ${className}`}>
+    <time
+      dateTime={new Date(thenMs).toISOString()}
+      title={`since ${exact}`}
+      className={`whitespace-nowrap tabular-nums ${className}`}
+    >
       {now === null ? exact : formatAge(Math.max(0, now - thenMs))}
     </time>
   );

@@ -1,8 +1,8 @@
 // The browser side of the console's JSON routes: typed fetches, their query keys, and errors an operator can act on.
 import type { OperationDetail } from "@/lib/ledger/reads/operations";
-import { operationsApiUrl, type OperationsRequest } from "./ledger-search";
-import type { OperationPage } from "./operation-row";
-import type { QueueCounts } from "./queue-counts";
+import { operationsApiUrl, type OperationsRequest } from "@/lib/console/ledger-search";
+import type { OperationPage } from "@/lib/console/operation-row";
+import type { QueueCounts } from "@/lib/console/queue-counts";
 
 /** A console route answered with a problem document (or not at all). */
 export class ConsoleApiError extends Error {
@@ -20,7 +20,8 @@ function messageFor(status: number, detail: string | undefined): string {
   if (status === 401) return "Your session has ended. Sign in again to see the ledger.";
   if (status === 403) return "Your role does not allow this view.";
   if (status === 404) return detail ?? "There is no such operation.";
-  if (status >= 500) return "The console server failed to answer. It may be restarting or its database may be unavailable.";
+  if (status >= 500)
+    return "The console server failed to answer. It may be restarting or its database may be unavailable.";
   return detail ?? `The console server answered ${status}.`;
 }
 
@@ -30,7 +31,11 @@ export async function consoleGet<T>(url: string, signal?: AbortSignal): Promise<
     response = await fetch(url, { signal, headers: { accept: "application/json" }, cache: "no-store" });
   } catch (error) {
     if (error instanceof DOMException && error.name === "AbortError") throw error;
-    throw new ConsoleApiError(0, "network", "The console server could not be reached. Check your connection or whether the server is running.");
+    throw new ConsoleApiError(
+      0,
+      "network",
+      "The console server could not be reached. Check your connection or whether the server is running.",
+    );
   }
   if (!response.ok) {
     let problem: { code?: string; detail?: string } = {};
@@ -39,7 +44,11 @@ export async function consoleGet<T>(url: string, signal?: AbortSignal): Promise<
     } catch {
       // Not a problem document; the status alone explains it.
     }
-    throw new ConsoleApiError(response.status, problem.code ?? `http_${response.status}`, messageFor(response.status, problem.detail));
+    throw new ConsoleApiError(
+      response.status,
+      problem.code ?? `http_${response.status}`,
+      messageFor(response.status, problem.detail),
+    );
   }
   return (await response.json()) as T;
 }

@@ -3,7 +3,7 @@
 import type { FormEvent } from "react";
 import { EFFECT_CLASSES, PHASES } from "@/lib/retry-gate/types";
 import { phaseLabel } from "./phase-badge";
-import { AGE_CHOICES, hasFilters, type LedgerFilter } from "./ledger-search";
+import { AGE_CHOICES, hasFilters, type LedgerFilter } from "@/lib/console/ledger-search";
 
 export interface LedgerFiltersProps {
   filter: LedgerFilter;
@@ -23,7 +23,12 @@ export function LedgerFilters({ filter, onChange }: LedgerFiltersProps) {
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
-    onChange({ ...filter, tool: textValue(data, "tool"), runId: textValue(data, "runId"), agentId: textValue(data, "agentId") });
+    onChange({
+      ...filter,
+      tool: textValue(data, "tool"),
+      runId: textValue(data, "runId"),
+      agentId: textValue(data, "agentId"),
+    });
   }
 
   return (
@@ -96,19 +101,37 @@ export function LedgerFilters({ filter, onChange }: LedgerFiltersProps) {
         <label htmlFor="filter-tool" className={label}>
           Tool
         </label>
-        <input id="filter-tool" name="tool" defaultValue={filter.tool ?? ""} placeholder="exact name" className={`${control} w-40 font-mono`} />
+        <input
+          id="filter-tool"
+          name="tool"
+          defaultValue={filter.tool ?? ""}
+          placeholder="exact name"
+          className={`${control} w-40 font-mono`}
+        />
       </div>
       <div>
         <label htmlFor="filter-run" className={label}>
           Run id
         </label>
-        <input id="filter-run" name="runId" defaultValue={filter.runId ?? ""} placeholder="exact id" className={`${control} w-32 font-mono`} />
+        <input
+          id="filter-run"
+          name="runId"
+          defaultValue={filter.runId ?? ""}
+          placeholder="exact id"
+          className={`${control} w-32 font-mono`}
+        />
       </div>
       <div>
         <label htmlFor="filter-agent" className={label}>
           Agent id
         </label>
-        <input id="filter-agent" name="agentId" defaultValue={filter.agentId ?? ""} placeholder="exact id" className={`${control} w-32 font-mono`} />
+        <input
+          id="filter-agent"
+          name="agentId"
+          defaultValue={filter.agentId ?? ""}
+          placeholder="exact id"
+          className={`${control} w-32 font-mono`}
+        />
       </div>
       <button type="submit" className="h-8 rounded-md bg-ink px-3 font-medium text-surface hover:bg-ink/85">
         Apply

@@ -4,19 +4,29 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
-import { Ago } from "./fresh-clock";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { TableHeader } from "@/components/ui/table-header";
 import { consoleKeys, fetchOperations, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { DecisionBadge } from "./decision-badge";
 import { LedgerFilters } from "./ledger-filters";
-import { hasFilters, ledgerHref, readLedgerLocation, type LedgerFilter, type LedgerLocation, type OperationsRequest } from "./ledger-search";
+import {
+  hasFilters,
+  ledgerHref,
+  readLedgerLocation,
+  type LedgerFilter,
+  type LedgerLocation,
+  type OperationsRequest,
+} from "@/lib/console/ledger-search";
 import { ListError, LiveStatus, TableSkeleton } from "./list-states";
 import { AttemptCount, EffectClassText, OperationLink, RunAgent, ToolName } from "./operation-cells";
-import type { OperationRow } from "./operation-row";
+import type { OperationRow } from "@/lib/console/operation-row";
 import { PhaseBadge } from "./phase-badge";
 
 const COLUMNS = ["Operation", "Tool", "Effect", "Phase", "Attempts", "Decision", "Run / agent", "Created"] as const;
 
-/** Filters replace the URL (no history entry per keystroke); paging pushes one, so Back returns to the previous page. */
+/**
+ * Filters replace the URL (no history entry per keystroke); paging pushes one, so Back returns to the previous page.
+ */
 function go(location: LedgerLocation, mode: "push" | "replace"): void {
   const href = ledgerHref(location);
   // The native history API updates useSearchParams without a server round trip (Next.js integrates it into its router).
@@ -142,19 +152,19 @@ function LedgerEmpty({ filter, olderPage }: { filter: LedgerFilter; olderPage: b
 export function OperationsGrid({ rows, busy }: { rows: OperationRow[]; busy: boolean }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-line">
-      <table aria-label="Operations" aria-busy={busy} className={`w-full border-collapse text-left ${busy ? "opacity-60" : ""}`}>
-        <thead className="bg-surface-muted text-[11px] font-semibold tracking-wide text-ink-subtle uppercase">
-          <tr>
-            {COLUMNS.map((column) => (
-              <th key={column} scope="col" className="border-b border-line px-2 py-2 whitespace-nowrap">
-                {column}
-              </th>
-            ))}
-          </tr>
-        </thead>
+      <table
+        aria-label="Operations"
+        aria-busy={busy}
+        className={`w-full border-collapse text-left ${busy ? "opacity-60" : ""}`}
+      >
+        <TableHeader columns={COLUMNS} look="caps" inset="px-2" />
         <tbody>
           {rows.map((op) => (
-            <tr key={op.id} data-operation-row={op.id} className="border-b border-line last:border-b-0 hover:bg-surface-muted">
+            <tr
+              key={op.id}
+              data-operation-row={op.id}
+              className="border-b border-line last:border-b-0 hover:bg-surface-muted"
+            >
               <td className="px-2 py-1.5">
                 <OperationLink id={op.id} />
               </td>
@@ -178,7 +188,7 @@ export function OperationsGrid({ rows, busy }: { rows: OperationRow[]; busy: boo
                 <RunAgent runId={op.runId} agentId={op.agentId} />
               </td>
               <td className="px-2 py-1.5 text-ink-muted">
-                <Ago value={op.createdAt} />
+                <RelativeTime live value={op.createdAt} />
               </td>
             </tr>
           ))}

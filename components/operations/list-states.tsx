@@ -2,7 +2,7 @@
 // What an operations list shows while it loads, when it fails, and whether it is refreshing itself.
 import Link from "next/link";
 import { Skeleton } from "@/components/ui/skeleton";
-import { useFreshNow } from "./fresh-clock";
+import { LIVE_TICK_MS, useNow } from "@/components/ui/use-now";
 import { ConsoleApiError } from "./console-api";
 
 export function TableSkeleton({ columns, rows = 8, label }: { columns: number; rows?: number; label: string }) {
@@ -72,9 +72,15 @@ function clock(ms: number): string {
 export function LiveStatus({ available, paused, onToggle, fetching, stale, updatedAt }: LiveStatusProps) {
   const live = available && !paused;
   // Null while server-rendering and hydrating: the server's fetch time would not match the browser's.
-  const mounted = useFreshNow() !== null;
+  const mounted = useNow(LIVE_TICK_MS) !== null;
   // Only the state is announced; the clock changes every 5 s and would be noise to a screen reader.
-  const state = stale ? "Refresh failed" : !available ? "Paused while you browse older pages" : paused ? "Paused" : "Live, every 5 s";
+  const state = stale
+    ? "Refresh failed"
+    : !available
+      ? "Paused while you browse older pages"
+      : paused
+        ? "Paused"
+        : "Live, every 5 s";
   return (
     <div className="flex items-center gap-3 text-xs text-ink-muted">
       <span className="flex items-center gap-1.5" data-live={live ? "on" : "off"}>

@@ -1,4 +1,5 @@
-// The evidence of a provider lookup, for the Reconcile dialog: what the provider answered, its id for the effect, and the verdict.
+// The evidence of a provider lookup, for the Reconcile dialog: what the provider answered, its id for the effect, and
+// the verdict.
 import { formatExactUtc } from "@/components/ui/format-time";
 import { MonoId } from "@/components/ui/mono-id";
 import { StatusPill } from "@/components/ui/status-pill";
@@ -49,7 +50,9 @@ function exact(iso: string): string {
   return Number.isFinite(ms) ? formatExactUtc(ms) : iso;
 }
 
-/** The answer as the provider sent it, indented when it is whole JSON: a one-line record is hard to read under stress. */
+/**
+ * The answer as the provider sent it, indented when it is whole JSON: a one-line record is hard to read under stress.
+ */
 function readableAnswer(excerpt: string, truncated: boolean): string {
   if (truncated) return excerpt;
   try {

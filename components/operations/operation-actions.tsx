@@ -1,5 +1,6 @@
 "use client";
-// The actions that fit an operation's phase (Approve retry, Reject, Reconcile), each through a dialog, applied optimistically.
+// The actions that fit an operation's phase (Approve retry, Reject, Reconcile), each through a dialog, applied
+// optimistically.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import type { ActionResult } from "@/lib/actions/console-action";
@@ -14,6 +15,7 @@ import {
 import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";
+import { afterApproval, afterReconciliation } from "@/lib/retry-gate/person-decisions";
 import { ActionDialog, FieldError } from "./action-dialog";
 import { consoleKeys } from "./console-api";
 import { LookupEvidencePanel } from "./lookup-evidence";
@@ -29,7 +31,15 @@ export function actionsFor(op: Pick<OperationDetail, "phase" | "evidence">): Ope
 type Variables =
   | { kind: "approve"; reason: string; seen: SeenVersion }
   | { kind: "reject"; reason: string; seen: SeenVersion }
-  | { kind: "reconcile"; reason: string; seen: SeenVersion; outcome: "applied" | "not_applied"; providerId?: string; evidence?: string; approveRetry: boolean };
+  | {
+      kind: "reconcile";
+      reason: string;
+      seen: SeenVersion;
+      outcome: "applied" | "not_applied";
+      providerId?: string;
+      evidence?: string;
+      approveRetry: boolean;
+    };
 
 class ActionRefused extends Error {
   override name = "ActionRefused";
@@ -77,17 +87,11 @@ async function run(id: string, v: Variables): Promise<ActionOutcome> {
 function optimistic(op: OperationDetail, v: Variables): OperationDetail {
   switch (v.kind) {
     case "approve":
-      return { ...op, phase: op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED", approvedAttempt: op.attempt + 1 };
+      return { ...op, ...afterApproval(op) };
     case "reject":
       return { ...op, phase: "REJECTED", rejectionReason: `rejected by you: ${v.reason}` };
     case "reconcile":
-      return {
-        ...op,
-        phase: "RECONCILED",
-        evidence: v.outcome,
-        providerId: v.outcome === "applied" ? (v.providerId ?? op.providerId) : op.providerId,
-        approvedAttempt: v.outcome === "not_applied" && v.approveRetry ? op.attempt + 1 : op.approvedAttempt,
-      };
+      return { ...op, ...afterReconciliation(op, v) };
     default:
       return assertNever(v, "action");
   }
@@ -123,7 +127,10 @@ const seenOf = (op: OperationDetail): SeenVersion => ({
   evidence: op.evidence,
 });
 
-/** The outcome of the person's last action; it belongs to the attempt it was about and disappears once another attempt leaves. */
+/**
+ * The outcome of the person's last action; it belongs to the attempt it was about and disappears once another attempt
+ * leaves.
+ */
 type Banner = { tone: "success" | "conflict"; text: string; attempt: number; at: number };
 
 export interface OperationActionsProps {
@@ -135,7 +142,11 @@ export function OperationActions({ operation: op, canAct }: OperationActionsProp
   const queryClient = useQueryClient();
   const key = consoleKeys.detail(op.id);
   // The dialog keeps the version the person saw when they opened it, even if a refresh arrives meanwhile.
-  const [dialog, setDialog] = useState<{ kind: OperationActionKind; seen: SeenVersion; snapshot: OperationDetail } | null>(null);
+  const [dialog, setDialog] = useState<{
+    kind: OperationActionKind;
+    seen: SeenVersion;
+    snapshot: OperationDetail;
+  } | null>(null);
   const [banner, setBanner] = useState<Banner | null>(null);
 
   const mutation = useMutation({
@@ -179,9 +190,14 @@ export function OperationActions({ operation: op, canAct }: OperationActionsProp
     setDialog(null);
   }
   const changedMeanwhile =
-    dialog !== null && JSON.stringify(dialog.seen) !== JSON.stringify(seenOf(mutation.isPending ? dialog.snapshot : op));
+    dialog !== null &&
+    JSON.stringify(dialog.seen) !== JSON.stringify(seenOf(mutation.isPending ? dialog.snapshot : op));
 
-  const dialogError = refusal?.message ?? (otherError ? "The request did not reach the server, or its answer was lost. Reload the page and read the timeline before trying again." : null);
+  const dialogError =
+    refusal?.message ??
+    (otherError
+      ? "The request did not reach the server, or its answer was lost. Reload the page and read the timeline before trying again."
+      : null);
 
   return (
     <div className="flex flex-col gap-3">
@@ -250,7 +266,9 @@ export function OperationActions({ operation: op, canAct }: OperationActionsProp
           fieldErrors={refusal?.fieldErrors}
           reasonPlaceholder="e.g. checked with the customer: the first charge was declined, charge once more"
           onCancel={cancel}
-          onConfirm={(form) => mutation.mutate({ kind: "approve", reason: formText(form, "reason"), seen: dialog.seen })}
+          onConfirm={(form) =>
+            mutation.mutate({ kind: "approve", reason: formText(form, "reason"), seen: dialog.seen })
+          }
           consequence={
             <>
               <p>
@@ -319,7 +337,13 @@ function ReconcileDialog(props: {
   fieldErrors: Record<string, string[]> | undefined;
   changedMeanwhile: boolean;
   onCancel: () => void;
-  onConfirm: (v: { reason: string; outcome: "applied" | "not_applied"; providerId?: string; evidence?: string; approveRetry: boolean }) => void;
+  onConfirm: (v: {
+    reason: string;
+    outcome: "applied" | "not_applied";
+    providerId?: string;
+    evidence?: string;
+    approveRetry: boolean;
+  }) => void;
 }) {
   const { snapshot: op } = props;
   const [outcome, setOutcome] = useState<"applied" | "not_applied" | null>(null);
@@ -341,7 +365,8 @@ function ReconcileDialog(props: {
       if (found.suggestion) {
         setOutcome(found.suggestion.outcome);
         setOutcomeMissing(false);
-        if (found.suggestion.outcome === "applied" && found.suggestion.providerId) setProviderId(found.suggestion.providerId);
+        if (found.suggestion.outcome === "applied" && found.suggestion.providerId)
+          setProviderId(found.suggestion.providerId);
       }
     },
   });
@@ -399,8 +424,13 @@ function ReconcileDialog(props: {
       </div>
       {lookup.data ? <LookupEvidencePanel evidence={lookup.data.found} /> : null}
       {lookup.error ? (
-        <p role="alert" className="rounded-md border border-phase-failed/40 bg-phase-failed-soft px-3 py-2 text-phase-failed-ink">
-          {lookup.error instanceof ActionRefused ? lookup.error.message : "The lookup did not reach the server. Try again."}
+        <p
+          role="alert"
+          className="rounded-md border border-phase-failed/40 bg-phase-failed-soft px-3 py-2 text-phase-failed-ink"
+        >
+          {lookup.error instanceof ActionRefused
+            ? lookup.error.message
+            : "The lookup did not reach the server. Try again."}
         </p>
       ) : null}
       <fieldset aria-describedby={outcomeMissing ? ids.outcomeError : undefined}>

@@ -19,7 +19,9 @@ export function OperationLink({ id }: { id: string }) {
   );
 }
 
-/** A tool name can be long: it is cut at a fixed width with the whole name on hover, and the contract version beside it. */
+/**
+ * A tool name can be long: it is cut at a fixed width with the whole name on hover, and the contract version beside it.
+ */
 export function ToolName({ tool, version }: { tool: string; version: number }) {
   return (
     <span className="flex max-w-[13rem] items-baseline gap-1" title={`${tool}, contract version ${version}`}>
@@ -55,7 +57,9 @@ export function RunAgent({ runId, agentId }: { runId: string | null; agentId: st
   return (
     <span className="flex flex-col leading-tight">
       {runId ? <MonoId value={runId} maxChars={12} label="Run" className="text-ink" /> : null}
-      {agentId ? <MonoId value={agentId} maxChars={12} label="Agent" className="text-[11.5px] text-ink-subtle" /> : null}
+      {agentId ? (
+        <MonoId value={agentId} maxChars={12} label="Agent" className="text-[11.5px] text-ink-subtle" />
+      ) : null}
     </span>
   );
 }
@@ -73,7 +77,9 @@ export function LastError({ error }: { error: ClassifiedError | null }) {
   return (
     <span className="line-clamp-2 text-ink" title={text}>
       <span className="font-mono text-[12px] text-phase-failed-ink">{error.kind}</span>
-      {error.httpStatus === undefined ? null : <span className="font-mono text-[12px] text-ink-muted"> · HTTP {error.httpStatus}</span>}
+      {error.httpStatus === undefined ? null : (
+        <span className="font-mono text-[12px] text-ink-muted"> · HTTP {error.httpStatus}</span>
+      )}
       {error.message ? <span className="text-ink-muted"> · {error.message}</span> : null}
     </span>
   );

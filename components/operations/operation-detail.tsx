@@ -1,10 +1,11 @@
 "use client";
-// The operation page: the gate's decision and the actions on top, then identity, the timeline, the arguments and the evidence.
+// The operation page: the gate's decision and the actions on top, then identity, the timeline, the arguments and the
+// evidence.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { OperationDetail as Operation } from "@/lib/ledger/reads/operations";
-import { Ago } from "./fresh-clock";
+import { RelativeTime } from "@/components/ui/relative-time";
 import { consoleKeys, fetchOperation, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { DecisionBadge } from "./decision-badge";
 import { ListError, LiveStatus } from "./list-states";
@@ -56,7 +57,11 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
 
       {query.isRefetchError ? (
         <div className="mb-4">
-          <ListError error={query.error} what="the latest state of this operation" onRetry={() => void query.refetch()} />
+          <ListError
+            error={query.error}
+            what="the latest state of this operation"
+            onRetry={() => void query.refetch()}
+          />
         </div>
       ) : null}
 
@@ -104,7 +109,12 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
 /** The facts that explain the decision: the evidence so far, the last error, a rejection. */
 function Outcome({ op }: { op: Operation }) {
   const lines: ReactNode[] = [];
-  if (op.rejectionReason) lines.push(<Fact key="rejected" label="Rejected">{op.rejectionReason}</Fact>);
+  if (op.rejectionReason)
+    lines.push(
+      <Fact key="rejected" label="Rejected">
+        {op.rejectionReason}
+      </Fact>,
+    );
   if (op.evidence !== "none") {
     lines.push(
       <Fact key="evidence" label="Reconciled as">
@@ -119,7 +129,11 @@ function Outcome({ op }: { op: Operation }) {
     );
   }
   if (op.approvedAttempt !== null && op.approvedAttempt > op.attempt) {
-    lines.push(<Fact key="approved" label="Approved">attempt {op.approvedAttempt} may be dispatched once</Fact>);
+    lines.push(
+      <Fact key="approved" label="Approved">
+        attempt {op.approvedAttempt} may be dispatched once
+      </Fact>,
+    );
   }
   if (op.lastError && op.phase !== "CONFIRMED") {
     lines.push(
@@ -131,7 +145,7 @@ function Outcome({ op }: { op: Operation }) {
   if (op.notBefore && Date.parse(op.notBefore) > Date.parse(op.updatedAt)) {
     lines.push(
       <Fact key="notBefore" label="Next attempt">
-        not before <Ago value={op.notBefore} />
+        not before <RelativeTime live value={op.notBefore} />
       </Fact>,
     );
   }
@@ -161,7 +175,10 @@ function Identity({ op }: { op: Operation }) {
         </Fact>
         <Fact label="Tool">
           <span className={mono}>{op.tool}</span> ·{" "}
-          <Link href={`/contracts/${encodeURIComponent(op.tool)}`} className="underline underline-offset-4 hover:text-ink-muted">
+          <Link
+            href={`/contracts/${encodeURIComponent(op.tool)}`}
+            className="underline underline-offset-4 hover:text-ink-muted"
+          >
             contract v{op.contractVersion}
           </Link>
         </Fact>
@@ -174,7 +191,8 @@ function Identity({ op }: { op: Operation }) {
         <Fact label="Run">{op.runId ? <span className={mono}>{op.runId}</span> : <None />}</Fact>
         <Fact label="Agent">{op.agentId ? <span className={mono}>{op.agentId}</span> : <None />}</Fact>
         <Fact label="Attempts">
-          <AttemptCount attempt={op.attempt} maxAttempts={op.maxAttempts} /> <span className="text-ink-subtle">dispatched of the budget</span>
+          <AttemptCount attempt={op.attempt} maxAttempts={op.maxAttempts} />{" "}
+          <span className="text-ink-subtle">dispatched of the budget</span>
         </Fact>
         <Fact label="Lease">
           {op.leaseOwner ? (
@@ -183,7 +201,7 @@ function Identity({ op }: { op: Operation }) {
               {op.leaseExpiresAt ? (
                 <>
                   {" "}
-                  · expires <Ago value={op.leaseExpiresAt} />
+                  · expires <RelativeTime live value={op.leaseExpiresAt} />
                 </>
               ) : null}
             </>
@@ -195,10 +213,10 @@ function Identity({ op }: { op: Operation }) {
         </Fact>
         <Fact label="Provider id">{op.providerId ? <span className={mono}>{op.providerId}</span> : <None />}</Fact>
         <Fact label="Created">
-          <Ago value={op.createdAt} />
+          <RelativeTime live value={op.createdAt} />
         </Fact>
         <Fact label="Last change">
-          <Ago value={op.updatedAt} />
+          <RelativeTime live value={op.updatedAt} />
         </Fact>
       </dl>
     </section>

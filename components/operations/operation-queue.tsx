@@ -1,22 +1,28 @@
 "use client";
-// A work queue (Unknowns, Approvals): one phase, longest waiting first (ordered by the server), paged, refreshed every 5 s.
+// A work queue (Unknowns, Approvals): one phase, longest waiting first (ordered by the server), paged, refreshed every
+// 5 s.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
+import { TableHeader } from "@/components/ui/table-header";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { consoleGet, consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { Age } from "./age";
 import { DecisionBadge } from "./decision-badge";
 import { ListError, LiveStatus, TableSkeleton } from "./list-states";
 import { AttemptCount, EffectClassText, LastError, OperationLink, RunAgent, ToolName } from "./operation-cells";
-import type { OperationPage, OperationRow } from "./operation-row";
+import type { OperationPage, OperationRow } from "@/lib/console/operation-row";
 
 export type QueueKind = "unknowns" | "approvals";
 
 /** Rows per page of a queue. */
 const QUEUE_PAGE_SIZE = 200;
 
-function fetchQueue(phase: QueueText["phase"], cursor: string | undefined, signal: AbortSignal): Promise<OperationPage> {
+function fetchQueue(
+  phase: QueueText["phase"],
+  cursor: string | undefined,
+  signal: AbortSignal,
+): Promise<OperationPage> {
   const params = new URLSearchParams({ phase, limit: String(QUEUE_PAGE_SIZE) });
   if (cursor) params.set("cursor", cursor);
   return consoleGet<OperationPage>(`/api/console/queue?${params.toString()}`, signal);
@@ -110,7 +116,12 @@ export function OperationQueue({ kind }: { kind: QueueKind }) {
           <button type="button" className={PAGER_BUTTON} disabled={cursors.length === 0} onClick={() => setCursors([])}>
             Longest waiting
           </button>
-          <button type="button" className={PAGER_BUTTON} disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          <button
+            type="button"
+            className={PAGER_BUTTON}
+            disabled={cursors.length === 0}
+            onClick={() => setCursors((c) => c.slice(0, -1))}
+          >
             ← Previous
           </button>
           <span className="px-1.5 tabular-nums" aria-live="polite">
@@ -137,35 +148,29 @@ function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: str
   const detailColumn = kind === "unknowns" ? "Last error" : "Why the gate asks a person";
   return (
     <div className="overflow-x-auto rounded-lg border border-line">
-      <table aria-label={kind === "unknowns" ? "Unknown operations" : "Operations awaiting approval"} className="w-full border-collapse text-left">
-        <thead className="bg-surface-muted text-[11px] font-semibold tracking-wide text-ink-subtle uppercase">
-          <tr>
-            <th scope="col" className="border-b border-line px-3 py-2 whitespace-nowrap">
-              {ageColumn}
-            </th>
-            <th scope="col" className="border-b border-line px-3 py-2">
-              Operation
-            </th>
-            <th scope="col" className="border-b border-line px-3 py-2">
-              Tool
-            </th>
-            <th scope="col" className="border-b border-line px-3 py-2 whitespace-nowrap">
-              Effect class
-            </th>
-            <th scope="col" className="border-b border-line px-3 py-2">
-              Attempts
-            </th>
-            <th scope="col" className="border-b border-line px-3 py-2">
-              {detailColumn}
-            </th>
-            <th scope="col" className="border-b border-line px-3 py-2 whitespace-nowrap">
-              Run / agent
-            </th>
-          </tr>
-        </thead>
+      <table
+        aria-label={kind === "unknowns" ? "Unknown operations" : "Operations awaiting approval"}
+        className="w-full border-collapse text-left"
+      >
+        <TableHeader
+          look="caps"
+          columns={[
+            ageColumn,
+            { label: "Operation", wrap: true },
+            { label: "Tool", wrap: true },
+            "Effect class",
+            { label: "Attempts", wrap: true },
+            { label: detailColumn, wrap: true },
+            "Run / agent",
+          ]}
+        />
         <tbody>
           {rows.map((op) => (
-            <tr key={op.id} data-operation-row={op.id} className="border-b border-line align-top last:border-b-0 hover:bg-surface-muted">
+            <tr
+              key={op.id}
+              data-operation-row={op.id}
+              className="border-b border-line align-top last:border-b-0 hover:bg-surface-muted"
+            >
               <td className="px-3 py-2">
                 <Age
                   since={op.updatedAt}

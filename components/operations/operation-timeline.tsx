@@ -2,16 +2,23 @@
 import type { AttemptView, AuditView } from "@/lib/ledger/reads/operation-view";
 import { PHASES, type Phase } from "@/lib/retry-gate/types";
 import { formatExactUtc, toEpochMs } from "@/components/ui/format-time";
-import { Ago } from "./fresh-clock";
+import { RelativeTime } from "@/components/ui/relative-time";
 import { PhaseBadge } from "./phase-badge";
 
-type Entry = { at: number; order: number; kind: "audit"; event: AuditView } | { at: number; order: number; kind: "attempt"; attempt: AttemptView };
+type Entry =
+  | { at: number; order: number; kind: "audit"; event: AuditView }
+  | { at: number; order: number; kind: "attempt"; attempt: AttemptView };
 
 /** At equal times an attempt follows the audit events that let it leave (authorized, dispatched). */
 export function timelineEntries(attempts: AttemptView[], audit: AuditView[]): Entry[] {
   const entries: Entry[] = [
     ...audit.map((event, i): Entry => ({ at: toEpochMs(event.createdAt) ?? 0, order: i, kind: "audit", event })),
-    ...attempts.map((attempt, i): Entry => ({ at: toEpochMs(attempt.dispatchedAt) ?? 0, order: audit.length + i, kind: "attempt", attempt })),
+    ...attempts.map((attempt, i): Entry => ({
+      at: toEpochMs(attempt.dispatchedAt) ?? 0,
+      order: audit.length + i,
+      kind: "attempt",
+      attempt,
+    })),
   ];
   return entries.sort((a, b) => a.at - b.at || a.order - b.order);
 }
@@ -59,13 +66,22 @@ function formatMs(ms: number): string {
 function resultStyle(result: string): { label: string; className: string } {
   switch (result) {
     case "in_flight":
-      return { label: "in flight", className: "bg-phase-dispatched-soft text-phase-dispatched-ink ring-phase-dispatched/30" };
+      return {
+        label: "in flight",
+        className: "bg-phase-dispatched-soft text-phase-dispatched-ink ring-phase-dispatched/30",
+      };
     case "confirmed":
-      return { label: "confirmed", className: "bg-phase-confirmed-soft text-phase-confirmed-ink ring-phase-confirmed/30" };
+      return {
+        label: "confirmed",
+        className: "bg-phase-confirmed-soft text-phase-confirmed-ink ring-phase-confirmed/30",
+      };
     case "failed":
       return { label: "failed", className: "bg-phase-failed-soft text-phase-failed-ink ring-phase-failed/30" };
     case "unknown":
-      return { label: "outcome unknown", className: "bg-phase-unknown-soft text-phase-unknown-ink ring-phase-unknown/40" };
+      return {
+        label: "outcome unknown",
+        className: "bg-phase-unknown-soft text-phase-unknown-ink ring-phase-unknown/40",
+      };
     default:
       return { label: result, className: "bg-surface-sunken text-ink-muted ring-line-strong" };
   }
@@ -75,7 +91,7 @@ function When({ at }: { at: string }) {
   const ms = toEpochMs(at);
   return (
     <span className="text-xs whitespace-nowrap text-ink-subtle">
-      <Ago value={at} />
+      <RelativeTime live value={at} />
       {ms === null ? null : <span className="ml-1.5 font-mono text-[11px]">{formatExactUtc(ms).slice(11, 23)}</span>}
     </span>
   );
@@ -114,7 +130,11 @@ function AuditEntry({ event }: { event: AuditView }) {
         {from || to ? (
           <span className="flex items-center gap-1.5">
             {from ? <PhaseBadge phase={from} /> : null}
-            {from && to && from !== to ? <span aria-label="to" className="text-ink-subtle">→</span> : null}
+            {from && to && from !== to ? (
+              <span aria-label="to" className="text-ink-subtle">
+                →
+              </span>
+            ) : null}
             {to && to !== from ? <PhaseBadge phase={to} /> : null}
           </span>
         ) : null}
@@ -137,7 +157,9 @@ function AuditEntry({ event }: { event: AuditView }) {
           </>
         ) : null}
       </p>
-      {event.reason ? <p className={`mt-1 max-w-prose leading-relaxed ${quiet ? "text-ink-muted" : "text-ink"}`}>{event.reason}</p> : null}
+      {event.reason ? (
+        <p className={`mt-1 max-w-prose leading-relaxed ${quiet ? "text-ink-muted" : "text-ink"}`}>{event.reason}</p>
+      ) : null}
     </li>
   );
 }
@@ -154,7 +176,9 @@ function AttemptEntry({ attempt }: { attempt: AttemptView }) {
       <div className="rounded-lg border border-line bg-surface-muted px-3 py-2.5">
         <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
           <span className="font-semibold text-ink">Attempt {attempt.number}</span>
-          <span className={`rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${style.className}`}>{style.label}</span>
+          <span className={`rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${style.className}`}>
+            {style.label}
+          </span>
           <When at={attempt.dispatchedAt} />
         </div>
         <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-0.5 text-xs sm:grid-cols-[max-content_1fr_max-content_1fr]">
@@ -171,7 +195,9 @@ function AttemptEntry({ attempt }: { attempt: AttemptView }) {
               <dt className="text-ink-subtle">Error</dt>
               <dd className="text-phase-failed-ink sm:col-span-3">
                 <span className="font-mono text-[12px]">{attempt.errorKind ?? "error"}</span>
-                {attempt.httpStatus !== null ? <span className="font-mono text-[12px]"> · HTTP {attempt.httpStatus}</span> : null}
+                {attempt.httpStatus !== null ? (
+                  <span className="font-mono text-[12px]"> · HTTP {attempt.httpStatus}</span>
+                ) : null}
                 {attempt.errorMessage ? <span className="text-ink"> · {attempt.errorMessage}</span> : null}
               </dd>
             </>
@@ -183,7 +209,9 @@ function AttemptEntry({ attempt }: { attempt: AttemptView }) {
             </>
           ) : null}
           <dt className="text-ink-subtle">Dispatched</dt>
-          <dd className="font-mono text-[11.5px] text-ink-muted">{formatExactUtc(toEpochMs(attempt.dispatchedAt) ?? 0)}</dd>
+          <dd className="font-mono text-[11.5px] text-ink-muted">
+            {formatExactUtc(toEpochMs(attempt.dispatchedAt) ?? 0)}
+          </dd>
           <dt className="text-ink-subtle">Finished</dt>
           <dd className="font-mono text-[11.5px] text-ink-muted">
             {attempt.finishedAt === null ? "—" : formatExactUtc(toEpochMs(attempt.finishedAt) ?? 0)}

@@ -1,15 +1,21 @@
-// The evidence a reconciliation was recorded with, on the operation page: a provider lookup as the lookup panel, a person's note as text, anything else as JSON.
+// The evidence a reconciliation was recorded with, on the operation page: a provider lookup as the lookup panel, a
+// person's note as text, anything else as JSON.
 import { formatExactUtc } from "@/components/ui/format-time";
 import type { LookupEvidence } from "@/lib/ledger/outbound/provider-lookup";
 import { LookupEvidencePanel } from "./lookup-evidence";
 
-type Shown = { kind: "lookup"; evidence: LookupEvidence } | { kind: "note"; note: string } | { kind: "json"; value: unknown };
+type Shown =
+  { kind: "lookup"; evidence: LookupEvidence } | { kind: "note"; note: string } | { kind: "json"; value: unknown };
 
 function record(value: unknown): Record<string, unknown> | null {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
-/** A provider lookup as auto-reconcile stores it; checked field by field, because stored JSON may be older or hand-made. */
+/**
+ * A provider lookup as auto-reconcile stores it; checked field by field, because stored JSON may be older or hand-made.
+ */
 function asLookup(value: Record<string, unknown>): LookupEvidence | null {
   if (value.source !== "provider_lookup" || typeof value.lookedUpAt !== "string") return null;
   if (value.ok === true) {
@@ -48,7 +54,8 @@ export function ReconciliationEvidence({ detail }: { detail: unknown }) {
   const by = typeof fields?.by === "string" ? fields.by : null;
   const atMs = typeof fields?.at === "string" ? Date.parse(fields.at) : Number.NaN;
   const what = shown(fields && "evidence" in fields ? fields.evidence : detail);
-  const box = "max-h-[32rem] overflow-auto px-4 py-3 font-mono text-[12px] leading-relaxed break-words whitespace-pre-wrap text-ink";
+  const box =
+    "max-h-[32rem] overflow-auto px-4 py-3 font-mono text-[12px] leading-relaxed break-words whitespace-pre-wrap text-ink";
 
   return (
     <section aria-labelledby="reconciliation-evidence-title">
@@ -62,7 +69,13 @@ export function ReconciliationEvidence({ detail }: { detail: unknown }) {
         <div className="border-t border-line bg-surface-sunken">
           {by || Number.isFinite(atMs) ? (
             <p className="px-4 pt-3 text-xs text-ink-muted">
-              Recorded{by ? <> by <span className="font-mono text-ink">{by}</span></> : null}
+              Recorded
+              {by ? (
+                <>
+                  {" "}
+                  by <span className="font-mono text-ink">{by}</span>
+                </>
+              ) : null}
               {Number.isFinite(atMs) ? <> at {formatExactUtc(atMs)}</> : null}
             </p>
           ) : null}

@@ -2,7 +2,7 @@
 // The left navigation with its queue counts kept live: polled every 5 s, starting from the counts the server rendered.
 import { useQuery } from "@tanstack/react-query";
 import { consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
-import type { QueueCounts } from "@/components/operations/queue-counts";
+import type { QueueCounts } from "@/lib/console/queue-counts";
 import { Nav } from "./nav";
 
 export function LiveNav({ initialCounts, isAdmin = false }: { initialCounts?: QueueCounts; isAdmin?: boolean }) {

@@ -1,7 +1,7 @@
 "use client";
 // A time shown as "3 min ago", with the exact UTC instant in the markup and on hover.
 import { formatExactUtc, formatRelativeTime, toEpochMs } from "./format-time";
-import { useNow } from "./use-now";
+import { CALM_TICK_MS, LIVE_TICK_MS, useNow } from "./use-now";
 
 export interface RelativeTimeProps {
   value: Date | string | number;
@@ -11,12 +11,14 @@ export interface RelativeTimeProps {
    * the relative text appears after mount, so server and client HTML always match.
    */
   now?: Date | string | number;
+  /** On the operations views, which refresh every 5 s: the text keeps pace with the data. */
+  live?: boolean;
   className?: string;
 }
 
-export function RelativeTime({ value, now, className = "" }: RelativeTimeProps) {
+export function RelativeTime({ value, now, live = false, className = "" }: RelativeTimeProps) {
   const fixedNow = now === undefined ? null : toEpochMs(now);
-  const clock = useNow(now === undefined);
+  const clock = useNow(live ? LIVE_TICK_MS : CALM_TICK_MS, now === undefined);
   const thenMs = toEpochMs(value);
 
   if (thenMs === null) {

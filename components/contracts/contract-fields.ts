@@ -1,0 +1,290 @@
+// The contract form as a table of fields: each rule's form name, label and help in the operator's words, in page order.
+import type { ContractDraft } from "./contract-draft";
+import { APPROVAL_CHOICES, EFFECT_CHOICES, KEY_POLICY_CHOICES, RECONCILE_CHOICES, type Choice } from "./contract-words";
+
+type Draft = ContractDraft;
+/** Free text (the tool name, numbers as typed) versus one word of a fixed set (the class, the key policy). */
+type TextKey = {
+  [K in keyof Draft]: Draft[K] extends string ? (string extends Draft[K] ? K : never) : never;
+}[keyof Draft];
+type ChoiceKey = {
+  [K in keyof Draft]: Draft[K] extends string ? (string extends Draft[K] ? never : K) : never;
+}[keyof Draft];
+type FlagKey = { [K in keyof Draft]: Draft[K] extends boolean ? K : never }[keyof Draft];
+/** Each choice carries its own help. */
+type ChoiceField = {
+  [K in ChoiceKey]: { kind: "choice"; key: K; choices: Choice<Draft[K]>[]; mono?: boolean; compact?: boolean };
+}[ChoiceKey];
+
+interface FieldWords {
+  /** The name the server's schema reports problems under, e.g. "backoff.baseMs". */
+  name: string;
+  /** The label, or the legend of a set of choices. */
+  label: string;
+  /** A parent name whose problems also belong here, e.g. "backoff" when base and max are wrong together. */
+  errorsAlsoUnder?: string;
+  /** Takes the whole row of a two-column group. */
+  wide?: boolean;
+}
+
+export type ContractField = FieldWords &
+  (
+    | {
+        kind: "text";
+        key: TextKey;
+        help: string;
+        mono?: boolean;
+        numeric?: boolean;
+        /** Milliseconds, read back as "= 24 h" beside the box. */
+        duration?: boolean;
+        /** Offers the dependencies already known. */
+        suggestDependencies?: boolean;
+        /** Asked when the contract is created and shown, not asked, when it is edited. */
+        createOnly?: boolean;
+      }
+    | { kind: "textarea"; key: TextKey; help: string }
+    | { kind: "checkbox"; key: FlagKey; help: string }
+    | ChoiceField
+  );
+
+/** How a group of fields sits in its section: one under the other, or side by side in a grid. */
+export type GroupLayout = "stack" | "two" | "three" | "lookup";
+
+export interface FieldGroup {
+  layout: GroupLayout;
+  fields: ContractField[];
+  /** Fields that only mean something for some choices (the lookup's settings) are shown only then. */
+  shownWhen?: (draft: ContractDraft) => boolean;
+}
+
+export interface ContractSection {
+  title: string;
+  hint: string;
+  groups: FieldGroup[];
+}
+
+export const CONTRACT_SECTIONS: ContractSection[] = [
+  {
+    title: "Tool",
+    hint: "The name agents dispatch; it cannot be changed after the contract is created.",
+    groups: [
+      {
+        layout: "stack",
+        fields: [
+          {
+            kind: "text",
+            key: "tool",
+            name: "tool",
+            label: "Tool name",
+            help: "Exactly as agents call it, e.g. payments.charge or email.send.",
+            mono: true,
+            createOnly: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    title: "Side effect",
+    hint: "What repeating a call can do. The class is never guessed from the tool's name.",
+    groups: [
+      {
+        layout: "stack",
+        fields: [
+          {
+            kind: "choice",
+            key: "effect",
+            name: "effect",
+            label: "Side-effect class",
+            choices: EFFECT_CHOICES,
+            mono: true,
+          },
+          {
+            kind: "choice",
+            key: "idempotencyKey",
+            name: "idempotencyKey",
+            label: "Idempotency key",
+            choices: KEY_POLICY_CHOICES,
+            compact: true,
+          },
+        ],
+      },
+      {
+        layout: "two",
+        fields: [
+          {
+            kind: "text",
+            key: "keyRetentionMs",
+            name: "keyRetentionMs",
+            label: "Key retention (ms)",
+            help: "How long the provider remembers a key (Stripe: 86400000, 24 h). After it, a retry with the same key is no longer safe and the gate asks for a reconciliation. Leave empty if keys never expire.",
+            numeric: true,
+            duration: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    title: "Retries",
+    hint: "The budget of attempts and the wait between them; the gate applies them per operation.",
+    groups: [
+      {
+        layout: "three",
+        fields: [
+          {
+            kind: "text",
+            key: "maxAttempts",
+            name: "maxAttempts",
+            label: "Max attempts",
+            help: "Attempts an operation may spend, the first included (1–100). When spent, a person decides.",
+            numeric: true,
+          },
+          {
+            kind: "text",
+            key: "backoffBaseMs",
+            name: "backoff.baseMs",
+            errorsAlsoUnder: "backoff",
+            label: "Backoff base (ms)",
+            help: "The first wait before a retry; it doubles each attempt, with random jitter.",
+            numeric: true,
+            duration: true,
+          },
+          {
+            kind: "text",
+            key: "backoffMaxMs",
+            name: "backoff.maxMs",
+            label: "Backoff max (ms)",
+            help: "The longest wait between attempts, at least the base.",
+            numeric: true,
+            duration: true,
+          },
+        ],
+      },
+      {
+        layout: "stack",
+        fields: [
+          {
+            kind: "choice",
+            key: "approval",
+            name: "approval",
+            label: "Approval",
+            choices: APPROVAL_CHOICES,
+            compact: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    title: "Reconciliation",
+    hint: "How someone proves whether a call whose outcome was lost took effect.",
+    groups: [
+      {
+        layout: "stack",
+        fields: [
+          {
+            kind: "choice",
+            key: "reconcileMethod",
+            name: "reconcile.method",
+            errorsAlsoUnder: "reconcile",
+            label: "Reconcile method",
+            choices: RECONCILE_CHOICES,
+            compact: true,
+          },
+        ],
+      },
+      {
+        layout: "lookup",
+        shownWhen: (draft) => draft.reconcileMethod === "lookup",
+        fields: [
+          {
+            kind: "text",
+            key: "urlTemplate",
+            name: "reconcile.urlTemplate",
+            label: "Lookup URL template",
+            help: "An HTTP GET on the provider; {idempotencyKey} and {providerId} are filled in, e.g. https://api.stripe.com/v1/charges/search?query=metadata['key']:'{idempotencyKey}'.",
+            mono: true,
+            wide: true,
+          },
+          {
+            kind: "text",
+            key: "authHeaderEnv",
+            name: "reconcile.authHeaderEnv",
+            label: "Auth header variable",
+            help: "The name of the server's environment variable that holds the Authorization header, e.g. STRIPE_LOOKUP_AUTH. The secret itself is never stored here.",
+            mono: true,
+          },
+          {
+            kind: "text",
+            key: "timeoutMs",
+            name: "reconcile.timeoutMs",
+            label: "Lookup timeout (ms)",
+            help: "How long to wait for the provider's answer (100–60000).",
+            numeric: true,
+            duration: true,
+          },
+          {
+            kind: "text",
+            key: "providerIdField",
+            name: "reconcile.providerIdField",
+            label: "Provider id field",
+            help: "Where the answer holds the provider's id for the effect, e.g. data.0.id.",
+            mono: true,
+          },
+          {
+            kind: "text",
+            key: "statusField",
+            name: "reconcile.statusField",
+            label: "Status field",
+            help: "Where the answer says whether the effect happened, e.g. data.0.status.",
+            mono: true,
+          },
+          {
+            kind: "text",
+            key: "appliedValues",
+            name: "reconcile.appliedValues",
+            label: "Values that mean applied",
+            help: "Comma-separated status values that prove the effect happened, e.g. succeeded, pending.",
+            mono: true,
+          },
+          {
+            kind: "checkbox",
+            key: "auto",
+            name: "reconcile.auto",
+            label: "Let the recovery sweep run this lookup by itself",
+            help: "For REPLAYABLE tools: a lost outcome is looked up without waiting for a person. Others still need a person.",
+            wide: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    title: "Dependency and description",
+    hint: "Which provider the tool calls, for its circuit breaker, and a note for the next person.",
+    groups: [
+      {
+        layout: "two",
+        fields: [
+          {
+            kind: "text",
+            key: "dependency",
+            name: "dependency",
+            label: "Dependency",
+            help: "The provider this tool calls, e.g. stripe. Tools naming the same dependency share one circuit breaker; empty for none.",
+            mono: true,
+            suggestDependencies: true,
+          },
+          {
+            kind: "textarea",
+            key: "description",
+            name: "description",
+            label: "Description",
+            help: "What the tool does and anything an on-call engineer should know (up to 2000 characters).",
+          },
+        ],
+      },
+    ],
+  },
+];
