@@ -3,6 +3,7 @@
 // refusal in place.
 import { useId, type FormEvent, type ReactNode } from "react";
 import { Dialog, DialogDescription, DialogPanel, DialogTitle } from "@/components/ui/dialog";
+import { FieldErrors } from "@/components/ui/form-controls";
 
 export type DialogTone = "primary" | "danger";
 
@@ -22,15 +23,6 @@ export interface ActionDialogProps {
   onConfirm: (form: FormData) => void;
   /** Fields asked before the reason (for example the reconciliation outcome). */
   children?: ReactNode;
-}
-
-export function FieldError({ id, messages }: { id: string; messages: string[] | undefined }) {
-  if (!messages || messages.length === 0) return null;
-  return (
-    <p id={id} className="mt-1 text-xs font-medium text-phase-failed-ink">
-      {messages.join(" ")}
-    </p>
-  );
 }
 
 export function ActionDialog(props: ActionDialogProps) {
@@ -85,7 +77,7 @@ export function ActionDialog(props: ActionDialogProps) {
               data-autofocus={props.children ? undefined : true}
               className="w-full rounded-md border border-line-strong bg-surface px-2.5 py-2 text-[13px] shadow-xs"
             />
-            <FieldError id={reasonErrorId} messages={reasonErrors} />
+            <FieldErrors id={reasonErrorId} errors={reasonErrors} className="mt-1" />
           </div>
           {props.error ? (
             <p

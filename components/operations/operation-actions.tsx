@@ -16,7 +16,8 @@ import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";
 import { afterApproval, afterReconciliation } from "@/lib/retry-gate/person-decisions";
-import { ActionDialog, FieldError } from "./action-dialog";
+import { FieldErrors } from "@/components/ui/form-controls";
+import { ActionDialog } from "./action-dialog";
 import { consoleKeys } from "./console-api";
 import { LookupEvidencePanel } from "./lookup-evidence";
 
@@ -470,7 +471,7 @@ function ReconcileDialog(props: {
                 aria-describedby={providerErrors ? ids.providerError : undefined}
                 className="w-full rounded-md border border-line-strong bg-surface px-2.5 py-1.5 font-mono text-[13px] shadow-xs"
               />
-              <FieldError id={ids.providerError} messages={providerErrors} />
+              <FieldErrors id={ids.providerError} errors={providerErrors} className="mt-1" />
             </div>
           ) : null}
           <label className="flex items-start gap-2 rounded-md p-2 ring-1 ring-line-strong has-[:checked]:bg-surface-muted has-[:checked]:ring-ink/40">

@@ -12,10 +12,19 @@ export const linkClass =
   "font-medium text-ink underline decoration-line-strong underline-offset-4 hover:decoration-ink";
 
 /** The validation messages of one field, tied to its input by id for screen readers. */
-export function FieldErrors({ id, errors }: { id: string; errors: readonly string[] | undefined }) {
+export function FieldErrors({
+  id,
+  errors,
+  className = "",
+}: {
+  id: string;
+  errors: readonly string[] | undefined;
+  /** Spacing from the field above, where the layout does not give it. */
+  className?: string;
+}) {
   if (!errors || errors.length === 0) return null;
   return (
-    <p id={id} className="text-xs font-medium text-phase-failed-ink">
+    <p id={id} className={`text-xs font-medium text-phase-failed-ink ${className}`}>
       {errors.join(" ")}
     </p>
   );
