@@ -99,7 +99,8 @@ export const reconcileOperationAction = consoleAction("operator", reconcileSchem
       input.id,
       {
         outcome: input.outcome,
-        ...(input.providerId ? { providerId: input.providerId } : {}),
+        // A provider id typed before switching to "did not happen" is not evidence of anything.
+        ...(input.outcome === "applied" && input.providerId ? { providerId: input.providerId } : {}),
         evidence: input.evidence ? { note: input.evidence, source: "console" } : null,
         reason: input.reason,
         ...(input.approveRetry ? { approveRetry: true } : {}),

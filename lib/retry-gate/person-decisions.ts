@@ -20,6 +20,11 @@ export interface Reconciliation {
   approveRetry?: boolean;
 }
 
+/** Whether a reconciliation also opens the human gate: only "did not happen" may grant another attempt. */
+export function grantsRetry(input: Reconciliation): boolean {
+  return input.outcome === "not_applied" && input.approveRetry === true;
+}
+
 /**
  * A reconciliation's evidence: an effect that happened keeps the provider id given for it (else the one the operation
  * had); "did not happen" with approveRetry grants exactly the next attempt.
@@ -28,11 +33,10 @@ export function afterReconciliation(
   op: DecidedOn,
   input: Reconciliation,
 ): { phase: Phase; evidence: EffectEvidence; providerId: string | null; approvedAttempt: number | null } {
-  const approve = input.outcome === "not_applied" && input.approveRetry === true;
   return {
     phase: "RECONCILED",
     evidence: input.outcome,
     providerId: input.outcome === "applied" ? (input.providerId ?? op.providerId) : op.providerId,
-    approvedAttempt: approve ? op.attempt + 1 : op.approvedAttempt,
+    approvedAttempt: grantsRetry(input) ? op.attempt + 1 : op.approvedAttempt,
   };
 }

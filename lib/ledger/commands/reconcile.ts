@@ -1,6 +1,6 @@
 // Reconcile: evidence moves an UNKNOWN operation to RECONCILED, saying whether the effect happened.
 import type { Ledger } from "@/lib/ledger/ledger";
-import { afterReconciliation, type Reconciliation } from "@/lib/retry-gate/person-decisions";
+import { afterReconciliation, grantsRetry, type Reconciliation } from "@/lib/retry-gate/person-decisions";
 import type { Actor } from "../actor";
 import { actorName } from "../actor";
 import type { AuditInput } from "@/lib/ledger/audit/append";
@@ -50,7 +50,7 @@ export async function reconcileOperation(
     const problems = reconcileInputErrors(input, actor);
     if (problems) throw new LedgerError("invalid_body", "Some fields need attention.", { errors: problems });
     const reconciled = afterReconciliation(op, input);
-    const approve = reconciled.approvedAttempt !== op.approvedAttempt;
+    const approve = grantsRetry(input);
     const updated = await writeOperation(
       tx,
       op,

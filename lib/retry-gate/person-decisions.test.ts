@@ -1,0 +1,38 @@
+// Where a person's decision sends an operation: the rows the ledger writes and the console shows before it answers.
+import { describe, expect, it } from "vitest";
+import { afterApproval, afterReconciliation, grantsRetry } from "./person-decisions";
+
+describe("afterApproval", () => {
+  it.each([
+    [0, "PLANNED", 1],
+    [1, "RETRY_SCHEDULED", 2],
+    [4, "RETRY_SCHEDULED", 5],
+  ])("after %i attempts: %s, granting attempt %i", (attempt, phase, approvedAttempt) => {
+    expect(afterApproval({ attempt })).toEqual({ phase, approvedAttempt });
+  });
+});
+
+describe("afterReconciliation", () => {
+  const op = { attempt: 2, providerId: "ch_old", approvedAttempt: 2 };
+
+  it("keeps the provider id given for an effect that happened, else the operation's", () => {
+    expect(afterReconciliation(op, { outcome: "applied", providerId: "ch_new" }).providerId).toBe("ch_new");
+    expect(afterReconciliation(op, { outcome: "applied" }).providerId).toBe("ch_old");
+    expect(afterReconciliation(op, { outcome: "not_applied", providerId: "ch_new" }).providerId).toBe("ch_old");
+  });
+
+  it("grants exactly the next attempt only for 'did not happen' with approveRetry", () => {
+    expect(afterReconciliation(op, { outcome: "not_applied", approveRetry: true })).toEqual({
+      phase: "RECONCILED",
+      evidence: "not_applied",
+      providerId: "ch_old",
+      approvedAttempt: 3,
+    });
+    expect(afterReconciliation(op, { outcome: "not_applied" }).approvedAttempt).toBe(2);
+    expect(afterReconciliation(op, { outcome: "applied", approveRetry: true }).approvedAttempt).toBe(2);
+    expect([
+      grantsRetry({ outcome: "not_applied", approveRetry: true }),
+      grantsRetry({ outcome: "applied", approveRetry: true }),
+    ]).toEqual([true, false]);
+  });
+});
