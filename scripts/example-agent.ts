@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     case "needs_approval":
     case "unavailable":
     case "failed":
+    case "approval_expired":
     case "lease_lost":
       console.log(
         `${result.status}: ${result.decision.reason} (operation ${result.operation.id}, ${result.operation.phase})`,

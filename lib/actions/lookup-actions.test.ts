@@ -77,7 +77,7 @@ afterEach(async () => {
 });
 
 it("returns the provider's evidence to an operator and changes nothing", async () => {
-  session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
+  session.user = { id: "olga-id", email: "olga@example.test", name: "Olga", role: "operator" };
   const result = await lookupOperationAction({ id });
   expect(result).toMatchObject({
     ok: true,
@@ -96,7 +96,7 @@ it.each([
 ])(
   "a provider that %s gives no evidence and no suggestion, and the operation stays UNKNOWN",
   async (_, how, reason) => {
-    session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
+    session.user = { id: "olga-id", email: "olga@example.test", name: "Olga", role: "operator" };
     answer = how;
     const before = await getOperation(t.ledger, id, new Date());
     const result = await lookupOperationAction({ id });
@@ -109,11 +109,11 @@ it.each([
 );
 
 it("refuses a viewer and a signed-out visitor, and names an unknown operation", async () => {
-  session.user = { email: "vic@example.test", name: "Vic", role: "viewer" };
+  session.user = { id: "vic-id", email: "vic@example.test", name: "Vic", role: "viewer" };
   expect(await lookupOperationAction({ id })).toMatchObject({ ok: false, code: "forbidden" });
   session.user = null;
   expect(await lookupOperationAction({ id })).toMatchObject({ ok: false, code: "unauthenticated" });
-  session.user = { email: "olga@example.test", name: "Olga", role: "operator" };
+  session.user = { id: "olga-id", email: "olga@example.test", name: "Olga", role: "operator" };
   expect(await lookupOperationAction({ id: "nope" })).toMatchObject({ ok: false, code: "not_found" });
   expect(await lookupOperationAction({ id: "" })).toMatchObject({ ok: false, code: "invalid_input" });
 });

@@ -4,7 +4,7 @@ import { verifyApiKey, scopesOf, type ApiScope } from "@/lib/auth/api-keys";
 import { ForbiddenError, requireScope } from "@/lib/auth/roles";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import type { ApiKey } from "@/lib/generated/prisma/client";
-import type { Actor } from "@/lib/ledger/actor";
+import type { KeyActor } from "@/lib/auth/api-keys";
 import { LedgerError } from "@/lib/ledger/errors";
 import { IllegalTransitionError } from "@/lib/retry-gate/phases";
 import { problem, titleFor } from "./problem";
@@ -16,15 +16,12 @@ export interface ApiContext<P> {
   params: P;
   ledger: Ledger;
   key: ApiKey;
-  actor: Actor;
+  /** The key's principal: its id, its scopes, and the person an operator or admin key acts as. */
+  actor: KeyActor;
   now: Date;
 }
 
 type Handler<P> = (ctx: ApiContext<P>) => Promise<Response>;
-
-export function apiActor(key: ApiKey, onBehalfOf?: string): Actor {
-  return { type: "api_key", id: `${key.name} (${key.prefix}…)`, label: `${key.name} (${key.prefix}…)`, onBehalfOf };
-}
 
 function bearer(req: Request): string | null {
   const header = req.headers.get("authorization") ?? "";
@@ -79,22 +76,22 @@ export function apiRoute<P = Record<string, never>>(scopes: ApiScope[], handler:
       const presented = bearer(req);
       const now = new Date();
       const shared = ledger();
-      const key = presented ? await verifyApiKey(shared, presented, now) : null;
-      if (!key) {
+      const verified = presented ? await verifyApiKey(shared, presented, now) : null;
+      if (!verified) {
         return problem(
           {
             status: 401,
             code: "unauthorized",
             title: titleFor(401),
             detail: presented
-              ? "The API key is unknown or revoked."
+              ? "The API key is unknown or revoked, or its person is disabled."
               : "Send an API key as Authorization: Bearer <key>.",
           },
           { "www-authenticate": 'Bearer realm="opledger"' },
         );
       }
-      if (scopes.length > 0) requireScope(scopesOf(key), ...scopes);
-      return await handler({ req, params: await context.params, ledger: shared, key, actor: apiActor(key), now });
+      if (scopes.length > 0) requireScope(scopesOf(verified.key), ...scopes);
+      return await handler({ req, params: await context.params, ledger: shared, ...verified, now });
     } catch (error) {
       return errorResponse(error);
     }

@@ -53,7 +53,10 @@ export const reconcileBody = z
   })
   .strict();
 
-export const decisionBody = z.object({ actor: z.string().trim().min(1, "name the person").max(200), reason }).strict();
+/**
+ * `actor` is accepted for older clients and ignored: the decision is the key's person's, named by id (AUTHORITY.md).
+ */
+export const decisionBody = z.object({ actor: z.string().max(200).optional(), reason }).strict();
 
 export const listQuery = z
   .object({

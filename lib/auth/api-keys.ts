@@ -1,13 +1,19 @@
 // API keys: made from 32 random bytes, shown once, stored only as a sha256 hash with a short prefix to tell them apart.
+// An operator or admin key is bound to a person and acts as them; the bootstrap key is its own principal; an agent key
+// acts as itself (AUTHORITY.md).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { ApiKey } from "@/lib/generated/prisma/client";
-import type { Actor } from "@/lib/ledger/actor";
+import type { Actor, Person, PersonRole } from "@/lib/ledger/actor";
+import { LedgerError } from "@/lib/ledger/errors";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { newId } from "@/lib/ledger/ids";
 
-export const API_SCOPES = ["agent", "operator", "admin"] as const;
+export const API_SCOPES = ["agent", "operator", "admin", "metrics"] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
+
+/** Scopes that act as a person: a key with one of them must name its person (`ownerUserId`). */
+export const PERSON_SCOPES: readonly ApiScope[] = ["operator", "admin"];
 
 const PREFIX_LENGTH = 12;
 /** Recording every use would add a write to every request; once a minute is enough to tell live keys from dead ones. */
@@ -30,22 +36,48 @@ export interface CreatedApiKey {
   record: ApiKey;
 }
 
-export async function createApiKey(
-  ledger: Ledger,
-  input: { name: string; scopes: ApiScope[]; key?: string },
-  actor: Actor,
-  now: Date,
-): Promise<CreatedApiKey> {
+export interface NewApiKey {
+  name: string;
+  scopes: ApiScope[];
+  /** The person an operator or admin key acts as (required for those scopes, refused for the bootstrap key). */
+  ownerUserId?: string | null;
+  key?: string;
+  bootstrap?: boolean;
+}
+
+function ownerProblem(message: string): LedgerError {
+  return new LedgerError("invalid_body", message, { errors: { ownerUserId: [message] } });
+}
+
+export async function createApiKey(ledger: Ledger, input: NewApiKey, actor: Actor, now: Date): Promise<CreatedApiKey> {
   const key = input.key ?? generateApiKey();
   const id = newId();
+  const scopes = [...new Set(input.scopes)];
+  const ownerUserId = input.bootstrap ? null : (input.ownerUserId ?? null);
+  const actsAsPerson = scopes.some((s) => PERSON_SCOPES.includes(s));
+  if (!input.bootstrap && actsAsPerson && !ownerUserId) {
+    throw ownerProblem("A key with the operator or admin scope acts as a person: name the person it belongs to.");
+  }
   const record = await auditedTransaction(ledger, async (tx, audit) => {
+    if (ownerUserId) {
+      const owner = await tx.user.findUnique({ where: { id: ownerUserId }, select: { role: true, disabledAt: true } });
+      if (!owner || owner.disabledAt) throw ownerProblem("This person does not exist or is disabled.");
+      if (scopes.includes("admin") && owner.role !== "admin") {
+        throw ownerProblem("An admin-scope key must belong to an admin: it can do no more than its person.");
+      }
+      if (scopes.includes("operator") && owner.role === "viewer") {
+        throw ownerProblem("An operator-scope key must belong to an operator or an admin.");
+      }
+    }
     const created = await tx.apiKey.create({
       data: {
         id,
         name: input.name,
         prefix: key.slice(0, PREFIX_LENGTH),
         hash: hashApiKey(key),
-        scopes: [...new Set(input.scopes)].join(","),
+        scopes: scopes.join(","),
+        ownerUserId: actsAsPerson ? ownerUserId : null,
+        bootstrap: input.bootstrap ?? false,
         createdBy: actor.label,
         createdAt: now,
       },
@@ -57,7 +89,7 @@ export async function createApiKey(
         actor,
         action: "api_key.created",
         reason: input.name,
-        data: { scopes: input.scopes, prefix: key.slice(0, PREFIX_LENGTH) },
+        data: { scopes, prefix: key.slice(0, PREFIX_LENGTH), ownerUserId: created.ownerUserId },
         at: now,
       },
     ]);
@@ -73,16 +105,42 @@ export async function revokeApiKey(ledger: Ledger, id: string, actor: Actor, now
   });
 }
 
-/** Finds the live key for a presented secret: lookup by hash, then a constant-time comparison of the digests. */
-export async function verifyApiKey(ledger: Ledger, presented: string, now: Date): Promise<ApiKey | null> {
+export function keyLabel(key: Pick<ApiKey, "name" | "prefix">): string {
+  return `${key.name} (${key.prefix}…)`;
+}
+
+/** The principal a live key acts as. */
+export type KeyActor = Extract<Actor, { type: "api_key" }>;
+
+/**
+ * Finds the live key for a presented secret (lookup by hash, then a constant-time comparison of the digests) and the
+ * principal it acts as. A key whose person is disabled or gone is as dead as a revoked one.
+ */
+export async function verifyApiKey(
+  ledger: Ledger,
+  presented: string,
+  now: Date,
+): Promise<{ key: ApiKey; actor: KeyActor } | null> {
   const digest = hashApiKey(presented);
   const record = await ledger.store.apiKeyByHash(digest);
   if (!record || record.revokedAt) return null;
   if (!timingSafeEqual(Buffer.from(record.hash, "hex"), Buffer.from(digest, "hex"))) return null;
+  let person: Person | null = null;
+  if (record.ownerUserId) {
+    const owner = await ledger.db.user.findUnique({
+      where: { id: record.ownerUserId },
+      select: { id: true, email: true, role: true, disabledAt: true },
+    });
+    if (!owner || owner.disabledAt) return null;
+    person = { id: owner.id, label: owner.email, role: owner.role as PersonRole };
+  }
   if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await ledger.db.apiKey.update({ where: { id: record.id }, data: { lastUsedAt: now } });
   }
-  return record;
+  return {
+    key: record,
+    actor: { type: "api_key", id: record.id, label: keyLabel(record), scopes: scopesOf(record), person },
+  };
 }
 
 /**
@@ -95,7 +153,7 @@ export async function ensureBootstrapApiKey(ledger: Ledger, key: string, now: Da
   try {
     await createApiKey(
       ledger,
-      { name: "bootstrap (OPLEDGER_BOOTSTRAP_API_KEY)", scopes: [...API_SCOPES], key },
+      { name: "bootstrap (OPLEDGER_BOOTSTRAP_API_KEY)", scopes: [...API_SCOPES], key, bootstrap: true },
       { type: "system", id: "system", label: "bootstrap" },
       now,
     );

@@ -26,7 +26,14 @@ const envSchema = z.object({
   OPLEDGER_DEMO: z.enum(["on", "off"]).default("off"),
   /** Four-eyes rule: whoever asked for an approval may not give it. */
   OPLEDGER_FOUR_EYES: z.enum(["on", "off"]).default("on"),
-  NEXTAUTH_SECRET: optionalText,
+  /** Outbound requests (provider lookups, webhooks, MCP upstreams) may reach private, link-local and metadata addresses. */
+  OPLEDGER_OUTBOUND_ALLOW_PRIVATE: z.enum(["on", "off"]).default("off"),
+  /** Ed25519 private key (PKCS#8 PEM, or its base64 DER) that signs checkpoints of the audit chain's head. */
+  OPLEDGER_AUDIT_SIGNING_KEY: optionalText,
+  /** A signed checkpoint is written after this many new audit events (and at least every interval below). */
+  OPLEDGER_AUDIT_CHECKPOINT_EVERY: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  OPLEDGER_AUDIT_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(60_000),
+  NEXTAUTH_SECRET: optionalText.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 

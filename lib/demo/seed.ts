@@ -10,7 +10,13 @@ import { reportOutcome, type OutcomeInput } from "@/lib/ledger/commands/outcome"
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { demoContracts } from "./contracts";
 
-const DEMO_AGENT: Actor = { type: "api_key", id: "demo-agent (seed)", label: "demo-agent (seed)" };
+const DEMO_AGENT: Actor = {
+  type: "api_key",
+  id: "demo-agent-seed",
+  label: "demo-agent (seed)",
+  scopes: ["agent"],
+  person: null,
+};
 
 type Script = { tool: string; args: Record<string, unknown>; outcomes: Omit<OutcomeInput, "fence">[] };
 

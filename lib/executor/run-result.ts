@@ -34,6 +34,8 @@ export type RunToolResult =
   | (ResultBase & { status: "failed" })
   /** A person rejected the operation; `reason` is theirs. */
   | (ResultBase & { status: "rejected"; reason: string })
+  /** Nobody approved in time: the approval request expired and nothing was sent (a person can replay it). */
+  | (ResultBase & { status: "approval_expired" })
   /** Another worker holds or took over the lease: this worker must not touch the operation. */
   | (ResultBase & { status: "lease_lost"; code: LeaseLossCode })
   /** The next attempt is due later than maxWaitMs: run again (same idempotencyKey) after retryAfterMs. */
@@ -54,6 +56,7 @@ export function resultFor(operation: Operation, decision: Decision, answer?: Pro
           value: answer?.ok ? answer.value : undefined,
         };
       }
+      if (operation.phase === "EXPIRED") return { status: "approval_expired", operation: summary, decision };
       if (operation.phase === "REJECTED") {
         return {
           status: "rejected",

@@ -55,8 +55,8 @@ async function start(run: ToolRun, args: unknown): Promise<RunToolResult> {
     if (error instanceof ApiProblem && error.code === "lease_held") {
       return leaseLost(await snapshot(run.client, planned), "lease_held", error.decision);
     }
-    if (error instanceof ApiProblem && error.code === "already_finished") {
-      // Finished between plan and claim (another worker, or a person rejected it).
+    if (error instanceof ApiProblem && (error.code === "already_finished" || error.code === "approval_expired")) {
+      // Finished between plan and claim (another worker, a person rejected it, or its approval request expired).
       const operation = await snapshot(run.client, planned);
       return resultFor(operation, operation.decision);
     }

@@ -13,6 +13,9 @@ export type LedgerErrorCode =
   | "not_unknown"
   | "not_awaiting_approval"
   | "four_eyes"
+  | "person_required"
+  | "approval_expired"
+  | "already_approved"
   | "not_rejectable"
   | "approval_required"
   | "breaker_open"
@@ -38,6 +41,9 @@ const STATUS: Record<LedgerErrorCode, number> = {
   not_unknown: 409,
   not_awaiting_approval: 409,
   four_eyes: 403,
+  person_required: 403,
+  approval_expired: 409,
+  already_approved: 409,
   not_rejectable: 409,
   approval_required: 409,
   breaker_open: 409,

@@ -2,6 +2,7 @@
 // process.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { autoReconcile, LookupBackoff } from "@/lib/ledger/commands/auto-reconcile";
+import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 
 /** Lookups per tick: bounded so a long queue of unknowns cannot make one tick run for minutes. */
@@ -11,7 +12,7 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** One tick: expired leases to UNKNOWN, then lookups for the UNKNOWN operations whose contract allows them. */
+/** One tick: expired leases to UNKNOWN, expired approval requests to EXPIRED, then lookups for the UNKNOWN operations whose contract allows them. */
 export async function sweepOnce(
   ledger: Ledger,
   backoff: LookupBackoff,
@@ -22,6 +23,12 @@ export async function sweepOnce(
     if (moved > 0) console.log(`opledger: recovery sweep moved ${moved} operation(s) with expired leases to UNKNOWN`);
   } catch (error) {
     console.error("opledger: recovery sweep failed:", message(error));
+  }
+  try {
+    const expired = await expireApprovals(ledger, now());
+    if (expired > 0) console.log(`opledger: ${expired} approval request(s) expired without a decision (now EXPIRED)`);
+  } catch (error) {
+    console.error("opledger: approval expiry failed:", message(error));
   }
   try {
     const report = await autoReconcile(ledger, now(), { limit: AUTO_RECONCILE_PER_TICK, backoff });

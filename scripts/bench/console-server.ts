@@ -76,7 +76,7 @@ export async function startConsoleServer(
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
       DATABASE_URL: databaseUrl,
-      NEXTAUTH_SECRET: "benchmark secret, not for anything real",
+      NEXTAUTH_SECRET: "benchmark secret, not for anything real, 0123456789",
       NEXTAUTH_URL: baseUrl,
       OPLEDGER_DEMO: "off",
       OPLEDGER_ADMIN_EMAIL: BENCH_ADMIN.email,

@@ -5,7 +5,13 @@ import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import type { EffectClass } from "@/lib/retry-gate/types";
 
-export const agent: Actor = { type: "api_key", id: "test-agent (opl_test…)", label: "test-agent (opl_test…)" };
+export const agent: Actor = {
+  type: "api_key",
+  id: "test-agent-key",
+  label: "test-agent (opl_test…)",
+  scopes: ["agent"],
+  person: null,
+};
 export const alice: Actor = { type: "user", id: "alice@example.test", label: "alice@example.test", role: "operator" };
 export const bob: Actor = { type: "user", id: "bob@example.test", label: "bob@example.test", role: "operator" };
 

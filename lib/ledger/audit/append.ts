@@ -1,6 +1,6 @@
 // Audit records: appended in the same transaction as the change they explain (by the store's tx.appendAudit, or by
 // auditedTransaction for Prisma-side writes), each one linked into the hash chain.
-import type { Actor } from "../actor";
+import { actorLabel, personOf, type Actor } from "../actor";
 import { eventHash } from "./chain";
 import { newId } from "../ids";
 
@@ -42,7 +42,8 @@ export function auditRow(input: AuditInput) {
     subjectId: input.subjectId,
     actorType: input.actor.type,
     actorId: input.actor.id,
-    onBehalfOf: input.actor.type === "api_key" ? (input.actor.onBehalfOf ?? null) : null,
+    onBehalfOf: input.actor.type === "api_key" ? (personOf(input.actor)?.id ?? null) : null,
+    actorLabel: actorLabel(input.actor),
     action: input.action,
     fromPhase: input.fromPhase ?? null,
     toPhase: input.toPhase ?? null,

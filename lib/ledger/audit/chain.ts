@@ -14,6 +14,8 @@ export interface ChainedEvent {
   actorType: string;
   actorId: string;
   onBehalfOf: string | null;
+  /** Hashed after createdAt when present; events written before labels were stored have none (issue #16). */
+  actorLabel?: string | null;
   action: string;
   fromPhase: string | null;
   toPhase: string | null;
@@ -49,6 +51,7 @@ export function eventHashTail(event: Omit<ChainedEvent, "seq">): string {
     event.reason,
     event.data,
     event.createdAt.toISOString(),
+    ...(event.actorLabel != null ? [event.actorLabel] : []),
   ];
   return JSON.stringify(fields).slice(1);
 }

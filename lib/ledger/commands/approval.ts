@@ -4,9 +4,9 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import { personActionsFor } from "@/lib/retry-gate/person-actions";
 import { afterApproval } from "@/lib/retry-gate/person-decisions";
 import type { EffectEvidence, Phase } from "@/lib/retry-gate/types";
-import type { Actor } from "../actor";
-import { actorName } from "../actor";
+import { actorLabel, type Actor } from "../actor";
 import { LedgerError } from "../errors";
+import { approversOf, checkApprover, requirePerson } from "./authority";
 import { checkSeen, operationCommand, writeOperation, type SeenState } from "./run-command";
 import { operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 
@@ -16,6 +16,10 @@ export interface DecisionInput {
   seen?: SeenState;
 }
 
+/**
+ * A person's approval: the human gate (a person, never an agent key), four-eyes and the quorum by principal id. The
+ * last approval the contract's quorum needs grants exactly one attempt; those before it are recorded and wait.
+ */
 export async function approveOperation(
   ledger: Ledger,
   id: string,
@@ -25,6 +29,7 @@ export async function approveOperation(
   options: { fourEyes: boolean } = { fourEyes: env().OPLEDGER_FOUR_EYES === "on" },
 ): Promise<OperationView> {
   return operationCommand(ledger, id, actor, "approve", now, async (tx, { op, contract, dependency }) => {
+    requirePerson(actor, "Approving an attempt");
     checkSeen(op, input.seen);
     if (op.phase !== "AWAITING_APPROVAL") {
       throw new LedgerError(
@@ -32,14 +37,32 @@ export async function approveOperation(
         `Operation ${id} is ${op.phase}, not waiting for approval; someone may have decided already.`,
       );
     }
-    if (options.fourEyes && op.approvalRequestedBy !== null && op.approvalRequestedBy === actorName(actor)) {
-      throw new LedgerError(
-        "four_eyes",
-        `${actorName(actor)} asked for this approval and cannot give it too; another person must approve.`,
-      );
+    const principal = checkApprover(op, actor, options.fourEyes);
+    const approvers = [...approversOf(op), principal];
+    if (approvers.length < contract.approvals) {
+      const updated = await writeOperation(tx, op, { approvers: approvers.join(",") }, now);
+      await tx.appendAudit([
+        {
+          subjectType: "operation",
+          subjectId: id,
+          actor,
+          action: "operation.approval_given",
+          fromPhase: op.phase,
+          toPhase: op.phase,
+          reason: input.reason,
+          data: { approvals: approvers.length, quorum: contract.approvals },
+          at: now,
+        },
+      ]);
+      return operationView(updated, contract, dependency, now);
     }
     const { phase, approvedAttempt } = afterApproval(op);
-    const updated = await writeOperation(tx, op, { phase, approvedAttempt, notBefore: null }, now);
+    const updated = await writeOperation(
+      tx,
+      op,
+      { phase, approvedAttempt, notBefore: null, approvers: null, approvalExpiresAt: null },
+      now,
+    );
     await tx.appendAudit([
       {
         subjectType: "operation",
@@ -49,7 +72,7 @@ export async function approveOperation(
         fromPhase: op.phase,
         toPhase: phase,
         reason: input.reason,
-        data: { grantedAttempt: approvedAttempt, approvedBy: actorName(actor) },
+        data: { grantedAttempt: approvedAttempt, approvals: approvers.length, quorum: contract.approvals },
         at: now,
       },
     ]);
@@ -69,8 +92,13 @@ export async function rejectOperation(
     if (!personActionsFor(op.phase as Phase, op.evidence as EffectEvidence).includes("reject")) {
       throw new LedgerError("not_rejectable", `Operation ${id} is ${op.phase}; it can no longer be rejected.`);
     }
-    const rejectionReason = `rejected by ${actorName(actor)}: ${input.reason}`;
-    const updated = await writeOperation(tx, op, { phase: "REJECTED", rejectionReason, notBefore: null }, now);
+    const rejectionReason = `rejected by ${actorLabel(actor)}: ${input.reason}`;
+    const updated = await writeOperation(
+      tx,
+      op,
+      { phase: "REJECTED", rejectionReason, notBefore: null, approvers: null, approvalExpiresAt: null },
+      now,
+    );
     await tx.appendAudit([
       {
         subjectType: "operation",

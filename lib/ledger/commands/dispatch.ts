@@ -4,7 +4,8 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
 import { decide } from "@/lib/retry-gate/decide";
 import type { Decision, Phase } from "@/lib/retry-gate/types";
-import { actorName, type Actor } from "../actor";
+import type { Actor } from "../actor";
+import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError, type LedgerErrorCode } from "../errors";
 import { newId } from "../ids";
@@ -27,7 +28,7 @@ function refusalCode(decision: Decision, phase: Phase, attempt: number, maxAttem
     case "WAIT":
       return "in_flight";
     case "STOP":
-      return "already_finished";
+      return phase === "EXPIRED" ? "approval_expired" : "already_finished";
     default: {
       const unreachable: never = decision.action;
       return unreachable;
@@ -55,12 +56,7 @@ async function routeToPeople(
         ? "UNKNOWN"
         : null;
   if (target === null || op.phase === target) return;
-  await writeOperation(
-    tx,
-    op,
-    { phase: target, ...(target === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}) },
-    now,
-  );
+  await writeOperation(tx, op, { phase: target, ...approvalRequest(target, ctx.contract, now) }, now);
   await tx.appendAudit([
     {
       subjectType: "operation",

@@ -48,6 +48,12 @@ export async function claimLease(
   now: Date,
 ): Promise<LeaseView> {
   return operationCommand(ledger, id, actor, "claim", now, async (tx, { op, contract, dependency }) => {
+    if (op.phase === "EXPIRED") {
+      throw new LedgerError(
+        "approval_expired",
+        `Operation ${id} waited for a person longer than its contract allows and expired; nothing was sent. A person can replay it.`,
+      );
+    }
     if (isTerminal(op.phase as Phase)) {
       throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is nothing left to run.`);
     }

@@ -6,7 +6,8 @@ import type { BreakerEvent } from "@/lib/retry-gate/breaker";
 import { classifyError } from "@/lib/retry-gate/classify-error";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
 import type { ClassifiedError, Phase, ReportedError } from "@/lib/retry-gate/types";
-import { actorName, type Actor } from "../actor";
+import type { Actor } from "../actor";
+import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
 import { checkFence, operationCommand, writeOperation } from "./run-command";
@@ -32,6 +33,7 @@ const AUDIT_ACTION: Record<Phase, string> = {
   AWAITING_APPROVAL: "operation.approval_requested",
   FAILED: "operation.failed",
   REJECTED: "operation.rejected",
+  EXPIRED: "operation.approval_expired",
 };
 
 function breakerEvent(result: OutcomeResult, error: ClassifiedError | null): BreakerEvent | null {
@@ -88,7 +90,7 @@ export async function reportOutcome(
           phase: next.phase,
           lastError: JSON.stringify(failed),
           notBefore: next.notBefore === null ? null : new Date(next.notBefore),
-          ...(next.phase === "AWAITING_APPROVAL" ? { approvalRequestedBy: actorName(actor) } : {}),
+          ...approvalRequest(next.phase, contract, now),
         };
         reason = next.decision.reason;
         break;

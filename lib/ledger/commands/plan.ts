@@ -2,7 +2,8 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
-import { actorName, type Actor } from "../actor";
+import { principalId, type Actor } from "../actor";
+import { approvalRequest } from "./authority";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
@@ -56,6 +57,13 @@ async function existingPlan(
   actor: Actor,
   now: Date,
 ): Promise<PlanResult> {
+  if (actor.type === "api_key" && existing.plannedByKeyId !== actor.id) {
+    // Another key's operation: the key is taken, and nothing of that operation is shown (AUTHORITY.md, own operations).
+    throw new LedgerError(
+      "idempotency_key_reused",
+      `The idempotency key ${existing.idempotencyKey} of ${existing.tool} is already used by another agent key; a new call needs a new key.`,
+    );
+  }
   if (existing.argsHash !== argsHash) {
     await ledger.store.transaction((tx) =>
       tx.appendAudit([
@@ -137,13 +145,16 @@ function draftOf(
     ...args,
     runId: input.runId ?? null,
     agentId: input.agentId ?? null,
+    plannedByKeyId: actor.type === "api_key" ? actor.id : null,
     phase: "PLANNED",
     attempt: 0,
     evidence: "none",
     evidenceJson: null,
     providerId: null,
     approvedAttempt: null,
-    approvalRequestedBy: null,
+    approvalRequestedBy: principalId(actor),
+    approvalExpiresAt: null,
+    approvers: null,
     rejectionReason: null,
     lastError: null,
     firstDispatchedAt: null,
@@ -169,7 +180,7 @@ function draftOf(
   ];
   if (first.action === "APPROVAL") {
     draft.phase = "AWAITING_APPROVAL";
-    draft.approvalRequestedBy = actorName(actor);
+    Object.assign(draft, approvalRequest(draft.phase, contract, now));
     audit.push({
       subjectType: "operation",
       subjectId: draft.id,

@@ -1,8 +1,9 @@
 // Reconcile: evidence moves an UNKNOWN operation to RECONCILED, saying whether the effect happened.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { afterReconciliation, grantsRetry, type Reconciliation } from "@/lib/retry-gate/person-decisions";
-import type { Actor } from "../actor";
-import { actorName } from "../actor";
+import { env } from "@/lib/config/env";
+import { actorLabel, personOf, type Actor } from "../actor";
+import { approvalRequest, checkApprover, requirePerson } from "./authority";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { LedgerError } from "../errors";
 import { checkFence, checkSeen, operationCommand, writeOperation, type SeenState } from "./run-command";
@@ -18,14 +19,15 @@ export interface ReconcileInput extends Reconciliation {
 
 /**
  * What a reconciliation must say, for the API and the console alike: a retry is approved only with "did not happen",
- * and a person who says the effect happened names the provider's id for it (an agent's lookup may not know it).
+ * and a person who says the effect happened names the provider's id for it (an agent's lookup may not know it). Who
+ * may approve the retry is the human gate's rule (requirePerson), checked by reconcileOperation.
  */
 export function reconcileInputErrors(input: Reconciliation, actor: Actor): Record<string, string[]> | null {
   const errors: Record<string, string[]> = {};
   if (input.outcome === "applied" && input.approveRetry) {
     errors.approveRetry = ["A retry can only be approved when the effect did not happen."];
   }
-  if (input.outcome === "applied" && !input.providerId && actor.type === "user") {
+  if (input.outcome === "applied" && !input.providerId && personOf(actor) !== null) {
     errors.providerId = ["Give the provider's id for the effect that happened."];
   }
   return Object.keys(errors).length > 0 ? errors : null;
@@ -37,8 +39,14 @@ export async function reconcileOperation(
   input: ReconcileInput,
   actor: Actor,
   now: Date,
+  options: { fourEyes: boolean } = { fourEyes: env().OPLEDGER_FOUR_EYES === "on" },
 ): Promise<OperationView> {
   return operationCommand(ledger, id, actor, "reconcile", now, async (tx, { op, contract, dependency }) => {
+    const approve = grantsRetry(input);
+    // The human gate comes first: an agent key asking for a retry changes nothing, whatever else it sent.
+    const approver = approve
+      ? (requirePerson(actor, "Approving a retry"), checkApprover(op, actor, options.fourEyes))
+      : null;
     if (input.fence !== undefined) checkFence(op, input.fence, now, false);
     checkSeen(op, input.seen);
     if (op.phase !== "UNKNOWN") {
@@ -49,17 +57,27 @@ export async function reconcileOperation(
     }
     const problems = reconcileInputErrors(input, actor);
     if (problems) throw new LedgerError("invalid_body", "Some fields need attention.", { errors: problems });
-    const reconciled = afterReconciliation(op, input);
-    const approve = grantsRetry(input);
+    // A quorum of more than one: this person's approval is the first, and the operation waits for the others.
+    const awaitsQuorum = approver !== null && contract.approvals > 1;
+    const reconciled = awaitsQuorum
+      ? { ...afterReconciliation(op, { ...input, approveRetry: false }), phase: "AWAITING_APPROVAL" as const }
+      : afterReconciliation(op, input);
     const updated = await writeOperation(
       tx,
       op,
       {
         ...reconciled,
-        evidenceJson: JSON.stringify({ evidence: input.evidence ?? null, by: actorName(actor), at: now.toISOString() }),
+        ...approvalRequest(reconciled.phase, contract, now),
+        ...(awaitsQuorum ? { approvers: approver } : {}),
+        evidenceJson: JSON.stringify({
+          evidence: input.evidence ?? null,
+          by: actorLabel(actor),
+          at: now.toISOString(),
+        }),
         notBefore: null,
       },
       now,
+      awaitsQuorum ? "RECONCILED" : undefined,
     );
     const said = input.outcome === "applied" ? "the effect happened" : "the effect did not happen";
     const audit: AuditInput[] = [
@@ -80,11 +98,13 @@ export async function reconcileOperation(
         subjectType: "operation",
         subjectId: id,
         actor,
-        action: "operation.approved",
+        action: awaitsQuorum ? "operation.approval_given" : "operation.approved",
         fromPhase: "RECONCILED",
-        toPhase: "RECONCILED",
+        toPhase: reconciled.phase,
         reason: input.reason ?? "retry approved with the reconciliation",
-        data: { grantedAttempt: reconciled.approvedAttempt },
+        data: awaitsQuorum
+          ? { approvals: 1, quorum: contract.approvals }
+          : { grantedAttempt: reconciled.approvedAttempt, approvals: 1, quorum: contract.approvals },
         at: now,
       });
     }

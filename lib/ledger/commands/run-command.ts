@@ -9,6 +9,7 @@ import { LedgerError } from "../errors";
 import { loadContext, type OperationContext } from "../reads/operation-context";
 import { WriteConflict, type LedgerTx } from "../store/types";
 import { withWriteRetry } from "../write-retry";
+import { checkLane, type Lane } from "./authority";
 
 export type Tx = LedgerTx;
 export type { OperationContext };
@@ -46,8 +47,22 @@ export async function writeOperation(
   return { ...op, ...written };
 }
 
+/** Each command's lane (AUTHORITY.md): whose operations a key may run it on. */
+const LANES: Record<OperationCommandName, Lane> = {
+  claim: "agent",
+  heartbeat: "agent",
+  dispatch: "agent",
+  outcome: "agent",
+  reconcile: "shared",
+  reject: "shared",
+  approve: "person",
+};
+
+export type OperationCommandName = "claim" | "heartbeat" | "dispatch" | "outcome" | "reconcile" | "reject" | "approve";
+
 /**
- * Runs one command on one operation in one transaction of the ledger's store, retried on write conflicts.
+ * Runs one command on one operation in one transaction of the ledger's store, retried on write conflicts. A key
+ * outside the command's lane for this operation gets not_found, as if it did not exist.
  * A stale fence is refused with nothing changed, and the refusal itself is audited (in its own transaction, since
  * the command's transaction rolls back).
  */
@@ -55,13 +70,19 @@ export async function operationCommand<T>(
   ledger: Ledger,
   id: string,
   actor: Actor,
-  command: string,
+  command: OperationCommandName,
   now: Date,
   work: (tx: Tx, ctx: OperationContext) => Promise<T>,
 ): Promise<T> {
   const store = ledger.store;
   try {
-    return await withWriteRetry(() => store.transaction(async (tx) => work(tx, await loadContext(tx, id))));
+    return await withWriteRetry(() =>
+      store.transaction(async (tx) => {
+        const ctx = await loadContext(tx, id);
+        checkLane(ctx.op, actor, LANES[command]);
+        return work(tx, ctx);
+      }),
+    );
   } catch (error) {
     if (error instanceof LedgerError && error.code === "stale_fence") {
       await store.transaction((tx) =>

@@ -15,6 +15,8 @@ const v1: ContractView = {
   keyRetentionMs: 86_400_000,
   dependency: "stripe",
   description: "Charge a card",
+  approvalTtlMs: null,
+  approvals: 1,
   author: "alice@example.test",
   createdAt: "2026-11-30T12:00:00.000Z",
 };

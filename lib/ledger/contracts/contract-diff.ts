@@ -29,6 +29,8 @@ export const CONTRACT_FIELDS = [
   { path: "keyRetentionMs", label: "Key retention (ms)" },
   { path: "dependency", label: "Dependency" },
   { path: "description", label: "Description" },
+  { path: "approvalTtlMs", label: "Approval expires after (ms)" },
+  { path: "approvals", label: "Approvals needed" },
 ] as const satisfies readonly ContractField[];
 
 export type ContractFieldPath = (typeof CONTRACT_FIELDS)[number]["path"];
@@ -70,6 +72,10 @@ export function contractFieldValue(c: ContractView, path: ContractFieldPath): Co
       return c.dependency;
     case "description":
       return c.description;
+    case "approvalTtlMs":
+      return c.approvalTtlMs;
+    case "approvals":
+      return c.approvals;
     default:
       return assertNever(path, "contract field");
   }

@@ -15,10 +15,16 @@ export const reconcileSchema = z
       .max(2000)
       .optional(),
     timeoutMs: z.int().min(100).max(60_000).optional(),
-    /** Name of an environment variable holding the Authorization header value; the secret itself is never stored. */
+    /**
+     * Name of an OPLEDGER_SECRET_* environment variable holding the Authorization header value; the secret itself is
+     * never stored, and no other variable (NEXTAUTH_SECRET, DATABASE_URL, ...) can be sent anywhere (AUTHORITY.md).
+     */
     authHeaderEnv: z
       .string()
-      .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name")
+      .regex(
+        /^OPLEDGER_SECRET_[A-Z0-9_]+$/,
+        "must name an OPLEDGER_SECRET_* environment variable: only those may be sent to a provider",
+      )
       .optional(),
     /** Response field that holds the provider's id, and the one that says the effect happened. */
     providerIdField: z.string().max(200).optional(),
@@ -52,6 +58,15 @@ export const contractBodySchema = z
       .optional(),
     dependency: z.string().regex(DEPENDENCY_NAME, "letters, digits and . _ : - only").nullable().optional(),
     description: z.string().max(2000).nullable().optional(),
+    /** How long an operation may wait for a person before it becomes EXPIRED (1 s to 30 days; null: 24 h). */
+    approvalTtlMs: z
+      .int()
+      .min(1000)
+      .max(30 * DAY_MS)
+      .nullable()
+      .optional(),
+    /** Quorum: how many distinct persons must approve before an attempt is granted. */
+    approvals: z.int().min(1).max(10).optional(),
     /** The version the editor started from; a save against an older one is refused, not overwritten. */
     expectedVersion: z.int().min(0).optional(),
   })
@@ -71,6 +86,8 @@ export interface ContractView extends ContractRules {
   keyRetentionMs: number | null;
   dependency: string | null;
   description: string | null;
+  approvalTtlMs: number | null;
+  approvals: number;
   author: string;
   createdAt: string;
 }

@@ -1,7 +1,7 @@
 // Tool contracts: create and update (each change a new immutable version, audited), and read them back.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../actor";
-import { actorName } from "../actor";
+import { actorLabel } from "../actor";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { canonicalJson, sha256 } from "../canonical-json";
 import type { ContractBody, ContractRules, ContractView } from "./contract-schema";
@@ -9,13 +9,19 @@ import { LedgerError } from "../errors";
 import { newId } from "../ids";
 import { contractView } from "./contract-view";
 
+/**
+ * The rules as hashed and stored. The approval fields appear only when they differ from their defaults, so a body
+ * written before they existed keeps its hash (an identical PUT still keeps the version).
+ */
 function rulesOf(body: ContractBody): ContractRules {
-  const { expectedVersion: _ignored, ...rules } = body;
+  const { expectedVersion: _ignored, approvalTtlMs, approvals, ...rules } = body;
   return {
     ...rules,
     keyRetentionMs: rules.keyRetentionMs ?? null,
     dependency: rules.dependency ?? null,
     description: rules.description ?? null,
+    ...(approvalTtlMs != null ? { approvalTtlMs } : {}),
+    ...(approvals !== undefined && approvals !== 1 ? { approvals } : {}),
   };
 }
 
@@ -75,8 +81,10 @@ export async function putContract(
         keyRetentionMs: rules.keyRetentionMs ?? null,
         dependency: rules.dependency ?? null,
         description: rules.description ?? null,
+        approvalTtlMs: rules.approvalTtlMs ?? null,
+        approvals: rules.approvals ?? 1,
         bodyHash,
-        author: actorName(actor),
+        author: actorLabel(actor),
         createdAt: now,
       },
     });

@@ -17,6 +17,8 @@ export function contractView(row: ContractVersion): ContractView {
     keyRetentionMs: row.keyRetentionMs,
     dependency: row.dependency,
     description: row.description,
+    approvalTtlMs: row.approvalTtlMs,
+    approvals: row.approvals,
     author: row.author,
     createdAt: row.createdAt.toISOString(),
   };
@@ -29,5 +31,6 @@ export function gateContract(row: ContractVersion): GateContract {
     maxAttempts: row.maxAttempts,
     backoff: { baseMs: row.backoffBaseMs, maxMs: row.backoffMaxMs },
     keyRetentionMs: row.keyRetentionMs,
+    approvalTtlMs: row.approvalTtlMs,
   };
 }

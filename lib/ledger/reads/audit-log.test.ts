@@ -14,9 +14,10 @@ afterEach(async () => t.close());
 
 const onBehalfOfCarol: Actor = {
   type: "api_key",
-  id: "ops-bot (opl_x…)",
+  id: "ops-bot-key",
   label: "ops-bot (opl_x…)",
-  onBehalfOf: "carol@example.test",
+  scopes: ["operator"],
+  person: { id: "carol-id", label: "carol@example.test", role: "operator" },
 };
 
 async function record(
@@ -67,7 +68,7 @@ describe("listAuditEvents", () => {
     [{ subjectType: "contract" as const }, ["contract.updated", "contract.created"]],
     [{ subjectType: "operation" as const, subjectId: "op1" }, ["operation.outcome_unknown", "operation.planned"]],
     [{ actorId: bob.id }, ["contract.updated", "dependency.forced_open"]],
-    [{ actorId: "carol@example.test" }, ["operation.approved"]],
+    [{ actorId: "carol-id" }, ["operation.approved"]],
     [{ actorId: onBehalfOfCarol.id }, ["operation.approved"]],
     [{ action: "operation.planned" }, ["operation.planned"]],
     [{ action: "contract.*" }, ["contract.updated", "contract.created"]],

@@ -23,6 +23,7 @@ export function gateOperation(op: Operation): GateOperation {
     notBefore: op.notBefore?.getTime() ?? null,
     lastError: op.lastError ? (JSON.parse(op.lastError) as ClassifiedError) : null,
     rejectionReason: op.rejectionReason,
+    approvalExpiresAt: op.approvalExpiresAt?.getTime() ?? null,
   };
 }
 

@@ -3,6 +3,7 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import type { Operation, Prisma } from "@/lib/generated/prisma/client";
 import type { EffectClass, Phase } from "@/lib/retry-gate/types";
 import { encodeTime } from "ulid";
+import { LedgerError } from "../errors";
 import { loadContext } from "./operation-context";
 
 import {
@@ -19,8 +20,20 @@ export interface OperationDetail extends OperationView {
   audit: AuditView[];
 }
 
-export async function getOperation(ledger: Ledger, id: string, now: Date): Promise<OperationDetail> {
+/**
+ * One operation with its history. `plannedByKeyId`, when given (an agent key's read), limits it to that key's own
+ * operations: another key's is not found, exactly as a missing one (AUTHORITY.md).
+ */
+export async function getOperation(
+  ledger: Ledger,
+  id: string,
+  now: Date,
+  plannedByKeyId: string | null = null,
+): Promise<OperationDetail> {
   const { op, contract, dependency } = await loadContext(ledger.store, id);
+  if (plannedByKeyId !== null && op.plannedByKeyId !== plannedByKeyId) {
+    throw new LedgerError("not_found", `There is no operation ${id}.`);
+  }
   const [attempts, audit] = await Promise.all([
     ledger.db.attempt.findMany({ where: { operationId: id }, orderBy: { number: "asc" } }),
     ledger.db.auditEvent.findMany({ where: { subjectType: "operation", subjectId: id }, orderBy: { id: "asc" } }),
@@ -38,6 +51,8 @@ export interface OperationFilter {
   effect?: EffectClass;
   runId?: string;
   agentId?: string;
+  /** Only the operations this API key planned (an agent key's reads). */
+  plannedByKeyId?: string;
   /** Only operations created before this time (the console's "older than" age filter). */
   createdBefore?: Date;
 }
@@ -69,6 +84,7 @@ function whereOf(filter: OperationFilter): Prisma.OperationWhereInput {
     ...(filter.effect ? { effect: filter.effect } : {}),
     ...(filter.runId ? { runId: filter.runId } : {}),
     ...(filter.agentId ? { agentId: filter.agentId } : {}),
+    ...(filter.plannedByKeyId ? { plannedByKeyId: filter.plannedByKeyId } : {}),
     ...(filter.createdBefore ? { createdAt: { lt: filter.createdBefore } } : {}),
   };
 }

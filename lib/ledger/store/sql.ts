@@ -36,7 +36,7 @@ export interface Table {
 
 export const OPERATION: Table = {
   name: "Operation",
-  dates: ["firstDispatchedAt", "notBefore", "leaseExpiresAt", "createdAt", "updatedAt"],
+  dates: ["firstDispatchedAt", "notBefore", "leaseExpiresAt", "approvalExpiresAt", "createdAt", "updatedAt"],
   booleans: [],
 };
 const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"], booleans: [] };
@@ -46,7 +46,7 @@ export const DEPENDENCY: Table = {
   booleans: ["probeInFlight"],
 };
 export const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finishedAt"], booleans: [] };
-const API_KEY: Table = { name: "ApiKey", dates: ["createdAt", "lastUsedAt", "revokedAt"], booleans: [] };
+const API_KEY: Table = { name: "ApiKey", dates: ["createdAt", "lastUsedAt", "revokedAt"], booleans: ["bootstrap"] };
 export const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
 
 /**
@@ -119,6 +119,8 @@ export const SELECT = {
   attempt: `SELECT * FROM "Attempt" WHERE "operationId" = ? AND "number" = ?`,
   apiKeyByHash: `SELECT * FROM "ApiKey" WHERE "hash" = ?`,
   oldestExpiredLease: `SELECT * FROM "Operation" WHERE "phase" = 'DISPATCHED' AND "leaseExpiresAt" < ? ORDER BY "leaseExpiresAt" LIMIT 1`,
+  oldestExpiredApproval: `SELECT * FROM "Operation" WHERE "phase" = 'AWAITING_APPROVAL' AND "approvalExpiresAt" < ?
+    ORDER BY "approvalExpiresAt", "id" LIMIT 1`,
 } as const;
 
 /** Contract versions never change once written (an edit is a new version): each store keeps the ones it has read. */
@@ -203,6 +205,11 @@ export class SqlLedgerReads implements LedgerReads {
   /** The DISPATCHED operation whose lease expired first, before `now` (not locked: see LedgerTx). */
   oldestExpiredLease(now: Date): Promise<Operation | null> {
     return this.one(OPERATION, SELECT.oldestExpiredLease, [now]);
+  }
+
+  /** The AWAITING_APPROVAL operation whose approval request expired first, before `now` (not locked either). */
+  oldestExpiredApproval(now: Date): Promise<Operation | null> {
+    return this.one(OPERATION, SELECT.oldestExpiredApproval, [now]);
   }
 }
 

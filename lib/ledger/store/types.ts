@@ -60,6 +60,8 @@ export interface LedgerTx extends LedgerReads {
    * so nobody else moves it meanwhile; on PostgreSQL a concurrent sweep may, and then this command's write fails.
    */
   oldestExpiredLease(now: Date): Promise<Operation | null>;
+  /** The AWAITING_APPROVAL operation whose request expired first; the same locking as oldestExpiredLease. */
+  oldestExpiredApproval(now: Date): Promise<Operation | null>;
 }
 
 export interface LedgerStore extends LedgerReads {

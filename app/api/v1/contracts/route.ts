@@ -3,7 +3,9 @@ import { json, otherMethods } from "@/lib/api/problem";
 import { apiRoute } from "@/lib/api/route";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
 
-export const GET = apiRoute([], async ({ ledger }) => json({ items: await listContracts(ledger), nextCursor: null }));
+export const GET = apiRoute(["agent", "operator"], async ({ ledger }) =>
+  json({ items: await listContracts(ledger), nextCursor: null }),
+);
 
 const refused = otherMethods("GET");
 export const POST = refused.POST;

@@ -1,10 +1,11 @@
-// GET /api/v1/metrics: Prometheus text format (any valid API key; scrapers send it as a bearer token).
+// GET /api/v1/metrics: Prometheus text format, for a key with the metrics scope (scrapers send it as a bearer token)
+// or one bound to a person; agent keys read their own operations only, not the whole ledger's figures.
 import { apiRoute } from "@/lib/api/route";
 import { otherMethods } from "@/lib/api/problem";
 import { metricsSnapshot, prometheusText } from "@/lib/ledger/reads/metrics";
 
 export const GET = apiRoute(
-  [],
+  ["metrics", "operator"],
   async ({ ledger }) =>
     new Response(prometheusText(await metricsSnapshot(ledger)), {
       headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" },

@@ -6,6 +6,7 @@ import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { listQuery, planBody } from "@/lib/api/schemas";
 import { planOperation } from "@/lib/ledger/commands/plan";
+import { ownerFilter } from "@/lib/ledger/commands/authority";
 import { listOperations } from "@/lib/ledger/reads/operations";
 
 export const POST = apiRoute(["agent"], async ({ req, ledger, actor, now }) => {
@@ -14,9 +15,13 @@ export const POST = apiRoute(["agent"], async ({ req, ledger, actor, now }) => {
   return json(operation, created ? 201 : 200, created ? { location: `/api/v1/operations/${operation.id}` } : {});
 });
 
-export const GET = apiRoute([], async ({ req, ledger, now }) => {
+// An agent key lists only the operations it planned.
+export const GET = apiRoute(["agent", "operator"], async ({ req, ledger, actor, now }) => {
   const { cursor, limit, ...filter } = readQuery(req, listQuery);
-  return json(await listOperations(ledger, filter, { cursor, limit }, now));
+  const owner = ownerFilter(actor);
+  return json(
+    await listOperations(ledger, { ...filter, ...(owner ? { plannedByKeyId: owner } : {}) }, { cursor, limit }, now),
+  );
 });
 
 const refused = otherMethods("GET", "POST");

@@ -15,7 +15,7 @@ function toolName(tool: string): string {
   return tool;
 }
 
-export const GET = apiRoute<Params>([], async ({ ledger, params }) =>
+export const GET = apiRoute<Params>(["agent", "operator"], async ({ ledger, params }) =>
   json(await getContract(ledger, toolName(params.tool))),
 );
 

@@ -1,0 +1,98 @@
+// Who may move which operation (AUTHORITY.md), checked inside every command: agent keys drive only the operations
+// they planned, only a person opens the human gate, and the four-eyes rule and quorum compare principal ids.
+import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
+import { personOf, principalId, type Actor, type Person } from "../actor";
+import { LedgerError } from "../errors";
+import type { OperationChanges } from "./run-command";
+
+/** How long an operation waits for a person when its contract does not say (AUTHORITY.md). */
+export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60_000;
+
+/**
+ * The agent's lane (claim, heartbeat, dispatch, outcome) and the shared one (reconcile with evidence, reject), where a
+ * key with the operator or admin scope acts as its person (or, for the bootstrap key, as an administrator).
+ */
+export type Lane = "agent" | "shared" | "person";
+
+const SEES_ALL_SCOPES = ["operator", "admin"];
+
+/** Persons and keys with the operator or admin scope see every operation; an agent key sees only its own. */
+export function seesAllOperations(actor: Actor): boolean {
+  if (actor.type !== "api_key") return true;
+  return actor.scopes.some((scope) => SEES_ALL_SCOPES.includes(scope));
+}
+
+/** The key an agent key's reads are limited to, or null when the actor sees every operation. */
+export function ownerFilter(actor: Actor): string | null {
+  return seesAllOperations(actor) ? null : (actor as Extract<Actor, { type: "api_key" }>).id;
+}
+
+function notFound(id: string): LedgerError {
+  return new LedgerError("not_found", `There is no operation ${id}.`);
+}
+
+/**
+ * Refuses, as if the operation did not exist, a key acting on another key's operation: in the agent's lane a key
+ * drives only what it planned, whatever its other scopes; in the shared lane an operator or admin scope may act on any.
+ */
+export function checkLane(op: Operation, actor: Actor, lane: Lane): void {
+  if (actor.type !== "api_key") return;
+  if (lane !== "agent" && seesAllOperations(actor)) return;
+  if (lane === "person") return;
+  if (op.plannedByKeyId !== actor.id) throw notFound(op.id);
+}
+
+/** The human gate: only a person with the operator role (directly or through a key bound to them) passes. */
+export function requirePerson(actor: Actor, what: string): Person {
+  const person = personOf(actor);
+  if (!person || person.role === "viewer") {
+    throw new LedgerError(
+      "person_required",
+      `${what} is a person's decision: only a person with the operator role (or a key bound to one) may make it.`,
+    );
+  }
+  return person;
+}
+
+/** The principal ids of the persons who approved the pending request so far. */
+export function approversOf(op: Pick<Operation, "approvers">): string[] {
+  return op.approvers ? op.approvers.split(",").filter(Boolean) : [];
+}
+
+/**
+ * The four-eyes rule and the quorum's distinct persons, by principal id: whoever caused the request may not approve
+ * it, and nobody approves twice.
+ */
+export function checkApprover(op: Operation, actor: Actor, fourEyes: boolean): string {
+  const principal = principalId(actor);
+  if (fourEyes && op.approvalRequestedBy !== null && op.approvalRequestedBy === principal) {
+    throw new LedgerError(
+      "four_eyes",
+      `The approval for ${op.id} was asked for by the same principal; another person must approve.`,
+    );
+  }
+  if (approversOf(op).includes(principal)) {
+    throw new LedgerError(
+      "already_approved",
+      `You already approved ${op.id}; the quorum needs another person's approval.`,
+    );
+  }
+  return principal;
+}
+
+/**
+ * The fields an operation gets when it starts waiting for a person: when the request expires, and no approvals yet.
+ * Empty for any other phase, so callers can spread it whatever the gate decided. Who may not approve is fixed at plan:
+ * only the planning key drives the operation, so every request it causes is the planner's (`approvalRequestedBy`).
+ */
+export function approvalRequest(
+  phase: string,
+  contract: Pick<ContractVersion, "approvalTtlMs">,
+  now: Date,
+): OperationChanges {
+  if (phase !== "AWAITING_APPROVAL") return {};
+  return {
+    approvalExpiresAt: new Date(now.getTime() + (contract.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS)),
+    approvers: null,
+  };
+}

@@ -1,0 +1,59 @@
+// Approval expiry: an operation that waited for a person longer than its contract's approvalTtlMs becomes EXPIRED,
+// done by opledger itself. Never approved by default, never left waiting forever (AUTHORITY.md).
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { Operation } from "@/lib/generated/prisma/client";
+import type { Actor } from "../actor";
+import { isWriteConflict } from "../store/types";
+import { approversOf } from "./authority";
+import { writeOperation, type Tx } from "./run-command";
+
+const BATCH = 100;
+
+export const EXPIRY_ACTOR: Actor = { type: "system", id: "system", label: "approval expiry" };
+
+async function expire(tx: Tx, op: Operation, now: Date): Promise<void> {
+  await writeOperation(
+    tx,
+    op,
+    { phase: "EXPIRED", approvers: null, notBefore: null, leaseOwner: null, leaseExpiresAt: null },
+    now,
+  );
+  await tx.appendAudit([
+    {
+      subjectType: "operation",
+      subjectId: op.id,
+      actor: EXPIRY_ACTOR,
+      action: "operation.approval_expired",
+      fromPhase: "AWAITING_APPROVAL",
+      toPhase: "EXPIRED",
+      reason: `no person decided before ${op.approvalExpiresAt?.toISOString()}; the approval request expired and nothing was sent`,
+      data: { attempt: op.attempt, approvalsGiven: approversOf(op).length },
+      at: now,
+    },
+  ]);
+}
+
+/**
+ * Returns how many approval requests this call expired; safe from several servers at once, exactly like the lease
+ * sweep (a write conditional on the version read: an approval given at that moment wins, or the expiry does).
+ */
+export async function expireApprovals(ledger: Ledger, now: Date): Promise<number> {
+  let expired = 0;
+  for (let step = 0; step < BATCH; step++) {
+    let found = false;
+    try {
+      await ledger.store.transaction(async (tx) => {
+        const op = await tx.oldestExpiredApproval(now);
+        if (!op) return;
+        found = true;
+        await expire(tx, op, now);
+      });
+    } catch (error) {
+      if (!isWriteConflict(error)) throw error;
+      continue;
+    }
+    if (!found) break;
+    expired++;
+  }
+  return expired;
+}
