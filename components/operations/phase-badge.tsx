@@ -72,6 +72,14 @@ function phaseStyle(phase: Phase): PhaseStyle {
         tone: "bg-phase-rejected-soft text-phase-rejected-ink ring-phase-rejected/30",
         dot: "bg-phase-rejected",
       };
+    // Muted grey rather than red: nothing failed and nobody said no; the request simply ran out. Built from the
+    // neutral tokens until app/globals.css has its own --color-phase-expired-* family.
+    case "EXPIRED":
+      return {
+        label: "Expired",
+        tone: "bg-surface-sunken text-ink-muted ring-line-strong",
+        dot: "bg-ink-subtle",
+      };
     default:
       return assertNever(phase, "phase");
   }

@@ -277,6 +277,8 @@ describe("decideAfterFailure", () => {
       expect(step.phase).toBe(phase);
       expect(step.decision.action).toBe(action);
       expect(step.notBefore).toBe(notBefore);
+      // A step that asks a person carries the request's deadline (the contract's default TTL here), no other does.
+      expect(step.approvalExpiresAt).toBe(phase === "AWAITING_APPROVAL" ? NOW + 24 * 60 * 60 * 1000 : null);
       const wait = notBefore === null ? undefined : notBefore - NOW;
       expect(step.decision.retryAfterMs).toBe(wait === 0 ? undefined : wait);
       expect(isLegalTransition("DISPATCHED", step.phase)).toBe(true);

@@ -85,6 +85,20 @@ const SITUATIONS: Situation[] = [
     reason: /no reason recorded/,
   },
   {
+    name: "expired: nobody decided on the approval request in time",
+    op: { phase: "EXPIRED", attempt: 0, approvalExpiresAt: NOW - 1 },
+    action: "STOP",
+    reason:
+      /^The approval request for attempt 1 of 3 of .* expired after 24 h without a decision; a person can replay the operation\.$/,
+  },
+  {
+    name: "expired, under a contract with its own approval TTL",
+    op: { phase: "EXPIRED", attempt: 2, lastError: TIMEOUT },
+    contract: { approvalTtlMs: 90 * 60 * 1000 },
+    action: "STOP",
+    reason: /^The approval request for attempt 3 of 3 .* expired after 90 min without a decision;/,
+  },
+  {
     name: "failed with a fatal error",
     op: { phase: "FAILED", attempt: 1, lastError: UNPROCESSABLE },
     action: "STOP",
@@ -201,6 +215,26 @@ const SITUATIONS: Situation[] = [
       UNKNOWN: /an unclassified error is not retried without a person/,
       NON_RETRYABLE: /unacceptable new effect/,
     },
+  },
+  // Rule 6a: a request nobody decided on in time is never approved by default, even before the sweep moves it.
+  {
+    name: "awaiting approval past its deadline (the sweep has not come by yet)",
+    op: { phase: "AWAITING_APPROVAL", attempt: 1, lastError: TIMEOUT, approvalExpiresAt: NOW - 1 },
+    contract: { approvalTtlMs: 2 * HOUR },
+    action: "STOP",
+    reason:
+      /^The approval request for attempt 2 of 3 of .* expired after 2 h without a decision; a person can replay the operation\.$/,
+  },
+  {
+    name: "awaiting approval at its deadline (it expires only after waiting longer)",
+    op: { phase: "AWAITING_APPROVAL", attempt: 1, lastError: TIMEOUT, approvalExpiresAt: NOW },
+    action: "APPROVAL",
+  },
+  {
+    name: "a deadline left over from an earlier request means nothing outside AWAITING_APPROVAL",
+    op: { ...retry, approvalExpiresAt: NOW - HOUR },
+    action: CLASS_RULE,
+    reason: CLASS_REASON,
   },
   // Rule 7: unknown outcome.
   {

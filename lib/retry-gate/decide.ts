@@ -1,4 +1,5 @@
 // The retry gate: what may happen next with an operation, now, and why, in one sentence an operator can act on.
+import { approvalExpired, approvalExpiresAt, approvalTtl } from "./approval-expiry";
 import { retryDelay } from "./backoff";
 import { breakerAllowsDispatch } from "./breaker";
 import { assertNever } from "./exhaustive";
@@ -296,6 +297,17 @@ function approvalReason(input: GateInput): string {
   return `${subject} waits for a person to approve it.`;
 }
 
+/**
+ * The same sentence whether or not the sweep has moved the operation to EXPIRED yet, so the agent, the audit record
+ * and the console all read one answer. A replay is a new operation with its own approval (AUTHORITY.md).
+ */
+function expiredReason(input: GateInput): string {
+  return (
+    `the approval request for ${subjectOf(input)} expired after ${formatDuration(approvalTtl(input.contract))} ` +
+    `without a decision; a person can replay the operation.`
+  );
+}
+
 function failedReason(input: GateInput): string {
   const { operation: op, contract } = input;
   const subject = `${attemptOf(op.attempt, contract.maxAttempts)} of ${aTool(contract.effect)}`;
@@ -323,6 +335,8 @@ export function decide(input: GateInput): Decision {
       );
     case "FAILED":
       return stop(failedReason(input));
+    case "EXPIRED":
+      return stop(expiredReason(input));
     case "RECONCILED":
       switch (op.evidence) {
         case "applied":
@@ -349,6 +363,8 @@ export function decide(input: GateInput): Decision {
         ),
       };
     case "AWAITING_APPROVAL":
+      // Past its deadline a request is never approved by default, even before the sweep has come by.
+      if (approvalExpired(op, input.now)) return stop(expiredReason(input));
       return { action: "APPROVAL", reason: capitalised(approvalReason(input)) };
     case "UNKNOWN":
       // A PURE tool has no effect to look up, so its unknown outcome is just another failed attempt.
@@ -369,7 +385,11 @@ export interface FailureStep {
   decision: Decision;
   phase: Phase;
   notBefore: number | null;
+  /** The deadline of the request for a person, present exactly when the step asks one (AWAITING_APPROVAL). */
+  approvalExpiresAt: number | null;
 }
+
+type ClassStep = Omit<FailureStep, "approvalExpiresAt">;
 
 /**
  * The step after a dispatched attempt reported `failed`. `operation.attempt` already counts the
@@ -377,6 +397,12 @@ export interface FailureStep {
  * attempt that just failed may have taken effect.
  */
 export function decideAfterFailure(input: GateInput, error: ClassifiedError, random: () => number): FailureStep {
+  const step = stepAfterFailure(input, error, random);
+  const asking = step.phase === "AWAITING_APPROVAL";
+  return { ...step, approvalExpiresAt: asking ? approvalExpiresAt(input.now, input.contract) : null };
+}
+
+function stepAfterFailure(input: GateInput, error: ClassifiedError, random: () => number): ClassStep {
   const { operation: op, contract } = input;
   const tool = aTool(contract.effect);
   const failed = attemptOf(op.attempt, contract.maxAttempts);
@@ -421,7 +447,7 @@ export function decideAfterFailure(input: GateInput, error: ClassifiedError, ran
   }
 }
 
-function scheduleRetry(input: GateInput, error: ClassifiedError, random: () => number): FailureStep {
+function scheduleRetry(input: GateInput, error: ClassifiedError, random: () => number): ClassStep {
   const { operation: op, contract, now } = input;
   const asScheduled: GateOperation = {
     ...op,

@@ -1,5 +1,6 @@
 // fast-check arbitraries and fixed fixtures for the retry gate's tests; imported by tests only.
 import fc from "fast-check";
+import { APPROVAL_TTL_MS } from "./approval-expiry";
 import { CLOSED_BREAKER } from "./breaker";
 import { errorClassOf } from "./classify-error";
 import {
@@ -28,6 +29,7 @@ export function contractFor(effect: EffectClass, overrides: Partial<GateContract
     maxAttempts: 3,
     backoff: { baseMs: 100, maxMs: 10_000 },
     keyRetentionMs: null,
+    approvalTtlMs: null,
     ...overrides,
   };
 }
@@ -42,6 +44,7 @@ export function operation(overrides: Partial<GateOperation> = {}): GateOperation
     notBefore: null,
     lastError: null,
     rejectionReason: null,
+    approvalExpiresAt: null,
     ...overrides,
   };
 }
@@ -116,6 +119,7 @@ export const arbContract: fc.Arbitrary<GateContract> = fc
     baseMs: fc.integer({ min: 0, max: 10_000 }),
     extraMs: fc.integer({ min: 0, max: 1_000_000 }),
     keyRetentionMs: fc.option(fc.integer({ min: 0, max: 3_000_000 }), { nil: null }),
+    approvalTtlMs: fc.option(fc.integer({ min: APPROVAL_TTL_MS.min, max: APPROVAL_TTL_MS.max }), { nil: null }),
   })
   .map(({ baseMs, extraMs, ...rest }) => ({ ...rest, backoff: { baseMs, maxMs: baseMs + extraMs } }));
 
@@ -128,6 +132,7 @@ export const arbOperation: fc.Arbitrary<GateOperation> = fc.record({
   notBefore: fc.option(arbTime, { nil: null }),
   lastError: fc.option(arbClassifiedError, { nil: null }),
   rejectionReason: fc.option(fc.string({ maxLength: 20 }), { nil: null }),
+  approvalExpiresAt: fc.option(arbTime, { nil: null }),
 });
 
 export const arbGateInput: fc.Arbitrary<GateInput> = fc.record({

@@ -13,3 +13,4 @@ export {
 } from "./breaker";
 export { decide, decideAfterFailure, describeError, type FailureStep } from "./decide";
 export { assertNever } from "./exhaustive";
+export { APPROVAL_TTL_MS, approvalExpired, approvalExpiresAt, approvalTtl } from "./approval-expiry";

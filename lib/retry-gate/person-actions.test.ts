@@ -15,6 +15,7 @@ test.each<[Phase, EffectEvidence, string[]]>([
   ["CONFIRMED", "none", []],
   ["FAILED", "none", []],
   ["REJECTED", "none", []],
+  ["EXPIRED", "none", []],
 ])("%s with evidence %s offers %j", (phase, evidence, actions) => {
   expect(personActionsFor(phase, evidence)).toEqual(actions);
 });

@@ -22,6 +22,8 @@ export function personActionsFor(phase: Phase, evidence: EffectEvidence): Person
     case "CONFIRMED":
     case "FAILED":
     case "REJECTED":
+    // Nobody decided in time; a person's way on is a replay, a new operation with its own approval (not yet offered).
+    case "EXPIRED":
       return [];
     default:
       return assertNever(phase, "phase");

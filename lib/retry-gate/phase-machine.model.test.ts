@@ -1,7 +1,9 @@
 // Model-based test of the phase machine driven by the gate: random plans, dispatches, outcomes, crashes,
-// reconciliations and approvals never apply a non-PURE effect twice.
+// reconciliations, approvals and approval expiry never apply a non-PURE effect twice, and a request nobody decides on
+// in time ends EXPIRED instead of being approved by default or waiting forever.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { approvalExpired, approvalExpiresAt, approvalTtl } from "./approval-expiry";
 import { CLOSED_BREAKER, breakerAllowsDispatch, nextBreaker, type BreakerEvent } from "./breaker";
 import { classifyError } from "./classify-error";
 import { decide, decideAfterFailure } from "./decide";
@@ -32,6 +34,8 @@ interface Sim {
   /** IDEMPOTENT providers remember a key from the first request that took effect, for keyRetentionMs. */
   keyStoredAt: number | null;
   dispatchesWithoutApproval: number;
+  /** The operation as the sweep left it when it expired: nothing may change it afterwards. */
+  expiredAs: GateOperation | null;
 }
 
 type SimCommand = fc.Command<Sim, Sim>;
@@ -44,9 +48,14 @@ const inputOf = (s: Sim): GateInput => ({
   now: s.now,
 });
 
+/**
+ * Every request for a person gets its deadline, as the ledger writes it; leaving AWAITING_APPROVAL keeps the old one,
+ * because the gate must not depend on the store clearing it.
+ */
 function move(s: Sim, to: Phase, changes: Partial<GateOperation> = {}): void {
   assertTransition(s.op.phase, to);
-  s.op = { ...s.op, ...changes, phase: to };
+  const deadline = to === "AWAITING_APPROVAL" ? { approvalExpiresAt: approvalExpiresAt(s.now, s.contract) } : {};
+  s.op = { ...s.op, ...changes, ...deadline, phase: to };
 }
 
 function onBreaker(s: Sim, event: BreakerEvent): void {
@@ -174,6 +183,9 @@ class Reconcile implements SimCommand {
   toString = () => "reconcile";
 }
 
+const EXPIRED_REASON =
+  /^The approval request for .* expired after .+ without a decision; a person can replay the operation\.$/;
+
 /**
  * A careful person: approves only what the evidence shows has not happened, and rejects the rest (a reject from other
  * phases adds nothing).
@@ -181,6 +193,11 @@ class Reconcile implements SimCommand {
 class Approve implements SimCommand {
   check = (s: Readonly<Sim>) => s.op.phase === "AWAITING_APPROVAL";
   run(s: Sim): void {
+    // Past its deadline the request is gone even before the sweep comes by: the ledger refuses, nothing moves.
+    if (approvalExpired(s.op, s.now)) {
+      expect(decide(inputOf(s))).toMatchObject({ action: "STOP", reason: EXPIRED_REASON });
+      return;
+    }
     if (s.contract.effect !== "PURE" && s.effects > 0) {
       move(s, "REJECTED", { rejectionReason: "the effect already happened" });
       return;
@@ -188,6 +205,21 @@ class Approve implements SimCommand {
     move(s, s.op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED", { approvedAttempt: s.op.attempt + 1 });
   }
   toString = () => "approve";
+}
+
+/** opledger's sweep, as the system: a request past its deadline becomes EXPIRED, audited with the gate's reason. */
+class ExpireApprovals implements SimCommand {
+  check = () => true;
+  run(s: Sim): void {
+    if (s.op.phase !== "AWAITING_APPROVAL" || !approvalExpired(s.op, s.now)) return;
+    const before = decide(inputOf(s));
+    move(s, "EXPIRED");
+    // One sentence before and after the sweep: the agent, the audit record and the console read the same answer.
+    expect(decide(inputOf(s))).toEqual(before);
+    expect(before).toMatchObject({ action: "STOP", reason: EXPIRED_REASON });
+    s.expiredAs = s.op;
+  }
+  toString = () => "expireApprovals";
 }
 
 class Operator implements SimCommand {
@@ -228,6 +260,7 @@ const arbCommands = fc.commands(
     fc.boolean().map((applies) => new Crash(applies)),
     fc.constant(new Reconcile()),
     fc.constant(new Approve()),
+    fc.constant(new ExpireApprovals()),
     fc
       .constantFrom<BreakerEvent>(
         { type: "force_open", reason: "maintenance" },
@@ -246,11 +279,16 @@ const arbContract = (effect: EffectClass): fc.Arbitrary<GateContract> =>
     maxAttempts: fc.integer({ min: 1, max: 4 }),
     backoff: fc.constant({ baseMs: 1_000, maxMs: 20_000 }),
     keyRetentionMs: fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: null, freq: 4 }),
+    // Short enough to run out within a run; null is the 24 h default, which never does here.
+    approvalTtlMs: fc.option(fc.integer({ min: 1_000, max: 120_000 }), { nil: null, freq: 4 }),
   });
 
 describe("the phase machine driven by the gate", () => {
+  /** Runs in which a request expired, per class: the expiry rows must actually be exercised. */
+  const expirations = Object.fromEntries(EFFECT_CLASSES.map((effect) => [effect, 0])) as Record<EffectClass, number>;
+
   test.each(EFFECT_CLASSES)(
-    "%s: never applies a non-PURE effect twice, nor spends more than the budget without a person",
+    "%s: never applies a non-PURE effect twice, nor spends more than the budget without a person, and expires a request nobody decides on",
     (effect) => {
       fc.assert(
         fc.property(arbContract(effect), fc.integer(), arbCommands, (contract, seed, commands) => {
@@ -264,14 +302,31 @@ describe("the phase machine driven by the gate", () => {
             effects: 0,
             keyStoredAt: null,
             dispatchesWithoutApproval: 0,
+            expiredAs: null,
           };
           fc.modelRun(() => ({ model: sim, real: sim }), commands);
           if (contract.effect !== "PURE") expect(sim.effects).toBeLessThanOrEqual(1);
           expect(sim.dispatchesWithoutApproval).toBeLessThanOrEqual(contract.maxAttempts);
           if (sim.op.phase === "CONFIRMED") expect(sim.effects).toBeGreaterThanOrEqual(1);
+          if (sim.expiredAs !== null) {
+            expirations[effect] += 1;
+            // Terminal: no dispatch, outcome, approval or reconciliation moved it or spent an attempt afterwards.
+            expect(sim.op).toEqual(sim.expiredAs);
+          }
+          // Never left waiting forever: once its deadline has passed, the sweep ends whatever still waits.
+          if (sim.op.phase === "AWAITING_APPROVAL") {
+            new Tick(approvalTtl(contract) + 1).run(sim);
+            new ExpireApprovals().run(sim);
+            expect(sim.op.phase).toBe("EXPIRED");
+            // And a worker that asks afterwards is refused: the operation stays as the sweep left it.
+            const expired = sim.op;
+            new Dispatch().run(sim);
+            expect(sim.op).toEqual(expired);
+          }
         }),
         { numRuns: 1000 },
       );
+      expect(expirations[effect]).toBeGreaterThan(0);
     },
   );
 });

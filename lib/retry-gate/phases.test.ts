@@ -26,6 +26,7 @@ const LEGAL: ReadonlyArray<[Phase, Phase]> = [
   ["AWAITING_APPROVAL", "PLANNED"],
   ["AWAITING_APPROVAL", "RETRY_SCHEDULED"],
   ["AWAITING_APPROVAL", "REJECTED"],
+  ["AWAITING_APPROVAL", "EXPIRED"],
 ];
 
 const isListed = (from: Phase, to: Phase): boolean => LEGAL.some(([f, t]) => f === from && t === to);
@@ -60,14 +61,19 @@ describe("TRANSITIONS", () => {
 });
 
 describe("isTerminal", () => {
-  test.each(PHASES.map((phase) => ({ phase, terminal: ["CONFIRMED", "FAILED", "REJECTED"].includes(phase) })))(
-    "$phase terminal: $terminal",
-    ({ phase, terminal }) => {
-      expect(isTerminal(phase)).toBe(terminal);
-      // A terminal phase is one with no way out, and only those.
-      expect(TRANSITIONS[phase].length === 0).toBe(terminal);
-    },
-  );
+  test.each(
+    PHASES.map((phase) => ({ phase, terminal: ["CONFIRMED", "FAILED", "REJECTED", "EXPIRED"].includes(phase) })),
+  )("$phase terminal: $terminal", ({ phase, terminal }) => {
+    expect(isTerminal(phase)).toBe(terminal);
+    // A terminal phase is one with no way out, and only those.
+    expect(TRANSITIONS[phase].length === 0).toBe(terminal);
+  });
+
+  test("EXPIRED is reached only from AWAITING_APPROVAL, and nothing leaves it", () => {
+    expect(PHASES.filter((from) => TRANSITIONS[from].includes("EXPIRED"))).toEqual(["AWAITING_APPROVAL"]);
+    expect(isTerminal("EXPIRED")).toBe(true);
+    expect(() => assertTransition("EXPIRED", "AWAITING_APPROVAL")).toThrow(/EXPIRED is terminal/);
+  });
 
   test("RECONCILED is not terminal, because 'effect did not happen' may lead to a retry", () => {
     expect(isTerminal("RECONCILED")).toBe(false);

@@ -16,11 +16,14 @@ export const TRANSITIONS: Record<Phase, readonly Phase[]> = {
   RECONCILED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED"],
   // UNKNOWN when the provider's key retention ran out while the retry waited: the earlier attempt must be looked up.
   RETRY_SCHEDULED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED", "UNKNOWN"],
-  // PLANNED after approving a first attempt, RETRY_SCHEDULED after approving a retry.
-  AWAITING_APPROVAL: ["PLANNED", "RETRY_SCHEDULED", "REJECTED"],
+  // PLANNED after approving a first attempt, RETRY_SCHEDULED after approving a retry; EXPIRED when nobody decided in
+  // time (the system's sweep), so a request is never approved by default nor left waiting forever.
+  AWAITING_APPROVAL: ["PLANNED", "RETRY_SCHEDULED", "REJECTED", "EXPIRED"],
   CONFIRMED: [],
   FAILED: [],
   REJECTED: [],
+  // Terminal like REJECTED: a replay is a new operation, not a way out of this one.
+  EXPIRED: [],
 };
 
 export class IllegalTransitionError extends Error {
@@ -53,6 +56,7 @@ export function isTerminal(phase: Phase): boolean {
     case "CONFIRMED":
     case "FAILED":
     case "REJECTED":
+    case "EXPIRED":
       return true;
     case "PLANNED":
     case "AUTHORIZED":

@@ -1,6 +1,7 @@
 // Property-based tests: what must hold for every gate input, not only for the rows someone thought of.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { approvalExpired } from "./approval-expiry";
 import { backoffCap, backoffDelay, retryDelay } from "./backoff";
 import {
   CLOSED_BREAKER,
@@ -63,13 +64,30 @@ describe("decide, for every input", () => {
 
   test("finished operations stop, in-flight operations wait", () => {
     fc.assert(
-      fc.property(arbGateInput, fc.constantFrom("CONFIRMED", "FAILED", "REJECTED"), (input, phase) => {
+      fc.property(arbGateInput, fc.constantFrom("CONFIRMED", "FAILED", "REJECTED", "EXPIRED"), (input, phase) => {
         expect(decide(withPhase(input, phase)).action).toBe("STOP");
       }),
     );
     fc.assert(
       fc.property(arbGateInput, fc.constantFrom("DISPATCHED", "AUTHORIZED"), (input, phase) => {
         expect(decide(withPhase(input, phase)).action).toBe("WAIT");
+      }),
+    );
+  });
+
+  test("a request for a person is never approved by default: past its deadline it stops, before it waits", () => {
+    fc.assert(
+      fc.property(arbGateInput, fc.integer({ min: -1_000_000, max: 1_000_000 }), (generated, offset) => {
+        const deadline = generated.now + offset;
+        const input = withPhase(
+          { ...generated, operation: { ...generated.operation, approvalExpiresAt: deadline } },
+          "AWAITING_APPROVAL",
+        );
+        const decision = decide(input);
+        expect(decision.action).toBe(generated.now > deadline ? "STOP" : "APPROVAL");
+        expect(approvalExpired(input.operation, input.now)).toBe(generated.now > deadline);
+        // The same answer once the sweep has moved it: nothing in between can approve or dispatch it.
+        if (decision.action === "STOP") expect(decide(withPhase(input, "EXPIRED"))).toEqual(decision);
       }),
     );
   });
@@ -274,9 +292,14 @@ describe("decideAfterFailure, for every input", () => {
             notBefore: step.notBefore,
             evidence: "none",
             approvedAttempt: null,
+            // A request for a person comes with its own deadline; any other keeps whatever was left over.
+            approvalExpiresAt: step.approvalExpiresAt ?? input.operation.approvalExpiresAt,
           },
         };
         expect(decide(after).action).toBe(step.decision.action);
+        expect(step.approvalExpiresAt).toBe(
+          step.phase === "AWAITING_APPROVAL" ? input.now + (input.contract.approvalTtlMs ?? 86_400_000) : null,
+        );
       }),
     );
   });

@@ -5,7 +5,8 @@ export type EffectClass = (typeof EFFECT_CLASSES)[number];
 
 /**
  * PLANNED .. RECONCILED are the six phases of the product design; the others are the terminal and
- * waiting phases the model needs (see docs/decisions/004-phase-set.md).
+ * waiting phases the model needs (see docs/decisions/004-phase-set.md). EXPIRED: nobody decided on an approval
+ * request within the contract's approvalTtlMs (AUTHORITY.md).
  */
 export const PHASES = [
   "PLANNED",
@@ -18,6 +19,7 @@ export const PHASES = [
   "AWAITING_APPROVAL",
   "FAILED",
   "REJECTED",
+  "EXPIRED",
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -91,6 +93,8 @@ export interface GateContract {
   maxAttempts: number;
   backoff: { baseMs: number; maxMs: number };
   keyRetentionMs?: number | null;
+  /** How long an operation may wait for a person before it is EXPIRED; null means the default (24 h). */
+  approvalTtlMs: number | null;
 }
 
 /** The part of an operation that the gate reads. Times are epoch milliseconds. */
@@ -107,6 +111,11 @@ export interface GateOperation {
   notBefore: number | null;
   lastError: ClassifiedError | null;
   rejectionReason: string | null;
+  /**
+   * When the pending approval request runs out (`approvalExpiresAt(requestedAt, contract)`), read only while
+   * AWAITING_APPROVAL so a deadline left over from an earlier request means nothing; null while nobody is asked.
+   */
+  approvalExpiresAt: number | null;
 }
 
 export type BreakerState = "closed" | "open" | "half_open";

@@ -8,7 +8,8 @@ import { actorLabel, type Actor } from "../actor";
 import { LedgerError } from "../errors";
 import { approversOf, checkApprover, requirePerson } from "./authority";
 import { checkSeen, operationCommand, writeOperation, type SeenState } from "./run-command";
-import { operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+import { gateOperation, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
 
 export interface DecisionInput {
   reason: string;
@@ -31,6 +32,12 @@ export async function approveOperation(
   return operationCommand(ledger, id, actor, "approve", now, async (tx, { op, contract, dependency }) => {
     requirePerson(actor, "Approving an attempt");
     checkSeen(op, input.seen);
+    if (approvalExpired(gateOperation(op), now.getTime())) {
+      throw new LedgerError(
+        "approval_expired",
+        `The approval request for ${id} expired at ${op.approvalExpiresAt?.toISOString()}; it can no longer be approved.`,
+      );
+    }
     if (op.phase !== "AWAITING_APPROVAL") {
       throw new LedgerError(
         "not_awaiting_approval",

@@ -186,7 +186,9 @@ describe("own operations", () => {
     ];
     for (const attempt of tries) expect(await codeOf(attempt())).toBe("not_found");
     expect(await codeOf(getOperation(t.ledger, "01NOSUCHOPERATION", at(3), otherAgent.id))).toBe("not_found");
-    expect((await listOperations(t.ledger, { plannedByKeyId: otherAgent.id }, { limit: 50 }, at(3))).items).toHaveLength(0);
+    expect(
+      (await listOperations(t.ledger, { plannedByKeyId: otherAgent.id }, { limit: 50 }, at(3))).items,
+    ).toHaveLength(0);
     expect((await listOperations(t.ledger, { plannedByKeyId: agent.id }, { limit: 50 }, at(3))).items).toHaveLength(1);
     expect((await getOperation(t.ledger, id, at(4))).audit.map((a) => a.action)).not.toContain("operation.rejected");
   });
@@ -230,7 +232,7 @@ describe("approvals expire", () => {
     expect(detail.decision.action).toBe("STOP");
     expect(detail.audit.at(-1)).toMatchObject({ action: "operation.approval_expired", actorType: "system" });
     expect(await codeOf(approveOperation(t.ledger, operation.id, { reason: "late" }, alice, at(60_003)))).toBe(
-      "not_awaiting_approval",
+      "approval_expired",
     );
     const claim = claimLease(t.ledger, operation.id, { workerId: "w", leaseMs: 1000 }, agent, at(60_004));
     expect(await codeOf(claim)).toBe("approval_expired");

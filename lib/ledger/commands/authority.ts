@@ -1,12 +1,10 @@
 // Who may move which operation (AUTHORITY.md), checked inside every command: agent keys drive only the operations
 // they planned, only a person opens the human gate, and the four-eyes rule and quorum compare principal ids.
 import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
+import { approvalExpiresAt } from "@/lib/retry-gate/approval-expiry";
 import { personOf, principalId, type Actor, type Person } from "../actor";
 import { LedgerError } from "../errors";
 import type { OperationChanges } from "./run-command";
-
-/** How long an operation waits for a person when its contract does not say (AUTHORITY.md). */
-export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60_000;
 
 /**
  * The agent's lane (claim, heartbeat, dispatch, outcome) and the shared one (reconcile with evidence, reject), where a
@@ -92,7 +90,7 @@ export function approvalRequest(
 ): OperationChanges {
   if (phase !== "AWAITING_APPROVAL") return {};
   return {
-    approvalExpiresAt: new Date(now.getTime() + (contract.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS)),
+    approvalExpiresAt: new Date(approvalExpiresAt(now.getTime(), contract)),
     approvers: null,
   };
 }

@@ -3,7 +3,8 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
 import { decide } from "@/lib/retry-gate/decide";
-import type { Decision, Phase } from "@/lib/retry-gate/types";
+import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
+import type { Decision, GateInput, Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
@@ -13,7 +14,13 @@ import { checkFence, operationCommand, writeOperation, type OperationContext, ty
 import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 
 /** Why a decision does not let the operation go now, as the API's machine code. */
-function refusalCode(decision: Decision, phase: Phase, attempt: number, maxAttempts: number): LedgerErrorCode | null {
+function refusalCode(
+  decision: Decision,
+  input: GateInput,
+  attempt: number,
+  maxAttempts: number,
+): LedgerErrorCode | null {
+  const phase = input.operation.phase;
   switch (decision.action) {
     case "DISPATCH":
     case "RETRY":
@@ -28,7 +35,7 @@ function refusalCode(decision: Decision, phase: Phase, attempt: number, maxAttem
     case "WAIT":
       return "in_flight";
     case "STOP":
-      return phase === "EXPIRED" ? "approval_expired" : "already_finished";
+      return approvalExpired(input.operation, input.now) ? "approval_expired" : "already_finished";
     default: {
       const unreachable: never = decision.action;
       return unreachable;
@@ -90,7 +97,7 @@ export async function dispatchOperation(
     checkFence(op, input.fence, now, true);
     const input0 = gateInput(op, contract, dependency, now);
     const decision = decide(input0);
-    const code = refusalCode(decision, input0.operation.phase, op.attempt, contract.maxAttempts);
+    const code = refusalCode(decision, input0, op.attempt, contract.maxAttempts);
     if (code !== null) {
       await routeToPeople(tx, ctx, code, decision, actor, now);
       return { refused: new LedgerError(code, decision.reason, { decision, operationId: id }) };

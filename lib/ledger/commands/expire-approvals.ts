@@ -4,6 +4,9 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import type { Operation } from "@/lib/generated/prisma/client";
 import type { Actor } from "../actor";
 import { isWriteConflict } from "../store/types";
+import { decide } from "@/lib/retry-gate/decide";
+import { gateInput } from "@/lib/ledger/reads/operation-view";
+import { loadContext } from "../reads/operation-context";
 import { approversOf } from "./authority";
 import { writeOperation, type Tx } from "./run-command";
 
@@ -12,6 +15,9 @@ const BATCH = 100;
 export const EXPIRY_ACTOR: Actor = { type: "system", id: "system", label: "approval expiry" };
 
 async function expire(tx: Tx, op: Operation, now: Date): Promise<void> {
+  const context = await loadContext(tx, op.id);
+  // The gate already says STOP past the deadline: its sentence is the one the agent is told, so the audit keeps it.
+  const { reason } = decide(gateInput(op, context.contract, context.dependency, now));
   await writeOperation(
     tx,
     op,
@@ -26,7 +32,7 @@ async function expire(tx: Tx, op: Operation, now: Date): Promise<void> {
       action: "operation.approval_expired",
       fromPhase: "AWAITING_APPROVAL",
       toPhase: "EXPIRED",
-      reason: `no person decided before ${op.approvalExpiresAt?.toISOString()}; the approval request expired and nothing was sent`,
+      reason,
       data: { attempt: op.attempt, approvalsGiven: approversOf(op).length },
       at: now,
     },

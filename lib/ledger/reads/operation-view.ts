@@ -58,6 +58,9 @@ export interface OperationView {
   evidenceDetail: unknown;
   providerId: string | null;
   approvedAttempt: number | null;
+  /** While waiting for a person: when the request expires (then EXPIRED), and the approvals given of those needed. */
+  approvalExpiresAt: string | null;
+  approvals: { given: number; needed: number };
   rejectionReason: string | null;
   lastError: ClassifiedError | null;
   notBefore: string | null;
@@ -94,6 +97,8 @@ export function operationView(
     evidenceDetail: op.evidenceJson ? (JSON.parse(op.evidenceJson) as unknown) : null,
     providerId: op.providerId,
     approvedAttempt: op.approvedAttempt,
+    approvalExpiresAt: iso(op.approvalExpiresAt),
+    approvals: { given: op.approvers ? op.approvers.split(",").length : 0, needed: contract.approvals },
     rejectionReason: op.rejectionReason,
     lastError: input.operation.lastError,
     notBefore: iso(op.notBefore),

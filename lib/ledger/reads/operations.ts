@@ -158,18 +158,22 @@ export const QUEUE_PHASES = ["UNKNOWN", "AWAITING_APPROVAL"] as const satisfies 
 export type QueuePhase = (typeof QUEUE_PHASES)[number];
 
 /**
- * A queue's cursor: the last row's updatedAt (milliseconds) and id, so rows changed at the same millisecond keep their
- * order.
+ * A queue's cursor: the last row's sort time (milliseconds) and id, so rows with the same millisecond keep their order.
  */
 export const QUEUE_CURSOR = /^(\d{1,15})-([0-9A-Za-z]{1,64})$/;
 
-function queueCursorOf(op: OperationRecord): string {
-  return `${op.updatedAt.getTime()}-${op.id}`;
-}
+/**
+ * What each queue is sorted by: Unknowns longest waiting first (the time the operation entered its phase, its last
+ * change); Approvals soonest to expire first, so nobody's request runs out unseen at the bottom of the list.
+ */
+const QUEUE_ORDER = { UNKNOWN: "updatedAt", AWAITING_APPROVAL: "approvalExpiresAt" } as const satisfies Record<
+  QueuePhase,
+  keyof OperationRecord
+>;
 
 /**
- * One page of a queue, longest waiting first: by the time the operation entered its phase (its last change), then id.
- * A keyset on (phase, updatedAt, id), which one index serves, so the thousandth page costs what the first does.
+ * One page of a queue in its order, then by id. A keyset on (phase, time, id), which one index serves, so the
+ * thousandth page costs what the first does.
  */
 export async function listQueue(
   ledger: Ledger,
@@ -180,26 +184,22 @@ export async function listQueue(
   const limit = Math.min(Math.max(page.limit, 1), MAX_PAGE);
   const match = page.cursor ? QUEUE_CURSOR.exec(page.cursor) : null;
   if (page.cursor && !match) throw new Error(`not a queue cursor: ${page.cursor}`);
-  const after = match ? { updatedAt: new Date(Number(match[1])), id: match[2]! } : null;
+  const key = QUEUE_ORDER[phase];
+  const after = match ? { time: new Date(Number(match[1])), id: match[2]! } : null;
   const rows = await ledger.db.operation.findMany({
     where: {
       phase,
       // The redundant `gte` lets both engines seek the index to the cursor instead of filtering from the queue's start.
-      ...(after
-        ? {
-            updatedAt: { gte: after.updatedAt },
-            OR: [{ updatedAt: { gt: after.updatedAt } }, { id: { gt: after.id } }],
-          }
-        : {}),
+      ...(after ? { [key]: { gte: after.time }, OR: [{ [key]: { gt: after.time } }, { id: { gt: after.id } }] } : {}),
     },
-    orderBy: [{ updatedAt: "asc" }, { id: "asc" }],
+    orderBy: [{ [key]: "asc" }, { id: "asc" }],
     take: limit + 1,
   });
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return {
     items: await viewsOf(ledger, items, now),
-    nextCursor: rows.length > limit && last ? queueCursorOf(last) : null,
+    nextCursor: rows.length > limit && last ? `${last[key]?.getTime() ?? 0}-${last.id}` : null,
   };
 }
 
