@@ -78,6 +78,7 @@ export const auditEventSchema = z.looseObject({
   actorType: z.enum(["user", "api_key", "system"]),
   actorId: z.string(),
   onBehalfOf: optionalText,
+  actorLabel: optionalText,
   action: z.string(),
   fromPhase: optionalText,
   toPhase: optionalText,

@@ -5,6 +5,8 @@ export interface VersionRecorder {
   actorType: string;
   actorId: string;
   onBehalfOf: string | null;
+  /** What people read for the recorder; null on records written before labels were kept. */
+  actorLabel: string | null;
 }
 
 /** The contract's versions look back this far in its audit trail. */
@@ -24,7 +26,7 @@ function versionOf(data: string | null): number | null {
 export async function contractRecorders(ledger: Ledger, tool: string): Promise<Map<number, VersionRecorder>> {
   const events = await ledger.db.auditEvent.findMany({
     where: { subjectType: "contract", subjectId: tool, action: { in: ["contract.created", "contract.updated"] } },
-    select: { actorType: true, actorId: true, onBehalfOf: true, data: true },
+    select: { actorType: true, actorId: true, onBehalfOf: true, actorLabel: true, data: true },
     orderBy: { id: "desc" },
     take: RECORDERS_LIMIT,
   });
@@ -32,7 +34,12 @@ export async function contractRecorders(ledger: Ledger, tool: string): Promise<M
   for (const event of events) {
     const version = versionOf(event.data);
     if (version !== null && !recorders.has(version)) {
-      recorders.set(version, { actorType: event.actorType, actorId: event.actorId, onBehalfOf: event.onBehalfOf });
+      recorders.set(version, {
+        actorType: event.actorType,
+        actorId: event.actorId,
+        onBehalfOf: event.onBehalfOf,
+        actorLabel: event.actorLabel,
+      });
     }
   }
   return recorders;

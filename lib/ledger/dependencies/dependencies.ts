@@ -38,7 +38,13 @@ export interface DependencyView {
   forced: "open" | "closed" | null;
   forcedReason: string | null;
   /** Who pinned the breaker and when, from the audit trail; null when it is not pinned. */
-  forcedBy: { actorType: string; actorId: string; onBehalfOf: string | null; at: string } | null;
+  forcedBy: {
+    actorType: string;
+    actorId: string;
+    onBehalfOf: string | null;
+    actorLabel: string | null;
+    at: string;
+  } | null;
   consecutiveFailures: number;
   failureThreshold: number;
   cooldownMs: number;
@@ -196,13 +202,14 @@ async function lastOverride(ledger: Ledger, name: string): Promise<DependencyVie
       action: { in: ["dependency.forced_open", "dependency.forced_closed"] },
     },
     orderBy: { id: "desc" },
-    select: { actorType: true, actorId: true, onBehalfOf: true, createdAt: true },
+    select: { actorType: true, actorId: true, onBehalfOf: true, actorLabel: true, createdAt: true },
   });
   return event
     ? {
         actorType: event.actorType,
         actorId: event.actorId,
         onBehalfOf: event.onBehalfOf,
+        actorLabel: event.actorLabel,
         at: event.createdAt.toISOString(),
       }
     : null;

@@ -146,8 +146,12 @@ export interface AuditView {
   subjectType: string;
   subjectId: string;
   actorType: string;
+  /** The principal's stable id (a user id, a key id, "system"); decisions and filters use it. */
   actorId: string;
+  /** The user id of the person a key acted as. */
   onBehalfOf: string | null;
+  /** What people read for the actor; null on records written before labels were kept (their actorId was the label). */
+  actorLabel: string | null;
   action: string;
   fromPhase: string | null;
   toPhase: string | null;
@@ -164,6 +168,7 @@ export function auditView(e: AuditEvent): AuditView {
     actorType: e.actorType,
     actorId: e.actorId,
     onBehalfOf: e.onBehalfOf,
+    actorLabel: e.actorLabel,
     action: e.action,
     fromPhase: e.fromPhase,
     toPhase: e.toPhase,
