@@ -9,6 +9,7 @@ import { getOperation, listOperations } from "@/lib/ledger/reads/operations";
 import { approveOperation, rejectOperation } from "./approval";
 import { dispatchOperation } from "./dispatch";
 import { expireApprovals } from "./expire-approvals";
+import { handOverOperations } from "./hand-over";
 import { claimLease, heartbeatLease } from "./lease";
 import { reportOutcome } from "./outcome";
 import { planOperation } from "./plan";
@@ -243,5 +244,24 @@ describe("approvals expire", () => {
     expect(await expireApprovals(t.ledger, at(24 * 3_600_000))).toBe(0);
     expect(await expireApprovals(t.ledger, at(24 * 3_600_000 + 3))).toBe(1);
     expect((await getOperation(t.ledger, id, at(24 * 3_600_000 + 4))).phase).toBe("EXPIRED");
+  });
+});
+
+describe("key rotation", () => {
+  it("hands an agent's operations to its new key, and the old key loses them", async () => {
+    const { id, fence } = await lost();
+    const moved = await handOverOperations(t.ledger, { fromKeyIds: [agent.id], toKeyId: otherAgent.id }, alice, at(3));
+    expect(moved).toBe(1);
+    expect(await codeOf(getOperation(t.ledger, id, at(4), agent.id))).toBe("not_found");
+    const reconciled = await reconcileOperation(
+      t.ledger,
+      id,
+      { fence, outcome: "applied", evidence: {} },
+      otherAgent,
+      at(5),
+    );
+    expect(reconciled.phase).toBe("RECONCILED");
+    const audit = (await getOperation(t.ledger, id, at(6))).audit;
+    expect(audit.at(-1)).toMatchObject({ action: "operation.reconciled", actorId: otherAgent.id });
   });
 });
