@@ -8,6 +8,7 @@ import { env, type Env } from "@/lib/config/env";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { startSweepLoop } from "./sweep-loop";
+import { startAuditCheckpoints } from "./audit-checkpoints";
 
 const globalForStartup = globalThis as unknown as { opledgerStarted?: Promise<void> };
 
@@ -68,6 +69,7 @@ async function start(): Promise<void> {
       console.log(`opledger: created the admin user ${config.OPLEDGER_ADMIN_EMAIL}`);
     }
   }
+  startAuditCheckpoints(shared, config);
   startSweepLoop(shared, config.OPLEDGER_SWEEP_INTERVAL_MS);
   console.log(`opledger: recovery sweep and auto-reconcile every ${config.OPLEDGER_SWEEP_INTERVAL_MS} ms`);
   // Never during `next build`, which may load the server code to prerender pages.
