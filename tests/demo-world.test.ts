@@ -26,11 +26,14 @@ import { reconcileSuggestion } from "@/lib/ledger/outbound/provider-lookup";
 import { getOperation } from "@/lib/ledger/reads/operations";
 import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
+import type { OutboundOptions } from "@/lib/outbound/send";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 
 const alice: Actor = { type: "user", id: "alice@example.test", label: "alice@example.test", role: "operator" };
 const bob: Actor = { type: "user", id: "bob@example.test", label: "bob@example.test", role: "operator" };
 const PAYMENTS_AUTH = "Bearer sk_demo_world_test_0123456789";
+/** The demo providers listen on loopback: reachable as with OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on, which the demo sets. */
+const LOOPBACK: OutboundOptions = { allowPrivate: true };
 /** Operations the demo run makes before the books are checked ("a few hundred"). */
 const RUN_OPERATIONS = Number(process.env.OPLEDGER_DEMO_TEST_OPERATIONS ?? 300);
 
@@ -175,7 +178,7 @@ describe("the demo world", () => {
     const [charge] = effectsOf(id);
     expect(charge).toBeDefined();
 
-    const evidence = await lookupForOperation(t.ledger, id, fetch, new Date());
+    const evidence = await lookupForOperation(t.ledger, id, new Date(), LOOPBACK);
     expect(evidence).toMatchObject({ ok: true, status: 200, applied: true, providerId: charge?.id });
     const suggestion = reconcileSuggestion(evidence);
     expect(suggestion).toEqual({ outcome: "applied", providerId: charge?.id });
@@ -218,7 +221,7 @@ describe("the demo world", () => {
     expect(effectsOf(id)).toHaveLength(1);
 
     // No lookup exists for email: a person decides. Here they judge it did not go out.
-    expect(await lookupForOperation(t.ledger, id, fetch, new Date())).toMatchObject({ ok: false });
+    expect(await lookupForOperation(t.ledger, id, new Date(), LOOPBACK)).toMatchObject({ ok: false });
     await reconcileOperation(
       t.ledger,
       id,
@@ -292,7 +295,7 @@ describe("the demo world", () => {
     const operatorTick = async (): Promise<void> => {
       const now = new Date();
       await recoverExpiredLeases(t.ledger, now);
-      await autoReconcile(t.ledger, now, { backoff, notAppliedGraceMs: 1000 });
+      await autoReconcile(t.ledger, now, { backoff, notAppliedGraceMs: 1000, outbound: LOOPBACK });
       for (const op of await t.db.operation.findMany({ where: { phase: "AWAITING_APPROVAL" }, take: 50 })) {
         await approveOperation(t.ledger, op.id, { reason: "approved on call" }, bob, new Date()).catch(ignoreRace);
       }
@@ -322,7 +325,7 @@ describe("the demo world", () => {
           ).catch(ignoreRace);
           continue;
         }
-        const evidence = await lookupForOperation(t.ledger, op.id, fetch, new Date());
+        const evidence = await lookupForOperation(t.ledger, op.id, new Date(), LOOPBACK);
         const suggestion = reconcileSuggestion(evidence);
         if (!suggestion) continue;
         await reconcileOperation(

@@ -11,7 +11,11 @@ import { at, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 
-const session = vi.hoisted(() => ({ user: null as SessionUser | null }));
+const session = vi.hoisted(() => {
+  // The provider listens on loopback, which outbound requests reach only with private addresses allowed.
+  process.env.OPLEDGER_OUTBOUND_ALLOW_PRIVATE = "on";
+  return { user: null as SessionUser | null };
+});
 
 vi.mock("@/lib/auth/session", async (original) => {
   const actual = await original<typeof SessionModule>();

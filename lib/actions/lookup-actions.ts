@@ -29,7 +29,7 @@ export const lookupOperationAction = consoleAction(
   "operator",
   lookupSchema,
   async (input, ctx): Promise<LookupResult> => {
-    const found = await lookupForOperation(ctx.ledger, input.id, fetch, ctx.now);
+    const found = await lookupForOperation(ctx.ledger, input.id, ctx.now);
     return { found, text: evidenceText(found), suggestion: reconcileSuggestion(found) };
   },
 );

@@ -5,9 +5,9 @@ export const DEFAULT_PROVIDER_PORT = 3999;
 
 /**
  * Holds the Authorization header value the demo payments API requires; lookups read it, contracts name only the
- * variable.
+ * variable. An OPLEDGER_SECRET_* name, as every secret a lookup may send (AUTHORITY.md).
  */
-export const PAYMENTS_AUTH_ENV = "OPLEDGER_DEMO_PAYMENTS_AUTH";
+export const PAYMENTS_AUTH_ENV = "OPLEDGER_SECRET_DEMO_PAYMENTS";
 
 /** The agent id the demo agent plans under, so its operations can be found and resumed. */
 export const DEMO_AGENT_ID = "demo-agent";

@@ -4,20 +4,28 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { createApiKey, scopesOf } from "@/lib/auth/api-keys";
 import { getContract } from "@/lib/ledger/contracts/contract-versions";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
+import { hostsVariable } from "@/lib/outbound/secrets";
 import { PAYMENTS_AUTH_ENV, type DemoEnv } from "./config";
 import { DEMO_KEY_NAME, startDemoWorld } from "./supervisor";
 
 let t: TestDb;
-const savedAuth = process.env[PAYMENTS_AUTH_ENV];
+const PAYMENTS_HOSTS_ENV = hostsVariable(PAYMENTS_AUTH_ENV);
+const saved = {
+  [PAYMENTS_AUTH_ENV]: process.env[PAYMENTS_AUTH_ENV],
+  [PAYMENTS_HOSTS_ENV]: process.env[PAYMENTS_HOSTS_ENV],
+};
 
 beforeEach(async () => {
   t = await createTestDb();
   delete process.env[PAYMENTS_AUTH_ENV];
+  delete process.env[PAYMENTS_HOSTS_ENV];
 });
 
 afterEach(async () => {
-  if (savedAuth === undefined) delete process.env[PAYMENTS_AUTH_ENV];
-  else process.env[PAYMENTS_AUTH_ENV] = savedAuth;
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   await t.close();
 });
 
@@ -64,6 +72,7 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
     stateFile: null,
     rootDir: process.cwd(),
     log: (line) => lines.push(line),
+    outboundAllowPrivate: false,
   });
   try {
     expect((await fetch(`${world.providers.url}/_health`)).status).toBe(200);
@@ -73,7 +82,12 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
       urlTemplate: `${world.providers.url}/payments/v1/charges/by-key/{idempotencyKey}`,
       authHeaderEnv: PAYMENTS_AUTH_ENV,
     });
+    expect(PAYMENTS_AUTH_ENV).toMatch(/^OPLEDGER_SECRET_/);
     expect(process.env[PAYMENTS_AUTH_ENV]).toMatch(/^Bearer sk_demo_/);
+    // The payments secret is bound to the providers' loopback host, and a demo whose lookups cannot reach it says so.
+    expect(process.env[PAYMENTS_HOSTS_ENV]).toBe(new URL(world.providers.url).hostname);
+    expect(process.env[PAYMENTS_HOSTS_ENV]).toBe("127.0.0.1");
+    expect(lines.some((l) => l.includes("OPLEDGER_OUTBOUND_ALLOW_PRIVATE is off"))).toBe(true);
 
     const keys = await t.db.apiKey.findMany({ where: { name: DEMO_KEY_NAME } });
     expect(keys.find((k) => k.id === old.record.id)?.revokedAt).not.toBeNull();

@@ -5,6 +5,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createApiKey, revokeApiKey } from "@/lib/auth/api-keys";
+import { env as serverEnv } from "@/lib/config/env";
+import { hostsVariable } from "@/lib/outbound/secrets";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { PAYMENTS_AUTH_ENV, type DemoEnv } from "./config";
@@ -29,6 +31,8 @@ export interface DemoWorldOptions {
   random?: () => number;
   /** Lease of the agent's runs; short, so a killed agent's operations surface soon. */
   agentLeaseMs?: number;
+  /** Whether lookups may reach private addresses; default OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on. */
+  outboundAllowPrivate?: boolean;
 }
 
 export interface DemoWorld {
@@ -60,6 +64,15 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     paymentsAuthorization,
     random,
   });
+  // The payments secret may go to the providers' host and nowhere else (an operator's own binding is kept).
+  process.env[hostsVariable(PAYMENTS_AUTH_ENV)] ??= new URL(providers.url).hostname;
+  // The providers listen on loopback, which outbound requests reach only with private addresses allowed; that is
+  // decided when the server starts (`npm start` turns it on with the demo), so a demo without it says so once.
+  if (!(options.outboundAllowPrivate ?? serverEnv().OPLEDGER_OUTBOUND_ALLOW_PRIVATE === "on")) {
+    log(
+      `opledger demo: OPLEDGER_OUTBOUND_ALLOW_PRIVATE is off, so the server's lookups of the demo providers on ${providers.url} are refused; set it to on to reconcile demo operations by lookup`,
+    );
+  }
   let key: string;
   let keyId: string;
   try {

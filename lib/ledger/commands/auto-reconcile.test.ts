@@ -9,12 +9,15 @@ import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import type { EffectClass } from "@/lib/retry-gate/types";
 import { AUTO_RECONCILER, autoReconcile, lookupForOperation, LookupBackoff } from "./auto-reconcile";
 import type { ReconcileSettings } from "@/lib/ledger/outbound/provider-lookup";
+import type { OutboundOptions } from "@/lib/outbound/send";
 import { getOperation } from "@/lib/ledger/reads/operations";
 import { reconcileOperation } from "./reconcile";
 
 /** What the provider answers per key: a status string makes a record, null a 404, a number that HTTP error. */
 let records: Map<string, string | null | number>;
 let requests: string[];
+/** Runs before the provider answers a request: a test's way to act while a lookup is out. */
+let onRequest: (() => Promise<unknown>) | null;
 let provider: Server;
 let base: string;
 let t: TestDb;
@@ -22,9 +25,11 @@ let t: TestDb;
 beforeEach(async () => {
   records = new Map();
   requests = [];
-  provider = createServer((req, res) => {
+  onRequest = null;
+  provider = createServer(async (req, res) => {
     const key = decodeURIComponent((req.url ?? "").split("/").pop() ?? "");
     requests.push(key);
+    await onRequest?.();
     const record = records.get(key) ?? null;
     if (typeof record === "number") {
       res.writeHead(record).end("{}");
@@ -46,6 +51,9 @@ afterEach(async () => {
   provider.closeAllConnections();
   await new Promise<void>((resolve) => provider.close(() => resolve()));
 });
+
+/** The provider listens on loopback: reachable as with OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on. */
+const LOOPBACK: OutboundOptions = { allowPrivate: true };
 
 function lookup(overrides: Partial<ReconcileSettings> = {}): ReconcileSettings {
   return {
@@ -78,7 +86,7 @@ describe("autoReconcile", () => {
     await tool("deploy.release", "REPLAYABLE", lookup());
     const id = await unknownOp("deploy.release", "tok-1");
     records.set("tok-1", "live");
-    const report = await autoReconcile(t.ledger, LATER);
+    const report = await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK });
     expect(report).toEqual({ looked: 1, applied: 1, notApplied: 0, undecided: 0, failed: 0 });
     const op = await getOperation(t.ledger, id, LATER);
     expect(op).toMatchObject({
@@ -99,9 +107,9 @@ describe("autoReconcile", () => {
   it("records a 404 as not applied once the grace period is over, and the gate then allows the retry", async () => {
     await tool("deploy.release", "REPLAYABLE", lookup());
     const id = await unknownOp("deploy.release", "tok-2");
-    expect((await autoReconcile(t.ledger, at(5_000))).notApplied).toBe(0);
+    expect((await autoReconcile(t.ledger, at(5_000), { outbound: LOOPBACK })).notApplied).toBe(0);
     expect((await getOperation(t.ledger, id, at(5_000))).phase).toBe("UNKNOWN");
-    expect((await autoReconcile(t.ledger, LATER)).notApplied).toBe(1);
+    expect((await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK })).notApplied).toBe(1);
     const op = await getOperation(t.ledger, id, LATER);
     expect(op).toMatchObject({ phase: "RECONCILED", evidence: "not_applied", decision: { action: "RETRY_SAME_KEY" } });
   });
@@ -110,9 +118,10 @@ describe("autoReconcile", () => {
     await tool("deploy.release", "REPLAYABLE", lookup());
     const id = await unknownOp("deploy.release", "tok-grace");
     const backoff = new LookupBackoff();
-    for (const ms of [1_000, 2_000, 5_000, 9_000]) await autoReconcile(t.ledger, at(ms), { backoff });
+    for (const ms of [1_000, 2_000, 5_000, 9_000])
+      await autoReconcile(t.ledger, at(ms), { backoff, outbound: LOOPBACK });
     expect(requests).toEqual(["tok-grace"]);
-    expect((await autoReconcile(t.ledger, at(10_002), { backoff })).notApplied).toBe(1);
+    expect((await autoReconcile(t.ledger, at(10_002), { backoff, outbound: LOOPBACK })).notApplied).toBe(1);
     expect(requests).toEqual(["tok-grace", "tok-grace"]);
     expect((await getOperation(t.ledger, id, at(10_002))).phase).toBe("RECONCILED");
   });
@@ -129,7 +138,7 @@ describe("autoReconcile", () => {
       reconcile: lookup({ appliedValues: [] }),
     });
     const backoff = new LookupBackoff(10_000);
-    expect(await autoReconcile(t.ledger, LATER, { backoff })).toEqual({
+    expect(await autoReconcile(t.ledger, LATER, { backoff, outbound: LOOPBACK })).toEqual({
       looked: 2,
       applied: 0,
       notApplied: 0,
@@ -137,8 +146,8 @@ describe("autoReconcile", () => {
       failed: 1,
     });
     for (const id of [down, vague]) expect((await getOperation(t.ledger, id, LATER)).phase).toBe("UNKNOWN");
-    expect((await autoReconcile(t.ledger, at(65_000), { backoff })).looked).toBe(0);
-    expect((await autoReconcile(t.ledger, at(71_000), { backoff })).looked).toBe(2);
+    expect((await autoReconcile(t.ledger, at(65_000), { backoff, outbound: LOOPBACK })).looked).toBe(0);
+    expect((await autoReconcile(t.ledger, at(71_000), { backoff, outbound: LOOPBACK })).looked).toBe(2);
   });
 
   it("looks up only REPLAYABLE and IDEMPOTENT operations whose current contract has an automatic lookup", async () => {
@@ -159,7 +168,7 @@ describe("autoReconcile", () => {
       records.set(key, "live");
       await unknownOp(name, key);
     }
-    expect((await autoReconcile(t.ledger, LATER)).applied).toBe(2);
+    expect((await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK })).applied).toBe(2);
     expect(requests.sort()).toEqual(["a", "b"]);
   });
 
@@ -167,9 +176,9 @@ describe("autoReconcile", () => {
     await tool("deploy.release", "REPLAYABLE", { method: "manual" });
     const id = await unknownOp("deploy.release", "tok-old");
     records.set("tok-old", "live");
-    expect((await autoReconcile(t.ledger, LATER)).looked).toBe(0);
+    expect((await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK })).looked).toBe(0);
     await tool("deploy.release", "REPLAYABLE", lookup());
-    expect((await autoReconcile(t.ledger, LATER)).applied).toBe(1);
+    expect((await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK })).applied).toBe(1);
     expect((await getOperation(t.ledger, id, LATER)).phase).toBe("RECONCILED");
   });
 
@@ -179,26 +188,25 @@ describe("autoReconcile", () => {
       records.set(`k${i}`, "live");
       await unknownOp("deploy.release", `k${i}`, i * 10);
     }
-    expect((await autoReconcile(t.ledger, LATER, { limit: 3 })).applied).toBe(3);
+    expect((await autoReconcile(t.ledger, LATER, { limit: 3, outbound: LOOPBACK })).applied).toBe(3);
     expect(requests.sort()).toEqual(["k0", "k1", "k2"]);
-    expect((await autoReconcile(t.ledger, LATER, { limit: 3 })).applied).toBe(2);
+    expect((await autoReconcile(t.ledger, LATER, { limit: 3, outbound: LOOPBACK })).applied).toBe(2);
   });
 
   it("steps aside when a person reconciled the operation while the lookup was out", async () => {
     await tool("deploy.release", "REPLAYABLE", lookup());
     const id = await unknownOp("deploy.release", "tok-race");
     records.set("tok-race", "live");
-    const racingFetch: typeof fetch = async (input, init) => {
-      await reconcileOperation(
+    // The person's reconciliation lands while the provider is answering the lookup.
+    onRequest = () =>
+      reconcileOperation(
         t.ledger,
         id,
         { outcome: "not_applied", evidence: { note: "checked by hand" }, reason: "by hand" },
         alice,
         LATER,
       );
-      return fetch(input, init);
-    };
-    expect(await autoReconcile(t.ledger, LATER, { fetch: racingFetch })).toMatchObject({ looked: 1, applied: 0 });
+    expect(await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK })).toMatchObject({ looked: 1, applied: 0 });
     const op = await getOperation(t.ledger, id, LATER);
     expect(op).toMatchObject({ phase: "RECONCILED", evidence: "not_applied" });
     expect(op.audit.filter((a) => a.action === "operation.reconciled")).toHaveLength(1);
@@ -210,7 +218,7 @@ describe("lookupForOperation", () => {
     await tool("payments.charge", "IDEMPOTENT", lookup({ auto: false }));
     const id = await unknownOp("payments.charge", "pay-1");
     records.set("pay-1", "live");
-    const evidence = await lookupForOperation(t.ledger, id, fetch, LATER);
+    const evidence = await lookupForOperation(t.ledger, id, LATER, LOOPBACK);
     expect(evidence).toMatchObject({ ok: true, applied: true, providerId: "dep_pay-1" });
     expect((await getOperation(t.ledger, id, LATER)).phase).toBe("UNKNOWN");
   });
@@ -218,6 +226,6 @@ describe("lookupForOperation", () => {
   it("says so when the tool has no lookup", async () => {
     await tool("notes.manual", "REPLAYABLE", { method: "manual" });
     const id = await unknownOp("notes.manual", "n-1");
-    expect(await lookupForOperation(t.ledger, id, fetch, LATER)).toMatchObject({ ok: false });
+    expect(await lookupForOperation(t.ledger, id, LATER, LOOPBACK)).toMatchObject({ ok: false });
   });
 });

@@ -1,5 +1,6 @@
 // Auto-reconcile: the sweep looks up UNKNOWN operations whose contract allows it and records a definite answer as a
 // reconciliation.
+import type { OutboundOptions } from "@/lib/outbound/send";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { EffectClass } from "@/lib/retry-gate/types";
 import { SYSTEM_ACTOR, type Actor } from "../actor";
@@ -48,14 +49,14 @@ export async function currentLookupSettings(ledger: Ledger, tools?: string[]): P
 export async function lookupForOperation(
   ledger: Ledger,
   id: string,
-  fetchFn: typeof fetch,
   now: Date,
+  outbound: OutboundOptions = {},
 ): Promise<LookupEvidence> {
   const { op, contract } = await loadContext(ledger.store, id);
   const current = (await currentLookupSettings(ledger, [op.tool])).get(op.tool);
   const own = contract.reconcile ? reconcileSchema.safeParse(JSON.parse(contract.reconcile)) : null;
   const settings = current ?? (own?.success ? own.data : null);
-  return lookupEffect(settings, { idempotencyKey: op.idempotencyKey, providerId: op.providerId }, fetchFn, now);
+  return lookupEffect(settings, { idempotencyKey: op.idempotencyKey, providerId: op.providerId }, now, outbound);
 }
 
 /**
@@ -100,7 +101,8 @@ export interface AutoReconcileOptions {
   limit?: number;
   /** Lookups in flight at once (default 4). */
   concurrency?: number;
-  fetch?: typeof fetch;
+  /** How lookups go out (tests: private addresses, a resolver); lib/outbound's defaults otherwise. */
+  outbound?: OutboundOptions;
   backoff?: LookupBackoff;
   /**
    * A "not applied" answer is acted on only once the operation has been UNKNOWN this long (default 10 s): a request
@@ -162,7 +164,7 @@ export async function autoReconcile(
   const due = candidates.filter((c) => !backoff || backoff.due(c.id, now)).slice(0, limit);
 
   await inPool(due, options.concurrency ?? 4, async (op) => {
-    const evidence = await lookupEffect(settings.get(op.tool) ?? null, op, options.fetch ?? fetch, now);
+    const evidence = await lookupEffect(settings.get(op.tool) ?? null, op, now, options.outbound);
     report.looked++;
     const suggestion = reconcileSuggestion(evidence);
     if (!suggestion) {

@@ -1,6 +1,7 @@
 // Provider lookup: asks the provider, by the operation's key or provider id, whether an effect exists, and returns the
-// evidence.
+// evidence. The request itself goes through lib/outbound, which holds the rules for secrets and addresses.
 import type { ContractRules } from "@/lib/ledger/contracts/contract-schema";
+import { sendOutbound, type OutboundOptions } from "@/lib/outbound/send";
 
 export type ReconcileSettings = NonNullable<ContractRules["reconcile"]>;
 
@@ -82,41 +83,6 @@ function field(json: unknown, path: string): string | null {
   return null;
 }
 
-async function readLimited(response: Response): Promise<{ text: string; truncated: boolean }> {
-  if (!response.body) return { text: "", truncated: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      truncated = true;
-      await reader.cancel();
-      break;
-    }
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { text: new TextDecoder().decode(all), truncated };
-}
-
-function redact(text: string, secret: string | undefined): string {
-  if (!secret) return text;
-  let out = text.split(secret).join("[redacted]");
-  // The token alone, without its scheme, may be echoed too.
-  const token = /^\S+\s+(\S{8,})$/.exec(secret)?.[1];
-  if (token) out = out.split(token).join("[redacted]");
-  return out;
-}
-
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -168,27 +134,19 @@ function judge(
   };
 }
 
-function describeFailure(error: unknown, timeoutMs: number): string {
-  if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return `the provider did not answer within ${timeoutMs} ms`;
-  }
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : null;
-  const code = cause && "code" in cause && typeof cause.code === "string" ? ` (${cause.code})` : "";
-  const message = cause?.message ?? (error instanceof Error ? error.message : String(error));
-  return `the provider could not be reached: ${message}${code}`;
-}
-
 /**
  * Runs the contract's lookup (an HTTP GET, server-side, bounded by timeoutMs) and says whether the effect exists.
- * Never throws: a lookup that fails or times out comes back as `{ ok: false, reason }`, and the caller leaves the
- * operation as it was. The Authorization header comes from the environment variable the contract names; its value
- * is neither logged nor kept in the evidence.
+ * Never throws: a lookup that is refused, fails or times out comes back as `{ ok: false, reason }`, and the caller
+ * leaves the operation as it was. The Authorization header comes from the OPLEDGER_SECRET_* variable the contract
+ * names, under the rules of lib/outbound (bound hosts, https, no private addresses unless allowed); its value is
+ * neither logged nor kept in the evidence.
+ * `outbound` is for tests (private addresses, a resolver, the environment secrets are read from).
  */
 export async function lookupEffect(
   settings: ReconcileSettings | null,
   operation: LookupTarget,
-  fetchFn: typeof fetch = fetch,
   now: Date = new Date(),
+  outbound: OutboundOptions = {},
 ): Promise<LookupEvidence> {
   const lookedUpAt = now.toISOString();
   const fail = (reason: string, url: string | null, status?: number): LookupFailure => ({
@@ -204,25 +162,36 @@ export async function lookupEffect(
   }
   const filled = lookupUrl(settings.urlTemplate, operation);
   if ("error" in filled) return fail(filled.error, null);
-  const url = filled.url;
   const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const secret = settings.authHeaderEnv ? process.env[settings.authHeaderEnv] : undefined;
-  const headers: Record<string, string> = { accept: "application/json" };
-  if (secret) headers.authorization = secret;
-
-  let status: number;
-  let text: string;
-  let truncated: boolean;
-  try {
-    const signal = AbortSignal.timeout(timeoutMs);
-    // Redirects are not followed: a lookup asks one address, and the credentials must not travel on.
-    const response = await fetchFn(url, { method: "GET", headers, redirect: "manual", signal, cache: "no-store" });
-    status = response.status;
-    ({ text, truncated } = await readLimited(response));
-  } catch (error) {
-    return fail(describeFailure(error, timeoutMs), url);
+  const answer = await sendOutbound(
+    {
+      url: filled.url,
+      headers: { accept: "application/json" },
+      ...(settings.authHeaderEnv ? { secretEnv: settings.authHeaderEnv } : {}),
+      timeoutMs,
+      maxBytes: MAX_BODY_BYTES,
+    },
+    outbound,
+  );
+  const url = filled.url;
+  switch (answer.outcome) {
+    case "refused":
+      return fail(`refused: ${answer.reason}`, url, answer.status);
+    case "failed":
+      return fail(
+        answer.kind === "timeout"
+          ? `the provider did not answer within ${timeoutMs} ms`
+          : `the provider could not be reached: ${answer.detail}`,
+        url,
+      );
+    case "answered":
+      break;
+    default: {
+      const never: never = answer;
+      return never;
+    }
   }
-  text = redact(text, secret);
+  const { status, body: text, truncated } = answer;
   const excerpt = text.slice(0, EXCERPT_CHARS);
   const excerptCut = truncated || text.length > EXCERPT_CHARS;
   if (status !== 404 && (status < 200 || status > 299)) {
