@@ -10,9 +10,12 @@ import { reportOutcome, type OutcomeInput } from "@/lib/ledger/commands/outcome"
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { demoContracts } from "./contracts";
 
+/** The key id the seeded history was planned under; the demo agent's key is handed its operations at each start. */
+export const DEMO_SEED_KEY_ID = "demo-agent-seed";
+
 const DEMO_AGENT: Actor = {
   type: "api_key",
-  id: "demo-agent-seed",
+  id: DEMO_SEED_KEY_ID,
   label: "demo-agent (seed)",
   scopes: ["agent"],
   person: null,

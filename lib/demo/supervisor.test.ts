@@ -3,6 +3,8 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createApiKey, scopesOf } from "@/lib/auth/api-keys";
 import { getContract } from "@/lib/ledger/contracts/contract-versions";
+import { planOperation } from "@/lib/ledger/commands/plan";
+import { withContract } from "@/tests/helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { hostsVariable } from "@/lib/outbound/secrets";
 import { PAYMENTS_AUTH_ENV, type DemoEnv } from "./config";
@@ -63,6 +65,14 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
     { type: "system", id: "system", label: "test" },
     new Date(),
   );
+  // An operation the previous start's agent planned: the new key must be able to resume it.
+  await withContract(t.ledger, "demo.earlier", "PURE");
+  const earlier = await planOperation(
+    t.ledger,
+    { tool: "demo.earlier", args: {} },
+    { type: "api_key", id: old.record.id, label: "old demo key", scopes: ["agent"], person: null },
+    new Date(),
+  );
   const lines: string[] = [];
   const world = await startDemoWorld({
     ledger: t.ledger,
@@ -94,6 +104,8 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
     const live = keys.filter((k) => !k.revokedAt);
     expect(live).toHaveLength(1);
     expect(scopesOf(live[0] ?? { scopes: "" })).toEqual(["agent"]);
+    const handedOver = await t.db.operation.findUnique({ where: { id: earlier.operation.id } });
+    expect(handedOver?.plannedByKeyId).toBe(live[0]?.id);
 
     const first = world.agentPid();
     expect(first).not.toBeNull();

@@ -11,7 +11,8 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { PAYMENTS_AUTH_ENV, type DemoEnv } from "./config";
 import { startProviderServer, type ProviderServer } from "./providers/server";
-import { ensureDemoContracts } from "./seed";
+import { DEMO_SEED_KEY_ID, ensureDemoContracts } from "./seed";
+import { handOverOperations } from "@/lib/ledger/commands/hand-over";
 
 export const DEMO_KEY_NAME = "demo agent (OPLEDGER_DEMO)";
 const DEMO_ACTOR: Actor = { type: "system", id: "system", label: "demo world" };
@@ -83,13 +84,21 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
       );
     }
     const earlier = await ledger.db.apiKey.findMany({
-      where: { name: DEMO_KEY_NAME, revokedAt: null },
-      select: { id: true },
+      where: { name: DEMO_KEY_NAME },
+      select: { id: true, revokedAt: true },
     });
-    for (const old of earlier) await revokeApiKey(ledger, old.id, DEMO_ACTOR, now);
+    for (const old of earlier) if (!old.revokedAt) await revokeApiKey(ledger, old.id, DEMO_ACTOR, now);
     const created = await createApiKey(ledger, { name: DEMO_KEY_NAME, scopes: ["agent"] }, DEMO_ACTOR, now);
     key = created.key;
     keyId = created.record.id;
+    // A key is made per start, and an agent key drives only its own operations: the new one takes over the demo
+    // agent's earlier operations and the seeded history, so it can resume them.
+    await handOverOperations(
+      ledger,
+      { fromKeyIds: [DEMO_SEED_KEY_ID, ...earlier.map((old) => old.id)], toKeyId: keyId },
+      DEMO_ACTOR,
+      now,
+    );
   } catch (error) {
     await providers.close();
     throw error;
