@@ -4,7 +4,6 @@ import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
 import { approvalExpiresAt } from "@/lib/retry-gate/approval-expiry";
 import { personOf, principalId, type Actor, type Person } from "../actor";
 import { LedgerError } from "../errors";
-import type { OperationChanges } from "./run-command";
 
 /**
  * The agent's lane (claim, heartbeat, dispatch, outcome) and the shared one (reconcile with evidence, reject), where a
@@ -87,7 +86,7 @@ export function approvalRequest(
   phase: string,
   contract: Pick<ContractVersion, "approvalTtlMs">,
   now: Date,
-): OperationChanges {
+): Partial<Pick<Operation, "approvalExpiresAt" | "approvers">> {
   if (phase !== "AWAITING_APPROVAL") return {};
   return {
     approvalExpiresAt: new Date(approvalExpiresAt(now.getTime(), contract)),

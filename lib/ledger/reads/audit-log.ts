@@ -16,7 +16,7 @@ export const AUDIT_SUBJECTS = [
 export interface AuditFilter {
   subjectType?: AuditSubject;
   subjectId?: string;
-  /** Matches who acted, or the person an API key acted for. */
+  /** Matches who acted (by id, or by the label people read), or the person an API key acted for. */
   actorId?: string;
   /** An exact action, or a prefix ending in ".*" such as "contract.*". */
   action?: string;
@@ -32,7 +32,9 @@ export function auditWhere(filter: AuditFilter): Prisma.AuditEventWhereInput {
   return {
     ...(filter.subjectType ? { subjectType: filter.subjectType } : {}),
     ...(filter.subjectId ? { subjectId: filter.subjectId } : {}),
-    ...(filter.actorId ? { OR: [{ actorId: filter.actorId }, { onBehalfOf: filter.actorId }] } : {}),
+    ...(filter.actorId
+      ? { OR: [{ actorId: filter.actorId }, { onBehalfOf: filter.actorId }, { actorLabel: filter.actorId }] }
+      : {}),
     ...(filter.action ? actionWhere(filter.action) : {}),
     ...(filter.since ? { createdAt: { gte: filter.since } } : {}),
   };
