@@ -120,8 +120,8 @@ async function run(ledger: Ledger, command: string, values: Values, verify: Veri
       if (!values.email) fail("--email is required");
       const role = values.role as Role | undefined;
       if (!role || !(ROLES as readonly string[]).includes(role)) fail(`--role must be one of ${ROLES.join(", ")}`);
-      if (values.password !== undefined && values.password.length < 12)
-        fail("--password must be at least 12 characters");
+      if (values.password !== undefined && (values.password.length < 12 || values.password.length > 256))
+        fail("--password must be 12 to 256 characters");
       const password = values.password ?? randomBytes(15).toString("base64url");
       const user = await createUser(
         ledger,

@@ -1,5 +1,5 @@
 "use client";
-// "Change role" for one user; takes effect on their next request, since sessions read the role from the database.
+// "Change role" for one user; it ends their sessions, so they sign in again under the new role.
 import { changeRoleAction } from "@/lib/actions/admin-actions";
 import type { UserListItem } from "@/lib/auth/admin";
 import type { Role } from "@/lib/auth/roles";
@@ -30,8 +30,8 @@ export function ChangeRoleDialog({ user, onDone }: { user: UserListItem; onDone:
         title={`Change role of ${user.email}`}
         description={
           <>
-            Currently <span className="font-mono text-ink">{user.role}</span>. The new role applies to their next page
-            or action; they do not need to sign in again.
+            Currently <span className="font-mono text-ink">{user.role}</span>. Their open sessions are signed out, and
+            they sign in again under the new role.
           </>
         }
       >

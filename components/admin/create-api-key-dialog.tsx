@@ -1,10 +1,12 @@
 "use client";
-// "Create API key": name and scopes, then the key itself, shown this once with a copy button and a warning.
+// "Create API key": name, scopes and, for an operator or admin key, the person it acts as; then the key itself, shown
+// this once with a copy button and a warning.
 import { useRef, useState, type FormEvent } from "react";
 import { createApiKeyAction } from "@/lib/actions/admin-actions";
 import type { ApiScope } from "@/lib/auth/api-keys";
+import { actsAsPerson, keyOwnerChoices, ownerHint, type KeyOwnerCandidate } from "@/lib/console/key-owners";
 import { buttonClass } from "@/components/ui/button-styles";
-import { ScopeChoice } from "./choices";
+import { OwnerChoice, ScopeChoice } from "./choices";
 import { Dialog, DialogClose, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";
 import { Field } from "./field";
@@ -15,19 +17,41 @@ interface CreatedKey {
   name: string;
   prefix: string;
   key: string;
+  /** The email of the person the key acts as; null for a key that acts as itself. */
+  actsAs: string | null;
 }
 
-export function CreateApiKeyDialog({ onDone }: { onDone: (message: string) => void }) {
+const DEFAULT_SCOPES: ApiScope[] = ["agent"];
+
+export interface CreateApiKeyDialogProps {
+  /** The console's users; the picker offers the active ones whose role fits the chosen scopes. */
+  people: readonly KeyOwnerCandidate[];
+  onDone: (message: string) => void;
+}
+
+export function CreateApiKeyDialog({ people, onDone }: CreateApiKeyDialogProps) {
   const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [scopes, setScopes] = useState<ApiScope[]>(DEFAULT_SCOPES);
+  const [ownerId, setOwnerId] = useState("");
   const { run, pending, failure, fieldErrors, reset } = useAdminAction(createApiKeyAction);
+
+  const needsPerson = actsAsPerson(scopes);
+  const owners = keyOwnerChoices(people, scopes);
+  // A person chosen for operator who is no admin is dropped when admin is ticked, not sent to be refused.
+  const owner = owners.some((o) => o.id === ownerId) ? ownerId : "";
 
   function onOpenChange(next: boolean) {
     setOpen(next);
     if (next) return;
     reset();
-    if (created)
-      onDone(`Created the API key ${created.name} (${created.prefix}…). Only its prefix is kept for display.`);
+    setScopes(DEFAULT_SCOPES);
+    setOwnerId("");
+    if (created) {
+      onDone(
+        `Created the API key ${created.name} (${created.prefix}…)${created.actsAs ? `, acting as ${created.actsAs}` : ""}. Only its prefix is kept for display.`,
+      );
+    }
     // The secret leaves the browser's memory with the dialog.
     setCreated(null);
   }
@@ -35,8 +59,10 @@ export function CreateApiKeyDialog({ onDone }: { onDone: (message: string) => vo
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const scopes = form.getAll("scopes").filter((value): value is string => typeof value === "string") as ApiScope[];
-    run({ name: formText(form, "name"), scopes }, (data) => setCreated(data));
+    const actsAs = needsPerson ? (owners.find((o) => o.id === owner)?.email ?? null) : null;
+    run({ name: formText(form, "name"), scopes, ...(needsPerson ? { ownerUserId: owner } : {}) }, (data) =>
+      setCreated({ ...data, actsAs }),
+    );
   }
 
   return (
@@ -65,7 +91,16 @@ export function CreateApiKeyDialog({ onDone }: { onDone: (message: string) => vo
               hint="Who or what uses it, e.g. billing-agent (production)."
               errors={fieldErrors.name}
             />
-            <ScopeChoice errors={fieldErrors.scopes} />
+            <ScopeChoice value={scopes} onChange={setScopes} errors={fieldErrors.scopes} />
+            {needsPerson ? (
+              <OwnerChoice
+                options={owners}
+                value={owner}
+                onChange={setOwnerId}
+                hint={ownerHint(scopes)}
+                errors={fieldErrors.ownerUserId}
+              />
+            ) : null}
             <DialogFooter pending={pending} submitLabel="Create key" pendingLabel="Creating…" />
           </form>
         </DialogContent>

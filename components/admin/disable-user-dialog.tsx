@@ -26,7 +26,8 @@ export function DisableUserDialog({ user, onDone }: { user: UserListItem; onDone
         description={
           <>
             They are signed out at their next page or action and cannot sign in, by password or single sign-on, until an
-            admin enables them again. Their name stays on everything they did in the audit trail.
+            admin enables them again. API keys bound to them are refused too, until they are enabled. Their name stays
+            on everything they did in the audit trail.
           </>
         }
       >

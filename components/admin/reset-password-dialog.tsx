@@ -31,7 +31,7 @@ export function ResetPasswordDialog({
       </DialogTrigger>
       <DialogContent
         title={`Reset password of ${user.email}`}
-        description="Their old password stops working at once and a lockout from failed sign-ins is lifted. Sessions they already have stay signed in."
+        description="Their old password stops working at once, their open sessions are signed out, and a lockout from failed sign-ins is lifted."
       >
         <form onSubmit={submit} noValidate className="flex flex-col gap-3.5">
           <FormAlert failure={failure} />

@@ -5,6 +5,7 @@ import { MonoId } from "@/components/ui/mono-id";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHeader } from "@/components/ui/table-header";
 import type { AuditView } from "@/lib/ledger/reads/operation-view";
+import { actorDisplay } from "@/lib/console/actor-label";
 import { PHASES, type Phase } from "@/lib/retry-gate/types";
 import { auditHref, type AuditSearch } from "@/lib/console/audit-search";
 
@@ -57,6 +58,51 @@ function Subject({ event }: { event: AuditView }) {
   }
 }
 
+/**
+ * The actor by the label people read; the link filters by the stable id (a user id, a key id, "system"), which also
+ * finds what a person did through their keys. A key acting for a person offers that person's records too.
+ */
+function Who({ event, filterLink }: { event: AuditView; filterLink: (patch: AuditSearch) => string }) {
+  const shown = actorDisplay(event);
+  return (
+    <>
+      <span className={LABEL}>{actorTypeLabel(event.actorType)}</span>
+      <Link
+        href={filterLink({ actorId: event.actorId })}
+        title={`${shown.name}: show only their records (id ${event.actorId})`}
+        className="block max-w-56 truncate text-ink underline-offset-4 hover:underline"
+        data-actor-id={event.actorId}
+      >
+        {shown.name}
+      </Link>
+      {event.onBehalfOf ? (
+        <span className="block max-w-56 truncate text-xs text-ink-muted">
+          {shown.forPerson ? (
+            <>
+              for{" "}
+              <Link
+                href={filterLink({ actorId: event.onBehalfOf })}
+                title={`on behalf of ${shown.forPerson}: show only their records`}
+                className="text-ink underline-offset-4 hover:underline"
+              >
+                {shown.forPerson}
+              </Link>
+            </>
+          ) : (
+            <Link
+              href={filterLink({ actorId: event.onBehalfOf })}
+              title="Everything this key's person did, directly or through their keys"
+              className="text-ink underline-offset-4 hover:underline"
+            >
+              all of this person&apos;s records
+            </Link>
+          )}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
 export function AuditTable({ events, search }: { events: AuditView[]; search: AuditSearch }) {
   const filterLink = (patch: AuditSearch) => auditHref({ ...search, cursor: undefined, ...patch });
   return (
@@ -75,28 +121,7 @@ export function AuditTable({ events, search }: { events: AuditView[]; search: Au
                 <RelativeTime value={e.createdAt} />
               </td>
               <td className={TD}>
-                <span className={LABEL}>{actorTypeLabel(e.actorType)}</span>
-                <Link
-                  href={filterLink({ actorId: e.actorId })}
-                  title={`${e.actorId}: show only their records`}
-                  className="block max-w-48 truncate text-ink underline-offset-4 hover:underline"
-                >
-                  {e.actorId}
-                </Link>
-                {e.onBehalfOf ? (
-                  <span
-                    className="block max-w-48 truncate text-xs text-ink-muted"
-                    title={`on behalf of ${e.onBehalfOf}`}
-                  >
-                    for{" "}
-                    <Link
-                      href={filterLink({ actorId: e.onBehalfOf })}
-                      className="text-ink underline-offset-4 hover:underline"
-                    >
-                      {e.onBehalfOf}
-                    </Link>
-                  </span>
-                ) : null}
+                <Who event={e} filterLink={filterLink} />
               </td>
               <td className={`${TD} whitespace-nowrap`}>
                 <Link

@@ -14,6 +14,7 @@ const DURATION_FIELDS = new Set<ContractFieldPath>([
   "backoff.maxMs",
   "keyRetentionMs",
   "reconcile.timeoutMs",
+  "approvalTtlMs",
 ]);
 const MONO_FIELDS = new Set<ContractFieldPath>([
   "reconcile.urlTemplate",
@@ -28,6 +29,8 @@ function helpFor(c: ContractView, path: ContractFieldPath): string | undefined {
   if (path === "effect") return effectHelp(c.effect);
   if (path === "idempotencyKey") return keyPolicyHelp(c.idempotencyKey);
   if (path === "reconcile.method") return reconcileHelp(c.reconcile?.method ?? "none");
+  if (path === "approvalTtlMs") return "A request for a person older than this expires, never approved.";
+  if (path === "approvals") return "Distinct people who must approve before an attempt is granted.";
   return undefined;
 }
 
@@ -36,6 +39,13 @@ export function ContractValue({ contract, path }: { contract: ContractView; path
   if (path === "effect") return <EffectBadge effect={contract.effect} />;
   if (path === "approval") return <span>{approvalLabel(contract.approval)}</span>;
   const shown = formatContractValue(value);
+  if (path === "approvalTtlMs" && value === null) {
+    return (
+      <span>
+        24 h <span className="text-xs text-ink-subtle">(the default)</span>
+      </span>
+    );
+  }
   if (shown === "—") return <span className="text-ink-subtle">not set</span>;
   return (
     <span className={MONO_FIELDS.has(path) ? "font-mono text-[12.5px] break-all" : ""}>

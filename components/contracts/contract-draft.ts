@@ -23,6 +23,9 @@ export interface ContractDraft {
   backoffBaseMs: string;
   backoffMaxMs: string;
   keyRetentionMs: string;
+  /** Empty: the default, 24 h. */
+  approvalTtlMs: string;
+  approvals: string;
   dependency: string;
   description: string;
 }
@@ -45,6 +48,8 @@ export const NEW_CONTRACT_DRAFT: ContractDraft = {
   backoffBaseMs: "500",
   backoffMaxMs: "30000",
   keyRetentionMs: "",
+  approvalTtlMs: "",
+  approvals: "1",
   dependency: "",
   description: "",
 };
@@ -71,6 +76,8 @@ export function draftOf(c: ContractView): ContractDraft {
     backoffBaseMs: String(c.backoff.baseMs),
     backoffMaxMs: String(c.backoff.maxMs),
     keyRetentionMs: text(c.keyRetentionMs),
+    approvalTtlMs: text(c.approvalTtlMs),
+    approvals: String(c.approvals),
     dependency: text(c.dependency),
     description: text(c.description),
   };
@@ -126,6 +133,9 @@ export function bodyOf(d: ContractDraft, expectedVersion: number | undefined): C
     maxAttempts: numberField(d.maxAttempts) as number,
     backoff: { baseMs: numberField(d.backoffBaseMs) as number, maxMs: numberField(d.backoffMaxMs) as number },
     keyRetentionMs: numberField(d.keyRetentionMs) ?? null,
+    approvalTtlMs: numberField(d.approvalTtlMs) ?? null,
+    // Empty is "not given": the schema's default, one approval.
+    ...(numberField(d.approvals) !== undefined ? { approvals: numberField(d.approvals) } : {}),
     dependency: optionalText(d.dependency) ?? null,
     description: optionalText(d.description) ?? null,
     ...(expectedVersion === undefined ? {} : { expectedVersion }),

@@ -47,6 +47,7 @@ export function ContractFieldView({ field, draft, onChange, errors, editing, dep
               autoComplete="off"
               spellCheck={false}
               list={field.suggestDependencies ? dependencyListId : undefined}
+              placeholder={field.placeholder}
               className={inputClass(
                 invalid,
                 `min-w-0 flex-1 ${field.mono ? "font-mono text-[12.5px]" : ""} ${field.numeric ? "tabular-nums" : ""}`,

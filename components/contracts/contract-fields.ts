@@ -39,6 +39,8 @@ export type ContractField = FieldWords &
         duration?: boolean;
         /** Offers the dependencies already known. */
         suggestDependencies?: boolean;
+        /** What an empty box means, shown in it, e.g. "24 h when empty". */
+        placeholder?: string;
         /** Asked when the contract is created and shown, not asked, when it is edited. */
         createOnly?: boolean;
       }
@@ -161,6 +163,12 @@ export const CONTRACT_SECTIONS: ContractSection[] = [
           },
         ],
       },
+    ],
+  },
+  {
+    title: "Approval",
+    hint: "When a person must decide, how many people must agree, and how long the request waits for them.",
+    groups: [
       {
         layout: "stack",
         fields: [
@@ -171,6 +179,29 @@ export const CONTRACT_SECTIONS: ContractSection[] = [
             label: "Approval",
             choices: APPROVAL_CHOICES,
             compact: true,
+          },
+        ],
+      },
+      {
+        layout: "two",
+        fields: [
+          {
+            kind: "text",
+            key: "approvals",
+            name: "approvals",
+            label: "Approvals needed",
+            help: "How many different people must approve before the attempt is granted (1–10). Whoever caused the request never counts.",
+            numeric: true,
+          },
+          {
+            kind: "text",
+            key: "approvalTtlMs",
+            name: "approvalTtlMs",
+            label: "Approval expires after (ms)",
+            help: "How long an operation waits for a person before it ends as Expired, never approved (1000 ms to 30 days). Empty: 24 h.",
+            numeric: true,
+            duration: true,
+            placeholder: "24 h when empty",
           },
         ],
       },

@@ -13,16 +13,26 @@ import type { VersionRecorder } from "@/lib/ledger/contracts/contract-recorders"
 
 const TD = "px-3 py-1.5 align-top";
 
+/**
+ * The version's author (the label written with it), and how they saved it when not in the console. A key's label
+ * already names the key (and its person), so the "via" line repeats no name; older records name the key by their id.
+ */
 function Recorder({ version, recorder }: { version: ContractView; recorder: VersionRecorder | undefined }) {
+  const via = recorder && recorder.actorType !== "user" ? (recorder.actorLabel ?? recorder.actorId) : null;
   return (
     <span className="flex flex-col">
       <span className="truncate" title={version.author}>
         {version.author}
       </span>
-      {recorder && recorder.actorType !== "user" ? (
-        <span className="text-xs text-ink-subtle">
-          via {recorder.actorType === "api_key" ? "API key" : recorder.actorType}{" "}
-          <MonoId value={recorder.actorId} maxChars={28} />
+      {recorder && via !== null ? (
+        <span className="text-xs text-ink-subtle" title={`id ${recorder.actorId}`}>
+          via {recorder.actorType === "api_key" ? "API key" : recorder.actorType}
+          {via === version.author ? null : (
+            <>
+              {" "}
+              <MonoId value={via} maxChars={28} />
+            </>
+          )}
         </span>
       ) : null}
     </span>

@@ -159,6 +159,14 @@ export function DependenciesBoard({ initial, canAct }: { initial: DependenciesRe
   );
 }
 
+/**
+ * Who pinned the breaker, by the label people read. A record from before labels were kept named the person in
+ * onBehalfOf (when a key acted for them) and the actor in actorId.
+ */
+function forcedByName(by: NonNullable<DependencyView["forcedBy"]>): string {
+  return by.actorLabel ?? by.onBehalfOf ?? by.actorId;
+}
+
 function ForcedNote({ dep }: { dep: DependencyView }) {
   return (
     <p
@@ -169,7 +177,8 @@ function ForcedNote({ dep }: { dep: DependencyView }) {
       {dep.forcedBy ? (
         <>
           {" "}
-          ({dep.forcedBy.onBehalfOf ?? dep.forcedBy.actorId}, <RelativeTime value={dep.forcedBy.at} />)
+          (<span title={`id ${dep.forcedBy.actorId}`}>{forcedByName(dep.forcedBy)}</span>,{" "}
+          <RelativeTime value={dep.forcedBy.at} />)
         </>
       ) : null}
       : <q className="text-ink">{dep.forcedReason ?? "no reason recorded"}</q>.{" "}

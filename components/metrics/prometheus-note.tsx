@@ -1,4 +1,4 @@
-// Where the same counters are exported: Prometheus scrapes /api/v1/metrics with an API key.
+// Where the same counters are exported: Prometheus scrapes /api/v1/metrics with an API key of the metrics scope.
 
 const SERIES: [string, string][] = [
   ["opledger_unknown_outcomes_total", "counter: operations that entered UNKNOWN"],
@@ -21,7 +21,9 @@ export function PrometheusNote() {
       </h2>
       <p className="mt-1 leading-relaxed text-ink-muted">
         Prometheus scrapes <code className="font-mono text-ink">GET /api/v1/metrics</code> (text exposition format),
-        with any API key sent as a bearer token. It exports the counters charted here:
+        with an API key of the <code className="font-mono text-ink">metrics</code> scope (Admin → API keys, or{" "}
+        <code className="font-mono text-ink">npm run opledger -- create-api-key --scopes metrics</code>) sent as a
+        bearer token; an agent key is refused. It exports the counters charted here:
       </p>
       <ul className="mt-2 grid gap-x-8 gap-y-0.5 text-xs md:grid-cols-2">
         {SERIES.map(([name, meaning]) => (
@@ -36,7 +38,7 @@ export function PrometheusNote() {
   - job_name: opledger
     metrics_path: /api/v1/metrics
     authorization:
-      credentials_file: /etc/prometheus/opledger-key   # an opledger API key
+      credentials_file: /etc/prometheus/opledger-key   # an opledger API key, metrics scope
     static_configs:
       - targets: ["opledger.internal:3000"]`}
       </pre>

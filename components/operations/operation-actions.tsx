@@ -12,6 +12,7 @@ import {
   type ActionOutcome,
   type SeenVersion,
 } from "@/lib/actions/operation-actions";
+import { operationMovedOn, refusalText } from "@/lib/console/refusals";
 import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";
@@ -28,9 +29,12 @@ export function actionsFor(op: Pick<OperationDetail, "phase" | "evidence">): Ope
   return personActionsFor(op.phase, op.evidence);
 }
 
-/** `seen` is the version the person decided on; its attempt number is also what the success message names. */
+/**
+ * `seen` is the version the person decided on; its attempt number is also what the success message names. An
+ * approval also carries the quorum the person saw, so the page can say whether theirs completed it.
+ */
 type Variables =
-  | { kind: "approve"; reason: string; seen: SeenVersion }
+  | { kind: "approve"; reason: string; seen: SeenVersion; approvals: Quorum }
   | { kind: "reject"; reason: string; seen: SeenVersion }
   | {
       kind: "reconcile";
@@ -40,8 +44,15 @@ type Variables =
       providerId?: string;
       evidence?: string;
       approveRetry: boolean;
+      approvals: Quorum;
     };
 
+type Quorum = OperationDetail["approvals"];
+
+/** Whether one more approval still leaves the quorum short, so the attempt is not granted yet. */
+const quorumShortAfterOne = (q: Quorum): boolean => q.given + 1 < q.needed;
+
+/** A refusal from the ledger, in the console's words for the codes that have them. */
 class ActionRefused extends Error {
   override name = "ActionRefused";
   constructor(
@@ -49,12 +60,13 @@ class ActionRefused extends Error {
     message: string,
     readonly fieldErrors: Record<string, string[]> | undefined,
   ) {
-    super(message);
+    super(refusalText(code, message));
   }
 }
 
+/** Someone acted first, or the request ran out: the dialog closes and the page shows what is true now. */
 function isConflict(error: unknown): boolean {
-  return error instanceof ActionRefused && error.code === "write_conflict";
+  return error instanceof ActionRefused && operationMovedOn(error.code);
 }
 
 async function run(id: string, v: Variables): Promise<ActionOutcome> {
@@ -88,11 +100,23 @@ async function run(id: string, v: Variables): Promise<ActionOutcome> {
 function optimistic(op: OperationDetail, v: Variables): OperationDetail {
   switch (v.kind) {
     case "approve":
-      return { ...op, ...afterApproval(op) };
+      // An approval the quorum still waits beyond is counted; only the last one moves the operation on.
+      return quorumShortAfterOne(op.approvals)
+        ? { ...op, approvals: { ...op.approvals, given: op.approvals.given + 1 } }
+        : { ...op, ...afterApproval(op) };
     case "reject":
       return { ...op, phase: "REJECTED", rejectionReason: `rejected by you: ${v.reason}` };
     case "reconcile":
-      return { ...op, ...afterReconciliation(op, v) };
+      // As the ledger does (commands/reconcile.ts): with a quorum, the person's approval is the first and the
+      // operation waits for the others.
+      return v.approveRetry && v.approvals.needed > 1
+        ? {
+            ...op,
+            ...afterReconciliation(op, { ...v, approveRetry: false }),
+            phase: "AWAITING_APPROVAL",
+            approvals: { given: 1, needed: v.approvals.needed },
+          }
+        : { ...op, ...afterReconciliation(op, v) };
     default:
       return assertNever(v, "action");
   }
@@ -102,14 +126,18 @@ function successText(v: Variables): string {
   const next = v.seen.attempt + 1;
   switch (v.kind) {
     case "approve":
-      return `Approved: attempt ${next} may be dispatched once. Your approval and reason are in the timeline.`;
+      return quorumShortAfterOne(v.approvals)
+        ? `Your approval is recorded: ${v.approvals.given + 1} of ${v.approvals.needed}. Attempt ${next} is granted once ${v.approvals.needed - v.approvals.given - 1 === 1 ? "one more person approves" : `${v.approvals.needed - v.approvals.given - 1} more people approve`} before the request expires.`
+        : `Approved: attempt ${next} may be dispatched once. Your approval and reason are in the timeline.`;
     case "reject":
       return "Rejected: no further attempt will be dispatched. Your reason is in the timeline and reaches the agent.";
     case "reconcile":
       return v.outcome === "applied"
         ? "Reconciled as “effect happened”: the operation is finished and will not be retried."
         : v.approveRetry
-          ? `Reconciled as “effect did not happen”, and attempt ${next} is approved.`
+          ? v.approvals.needed > 1
+            ? `Reconciled as “effect did not happen”, with your approval (1 of ${v.approvals.needed}); attempt ${next} waits for the others.`
+            : `Reconciled as “effect did not happen”, and attempt ${next} is approved.`
           : "Reconciled as “effect did not happen”. A retry still needs an approval or the gate's go-ahead.";
     default:
       return assertNever(v, "action");
@@ -268,15 +296,32 @@ export function OperationActions({ operation: op, canAct }: OperationActionsProp
           reasonPlaceholder="e.g. checked with the customer: the first charge was declined, charge once more"
           onCancel={cancel}
           onConfirm={(form) =>
-            mutation.mutate({ kind: "approve", reason: formText(form, "reason"), seen: dialog.seen })
+            mutation.mutate({
+              kind: "approve",
+              reason: formText(form, "reason"),
+              seen: dialog.seen,
+              approvals: dialog.snapshot.approvals,
+            })
           }
           consequence={
             <>
-              <p>
-                This grants exactly <strong className="text-ink">one</strong> more attempt: attempt{" "}
-                {dialog.snapshot.attempt + 1} may be dispatched once, with the same idempotency key. If it fails again,
-                the gate stops and asks a person again.
-              </p>
+              {quorumShortAfterOne(dialog.snapshot.approvals) ? (
+                <p>
+                  This contract needs <strong className="text-ink">{dialog.snapshot.approvals.needed}</strong> people to
+                  approve; yours will be {dialog.snapshot.approvals.given + 1} of {dialog.snapshot.approvals.needed}.
+                  Attempt {dialog.snapshot.attempt + 1} is granted, once and with the same idempotency key, when the
+                  last of them approves before the request expires.
+                </p>
+              ) : (
+                <p>
+                  This grants exactly <strong className="text-ink">one</strong> more attempt: attempt{" "}
+                  {dialog.snapshot.attempt + 1} may be dispatched once, with the same idempotency key. If it fails
+                  again, the gate stops and asks a person again.
+                  {dialog.snapshot.approvals.needed > 1
+                    ? ` Yours is the last of the ${dialog.snapshot.approvals.needed} approvals it needs.`
+                    : null}
+                </p>
+              )}
               <ChangedMeanwhile show={changedMeanwhile} />
             </>
           }
@@ -315,7 +360,9 @@ export function OperationActions({ operation: op, canAct }: OperationActionsProp
           fieldErrors={refusal?.fieldErrors}
           changedMeanwhile={changedMeanwhile}
           onCancel={cancel}
-          onConfirm={(v) => mutation.mutate({ kind: "reconcile", seen: dialog.seen, ...v })}
+          onConfirm={(v) =>
+            mutation.mutate({ kind: "reconcile", seen: dialog.seen, approvals: dialog.snapshot.approvals, ...v })
+          }
         />
       ) : null}
     </div>
@@ -495,7 +542,11 @@ function ReconcileDialog(props: {
               <input id={ids.retry} type="checkbox" name="approveRetry" className="mt-1" />
               <span>
                 Also approve one retry (attempt {op.attempt + 1})
-                <span className="block text-ink-muted">Grants exactly one more dispatch with the same key.</span>
+                <span className="block text-ink-muted">
+                  {op.approvals.needed > 1
+                    ? `Your approval is the first of the ${op.approvals.needed} this contract needs: the operation then waits for the others.`
+                    : "Grants exactly one more dispatch with the same key."}
+                </span>
               </span>
             </label>
           ) : null}

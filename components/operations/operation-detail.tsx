@@ -5,7 +5,10 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { OperationDetail as Operation } from "@/lib/ledger/reads/operations";
+import { formatExactUtc, toEpochMs } from "@/components/ui/format-time";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { quorumText } from "@/lib/console/wait-time";
+import { ApprovalDeadline, QuorumCount } from "./approval-deadline";
 import { consoleKeys, fetchOperation, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { DecisionBadge } from "./decision-badge";
 import { ListError, LiveStatus } from "./list-states";
@@ -106,9 +109,55 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
   );
 }
 
-/** The facts that explain the decision: the evidence so far, the last error, a rejection. */
+/**
+ * The facts that explain the decision: a waiting request's deadline and quorum, an expiry, the evidence so far, the
+ * last error, a rejection.
+ */
 function Outcome({ op }: { op: Operation }) {
   const lines: ReactNode[] = [];
+  if (op.phase === "AWAITING_APPROVAL") {
+    lines.push(
+      <Fact key="deadline" label="Request">
+        <span data-approval-deadline>
+          <ApprovalDeadline expiresAt={op.approvalExpiresAt} />
+          {op.approvalExpiresAt ? (
+            <span className="text-ink-subtle">
+              {" "}
+              · at {formatExactUtc(toEpochMs(op.approvalExpiresAt) ?? 0)}; nobody deciding by then means it is never
+              approved
+            </span>
+          ) : null}
+        </span>
+      </Fact>,
+    );
+    if (quorumText(op.approvals)) {
+      lines.push(
+        <Fact key="quorum" label="Approvals">
+          <QuorumCount approvals={op.approvals} />{" "}
+          <span className="text-ink-subtle">
+            from distinct people; the attempt is granted with the {ordinal(op.approvals.needed)}
+          </span>
+        </Fact>,
+      );
+    }
+  }
+  if (op.phase === "EXPIRED") {
+    lines.push(
+      <Fact key="expired" label="Expired">
+        <span data-expired-note>
+          Nobody approved or rejected this request before its deadline
+          {op.approvalExpiresAt ? (
+            <>
+              {" "}
+              (<RelativeTime live value={op.approvalExpiresAt} />)
+            </>
+          ) : null}
+          , so opledger ended it: no attempt was granted, nothing more will be sent, and the agent was told its approval
+          expired.
+        </span>
+      </Fact>,
+    );
+  }
   if (op.rejectionReason)
     lines.push(
       <Fact key="rejected" label="Rejected">
@@ -240,4 +289,10 @@ function JsonSection({ title, value, open }: { title: string; value: unknown; op
       </details>
     </section>
   );
+}
+
+/** "second", "third": the approval that completes a quorum of `n`. */
+function ordinal(n: number): string {
+  const words = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
+  return words[n - 1] ?? `${n}th`;
 }

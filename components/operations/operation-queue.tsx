@@ -1,6 +1,6 @@
 "use client";
-// A work queue (Unknowns, Approvals): one phase, longest waiting first (ordered by the server), paged, refreshed every
-// 5 s.
+// A work queue (Unknowns, Approvals): one phase in the server's order (Unknowns longest waiting first, Approvals soonest
+// to expire first), paged, refreshed every 5 s.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -8,6 +8,7 @@ import { TableHeader } from "@/components/ui/table-header";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { consoleGet, consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { Age } from "./age";
+import { ApprovalDeadline, QuorumCount } from "./approval-deadline";
 import { DecisionBadge } from "./decision-badge";
 import { ListError, LiveStatus, TableSkeleton } from "./list-states";
 import { AttemptCount, EffectClassText, LastError, OperationLink, RunAgent, ToolName } from "./operation-cells";
@@ -32,6 +33,8 @@ interface QueueText {
   phase: "UNKNOWN" | "AWAITING_APPROVAL";
   what: string;
   ageColumn: string;
+  /** The pager's button back to the first page, named after the order. */
+  firstPage: string;
   emptyTitle: string;
   empty: string;
   countOf: (n: number) => string;
@@ -44,6 +47,7 @@ function queueText(kind: QueueKind): QueueText {
         phase: "UNKNOWN",
         what: "the unknowns queue",
         ageColumn: "Unknown for",
+        firstPage: "Longest waiting",
         emptyTitle: "No operations are waiting for reconciliation.",
         empty:
           "An operation lands here when its outcome was lost after it was dispatched — a timeout, a crash, a lease that ran out — and someone must look the effect up before anything is retried. Empty means every dispatched call has a known outcome.",
@@ -53,10 +57,11 @@ function queueText(kind: QueueKind): QueueText {
       return {
         phase: "AWAITING_APPROVAL",
         what: "the approvals queue",
-        ageColumn: "Waiting for",
+        ageColumn: "Time left",
+        firstPage: "Soonest to expire",
         emptyTitle: "No operations are waiting for approval.",
         empty:
-          "An operation lands here when repeating it could create a new effect — a non-retryable tool that failed, a contract that requires approval, or a spent retry budget. Approving grants exactly one more attempt, and every decision is recorded with your name and reason.",
+          "An operation lands here when repeating it could create a new effect — a non-retryable tool that failed, a contract that requires approval, or a spent retry budget. The request that expires soonest is at the top: one nobody decides in time expires and is never approved. Approving grants exactly one more attempt, and every decision is recorded with your name and reason.",
         countOf: (n) => `${n} operation${n === 1 ? "" : "s"} waiting for a person`,
       };
     default:
@@ -114,7 +119,7 @@ export function OperationQueue({ kind }: { kind: QueueKind }) {
       {rows.length > 0 && (cursors.length > 0 || nextCursor) ? (
         <nav aria-label={`Pages of ${text.what}`} className="mt-2 flex items-center gap-1.5 text-xs text-ink-muted">
           <button type="button" className={PAGER_BUTTON} disabled={cursors.length === 0} onClick={() => setCursors([])}>
-            Longest waiting
+            {text.firstPage}
           </button>
           <button
             type="button"
@@ -172,10 +177,12 @@ function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: str
               className="border-b border-line align-top last:border-b-0 hover:bg-surface-muted"
             >
               <td className="px-3 py-2">
-                <Age
-                  since={op.updatedAt}
-                  className={`text-[15px] font-semibold ${kind === "unknowns" ? "text-phase-unknown-ink" : "text-phase-awaiting-approval-ink"}`}
-                />
+                {kind === "unknowns" ? (
+                  <Age since={op.updatedAt} className="text-[15px] font-semibold text-phase-unknown-ink" />
+                ) : (
+                  // Time left, not time waited: an approval given towards a quorum moves updatedAt, the deadline stays.
+                  <ApprovalDeadline expiresAt={op.approvalExpiresAt} className="text-[15px] font-semibold" />
+                )}
               </td>
               <td className="px-3 py-2">
                 <OperationLink id={op.id} />
@@ -193,7 +200,10 @@ function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: str
                 {kind === "unknowns" ? (
                   <LastError error={op.lastError} />
                 ) : op.decision.action === "APPROVAL" ? (
-                  <span className="text-ink">{op.decision.reason}</span>
+                  <span className="flex flex-col items-start gap-1">
+                    <span className="text-ink">{op.decision.reason}</span>
+                    <QuorumCount approvals={op.approvals} />
+                  </span>
                 ) : (
                   // The queue is for approvals; anything else the gate says now is worth a second look.
                   <span className="flex items-start gap-2">

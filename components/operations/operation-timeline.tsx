@@ -3,6 +3,8 @@ import type { AttemptView, AuditView } from "@/lib/ledger/reads/operation-view";
 import { PHASES, type Phase } from "@/lib/retry-gate/types";
 import { formatExactUtc, toEpochMs } from "@/components/ui/format-time";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { ActorName } from "@/components/audit/actor-name";
+import { QuorumCount } from "./approval-deadline";
 import { PhaseBadge } from "./phase-badge";
 
 type Entry =
@@ -33,6 +35,8 @@ const ACTION_LABELS: Record<string, string> = {
   "operation.retry_scheduled": "Retry scheduled",
   "operation.approval_requested": "Approval requested",
   "operation.approved": "Retry approved",
+  "operation.approval_given": "Approval given",
+  "operation.approval_expired": "Approval request expired",
   "operation.rejected": "Rejected",
   "operation.failed": "Failed",
   "operation.lease_claimed": "Lease claimed",
@@ -48,10 +52,12 @@ function asPhase(value: string | null): Phase | null {
   return value !== null && (PHASES as readonly string[]).includes(value) ? (value as Phase) : null;
 }
 
-function actorKind(type: string): string {
-  if (type === "user") return "person";
-  if (type === "api_key") return "API key";
-  return type;
+/** The quorum an approval record counted ("1 of 2 approvals"), from its data; null for a single approval. */
+function quorumOf(event: AuditView): { given: number; needed: number } | null {
+  if (event.action !== "operation.approval_given" && event.action !== "operation.approved") return null;
+  const data = event.data as { approvals?: unknown; quorum?: unknown } | null;
+  if (typeof data?.approvals !== "number" || typeof data.quorum !== "number" || data.quorum <= 1) return null;
+  return { given: data.approvals, needed: data.quorum };
 }
 
 /** Lease bookkeeping is shown quieter than the decisions and outcomes around it. */
@@ -119,6 +125,7 @@ function AuditEntry({ event }: { event: AuditView }) {
   const from = asPhase(event.fromPhase);
   const to = asPhase(event.toPhase);
   const quiet = QUIET.has(event.action);
+  const quorum = quorumOf(event);
   return (
     <li className="relative pb-4 pl-5" data-timeline="audit" data-action={event.action}>
       <span
@@ -140,22 +147,11 @@ function AuditEntry({ event }: { event: AuditView }) {
         ) : null}
         <When at={event.createdAt} />
       </div>
-      <p className="mt-0.5 text-xs text-ink-muted">
-        {event.actorType === "system" ? (
-          // The system's own steps (recovery sweep, auto-reconciler) carry one id: the reason says which step it was.
-          <>by opledger itself</>
-        ) : (
-          <>
-            by <span className="font-mono text-[12px] text-ink">{event.actorId}</span>{" "}
-            <span className="text-ink-subtle">({actorKind(event.actorType)})</span>
-          </>
-        )}
-        {event.onBehalfOf ? (
-          <>
-            {" "}
-            on behalf of <span className="font-mono text-[12px] text-ink">{event.onBehalfOf}</span>
-          </>
-        ) : null}
+      <p className="mt-0.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-ink-muted">
+        <span>
+          by <ActorName event={event} />
+        </span>
+        {quorum ? <QuorumCount approvals={quorum} /> : null}
       </p>
       {event.reason ? (
         <p className={`mt-1 max-w-prose leading-relaxed ${quiet ? "text-ink-muted" : "text-ink"}`}>{event.reason}</p>

@@ -56,6 +56,13 @@ const apiKeyFields = z.object({
     .min(1, "Name the key after the agent or service that will use it.")
     .max(100, "Use at most 100 characters."),
   scopes: z.array(z.enum(API_SCOPES, { error: "Unknown scope." })).min(1, "Choose at least one scope."),
+  /** The person an operator or admin key acts as; the ledger checks it is there, active and senior enough. */
+  ownerUserId: z
+    .string()
+    .trim()
+    .max(64)
+    .optional()
+    .transform((v) => (v ? v : undefined)),
   reason,
 });
 
@@ -64,7 +71,7 @@ const changeRoleInput = userFields.pick({ userId: true, role: true }).extend({ r
 const disableUserInput = userFields.pick({ userId: true, reason: true });
 const enableUserInput = userFields.pick({ userId: true }).extend({ reason: optionalReason });
 const resetPasswordInput = userFields.pick({ userId: true, password: true });
-const createApiKeyInput = apiKeyFields.pick({ name: true, scopes: true });
+const createApiKeyInput = apiKeyFields.pick({ name: true, scopes: true, ownerUserId: true });
 const revokeApiKeyInput = apiKeyFields.pick({ keyId: true, reason: true });
 
 const createUserChecked = consoleAction("admin", createUserInput, (input, ctx) =>

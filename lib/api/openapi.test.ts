@@ -129,7 +129,17 @@ describe("openApiDocument", () => {
         "stale_fence",
       ],
     ],
-    ["/api/v1/operations/{id}/approve", "post", "409", ["not_awaiting_approval"]],
+    [
+      "/api/v1/operations/{id}/approve",
+      "post",
+      "409",
+      ["not_awaiting_approval", "approval_expired", "already_approved"],
+    ],
+    ["/api/v1/operations/{id}/approve", "post", "403", ["person_required", "four_eyes"]],
+    ["/api/v1/operations/{id}/reconcile", "post", "403", ["person_required", "four_eyes"]],
+    ["/api/v1/operations/{id}/reconcile", "post", "409", ["already_approved"]],
+    ["/api/v1/operations/{id}/dispatch", "post", "409", ["approval_expired"]],
+    ["/api/v1/operations/{id}/claim", "post", "409", ["approval_expired"]],
     ["/api/v1/operations/{id}/reject", "post", "409", ["not_rejectable"]],
     ["/api/v1/operations/{id}/outcome", "post", "409", ["stale_fence", "not_dispatched"]],
     ["/api/v1/operations/{id}/reconcile", "post", "409", ["not_unknown", "stale_fence"]],
@@ -149,6 +159,48 @@ describe("openApiDocument", () => {
     expect(child(document, "paths", "/api/v1/metrics", "get", "responses", "200", "content")).toHaveProperty(
       "text/plain",
     );
+  });
+
+  it("describes the authority fields: approval deadline and quorum, audit labels, contract approval settings", () => {
+    const schemas = child(document, "components", "schemas");
+    const operation = child(schemas, "Operation");
+    expect(child(operation, "properties", "approvalExpiresAt", "format")).toBe("date-time");
+    expect(child(operation, "properties", "approvals", "required")).toEqual(["given", "needed"]);
+    expect(child(operation, "required")).toEqual(expect.arrayContaining(["approvalExpiresAt", "approvals"]));
+    expect(child(schemas, "Phase", "enum")).toContain("EXPIRED");
+    expect(child(schemas, "AuditEvent", "properties", "actorLabel", "type")).toEqual(["string", "null"]);
+    for (const name of ["ContractInput", "Contract"]) {
+      expect(child(schemas, name, "properties", "approvalTtlMs"), name).toBeDefined();
+      expect(child(schemas, name, "properties", "approvals"), name).toBeDefined();
+    }
+    expect(child(schemas, "ContractInput", "properties", "approvalTtlMs")).toMatchObject({
+      minimum: 1000,
+      maximum: 30 * 86_400_000,
+    });
+    expect(child(schemas, "ContractInput", "properties", "approvals")).toMatchObject({ minimum: 1, maximum: 10 });
+  });
+
+  it("takes approve and reject without an actor, which is ignored", () => {
+    const input = child(document, "components", "schemas", "ApprovalInput");
+    expect(child(input, "required")).toEqual(["reason"]);
+    expect(child(input, "properties", "actor", "description")).toMatch(/ignored/);
+    for (const action of ["approve", "reject"]) {
+      expect(child(document, "paths", `/api/v1/operations/{id}/${action}`, "post", "requestBody", "content")).toEqual({
+        "application/json": { schema: { $ref: "#/components/schemas/ApprovalInput" } },
+      });
+    }
+  });
+
+  it("names the metrics scope, and guards the metrics endpoint with it", () => {
+    expect(child(document, "components", "securitySchemes", "apiKey", "description")).toContain("`metrics`");
+    expect(child(document, "paths", "/api/v1/metrics", "get", "security")).toEqual([
+      { apiKey: ["metrics"] },
+      { apiKey: ["operator"] },
+    ]);
+  });
+
+  it("says that another agent key's operation is not found", () => {
+    expect(child(document, "components", "responses", "NotFound", "description")).toMatch(/another key planned/);
   });
 
   it("is plain JSON", () => {

@@ -51,6 +51,17 @@ const common = (withBody: boolean): JsonObject => ({
 /** Any write can lose a race with a concurrent one; repeating the request is safe. */
 const WRITE_CONFLICTS = ["write_conflict", "illegal_transition"];
 
+/** The human gate's refusals (AUTHORITY.md): a key that is no person, and the four-eyes rule. */
+const humanGate = (what: string): JsonObject =>
+  problem(
+    `${what} is a person's decision: an agent key (or the bootstrap key, which is no person) is refused and nothing ` +
+      "changes; the principal who caused the approval request may not give it. Or the key lacks the scope.",
+    ["person_required", "four_eyes", "forbidden"],
+  );
+
+/** An agent key's reads and writes reach only the operations it planned; another key's answer 404 (not 403). */
+const OWN_OPERATIONS = " An agent key acts only on operations it planned; another key's operation is 404 to it.";
+
 const body = (schema: string): JsonObject => ({
   required: true,
   content: { "application/json": { schema: ref(schema) } },
@@ -72,6 +83,7 @@ function operationAction(
   requestSchema: string,
   ok: JsonObject,
   conflicts: JsonObject,
+  forbidden?: JsonObject,
 ): JsonObject {
   return {
     post: {
@@ -85,6 +97,7 @@ function operationAction(
       responses: {
         "200": ok,
         ...common(true),
+        ...(forbidden ? { "403": forbidden } : {}),
         "404": shared("NotFound"),
         "409": conflicts,
       },
@@ -149,6 +162,8 @@ function schemas(): JsonObject {
         "attempt",
         "evidence",
         "fence",
+        "approvalExpiresAt",
+        "approvals",
         "createdAt",
         "updatedAt",
         "decision",
@@ -172,6 +187,22 @@ function schemas(): JsonObject {
         runId: nullable("string"),
         agentId: nullable("string"),
         approvedAttempt: nullable("integer", { description: "The attempt number a person approved." }),
+        approvalExpiresAt: nullableDateTime(
+          "While AWAITING_APPROVAL: when the request for a person runs out. Nobody deciding by then ends the " +
+            "operation as EXPIRED, never approved (the contract's approvalTtlMs, default 24 h). Kept on an EXPIRED " +
+            "operation; null otherwise.",
+        ),
+        approvals: {
+          type: "object",
+          description:
+            "The quorum of the pending approval request: approvals given so far by distinct persons, of those the " +
+            "contract needs (its `approvals`, default 1).",
+          required: ["given", "needed"],
+          properties: {
+            given: { type: "integer", minimum: 0 },
+            needed: { type: "integer", minimum: 1, maximum: 10 },
+          },
+        },
         rejectionReason: nullable("string"),
         lastError: { oneOf: [ref("ClassifiedError"), { type: "null" }] },
         notBefore: nullableDateTime("Earliest time the next attempt may be dispatched."),
@@ -208,8 +239,21 @@ function schemas(): JsonObject {
         subjectType: { type: "string", description: "operation, contract, dependency, user or api_key." },
         subjectId: { type: "string" },
         actorType: stringEnum(["user", "api_key", "system"]),
-        actorId: { type: "string" },
-        onBehalfOf: nullable("string", { description: "The person an operator-scope key acted for." }),
+        actorId: {
+          type: "string",
+          description:
+            'The principal\'s stable id: a user id, an API key id, or "system". Records written before ids were ' +
+            "kept carry the label here instead.",
+        },
+        onBehalfOf: nullable("string", {
+          description: "The user id of the person an operator or admin key acted as; null otherwise.",
+        }),
+        actorLabel: nullable("string", {
+          description:
+            "What people read for the actor (display only, never used for a decision): an email, a key's name " +
+            'and prefix, "alice@example.com (key pager (opl_…))" for a key acting as a person. Null on records ' +
+            "written before labels were kept (their actorId is the label).",
+        }),
         action: { type: "string" },
         fromPhase: { oneOf: [ref("Phase"), { type: "null" }] },
         toPhase: { oneOf: [ref("Phase"), { type: "null" }] },
@@ -268,6 +312,20 @@ function schemas(): JsonObject {
         keyRetentionMs: nullable("integer", { minimum: 1000, description: "How long the provider keeps keys." }),
         dependency: nullable("string", { description: "The dependency whose circuit breaker guards this tool." }),
         description: nullable("string"),
+        approvalTtlMs: nullable("integer", {
+          minimum: 1000,
+          maximum: 2_592_000_000,
+          description:
+            "How long an operation may wait for a person before it becomes EXPIRED, never approved (1 s to 30 days). " +
+            "Null or absent: 24 h.",
+        }),
+        approvals: {
+          type: "integer",
+          minimum: 1,
+          maximum: 10,
+          default: 1,
+          description: "Quorum: how many distinct persons must approve before an attempt is granted.",
+        },
         expectedVersion: {
           type: "integer",
           minimum: 0,
@@ -305,6 +363,8 @@ function schemas(): JsonObject {
         "approval",
         "maxAttempts",
         "backoff",
+        "approvalTtlMs",
+        "approvals",
         "author",
         "createdAt",
       ],
@@ -324,7 +384,9 @@ function schemas(): JsonObject {
         keyRetentionMs: nullable("integer"),
         dependency: nullable("string"),
         description: nullable("string"),
-        author: { type: "string" },
+        approvalTtlMs: nullable("integer", { description: "How long a request for a person waits; null: 24 h." }),
+        approvals: { type: "integer", minimum: 1, maximum: 10, description: "Approvals needed (quorum)." },
+        author: { type: "string", description: "The label of who saved this version." },
         createdAt: dateTime("When this version was written."),
       },
     },
@@ -405,16 +467,26 @@ function schemas(): JsonObject {
         reason: { type: "string", minLength: 1 },
         approveRetry: {
           type: "boolean",
-          description: "With not_applied: the reconciling person also approves the retry, in one step.",
+          description:
+            "With not_applied: the reconciling person also approves the retry, in one step. This is the human gate: " +
+            "only a key bound to a person may ask (an agent key gets 403 person_required and nothing changes), under " +
+            "the four-eyes rule; with a quorum above 1 it is the first approval and the operation waits for the others.",
         },
       },
     },
     ApprovalInput: {
       type: "object",
-      required: ["actor", "reason"],
+      required: ["reason"],
       properties: {
-        actor: { type: "string", description: "The person this key acts for." },
-        reason: { type: "string", minLength: 1 },
+        actor: {
+          type: "string",
+          maxLength: 200,
+          deprecated: true,
+          description:
+            "Accepted for older clients and ignored: the decision is recorded as the person the key is bound to " +
+            "(or the key itself), by id.",
+        },
+        reason: { type: "string", minLength: 1, maxLength: 2000 },
       },
     },
     Health: {
@@ -427,6 +499,7 @@ function schemas(): JsonObject {
 
 const DISPATCH_REFUSALS = [
   "approval_required",
+  "approval_expired",
   "in_flight",
   "breaker_open",
   "budget_spent",
@@ -474,7 +547,7 @@ function paths(): JsonObject {
         operationId: "listContracts",
         tags: ["contracts"],
         summary: "List tool contracts (current versions)",
-        security: anyKey,
+        security: scope("agent", "operator"),
         responses: { "200": json("The contracts.", "ContractList"), ...common(false) },
       },
     },
@@ -484,7 +557,7 @@ function paths(): JsonObject {
         operationId: "getContract",
         tags: ["contracts"],
         summary: "A tool's current contract",
-        security: anyKey,
+        security: scope("agent", "operator"),
         responses: { "200": json("The contract.", "Contract"), ...common(false), "404": shared("NotFound") },
       },
       put: {
@@ -539,7 +612,8 @@ function paths(): JsonObject {
         operationId: "listOperations",
         tags: ["operations"],
         summary: "The ledger, newest first, with keyset pagination",
-        security: anyKey,
+        description: "An agent key lists only the operations it planned; an operator or admin key lists all.",
+        security: scope("agent", "operator"),
         parameters: [
           { name: "phase", in: "query", schema: ref("Phase") },
           { name: "tool", in: "query", schema: { type: "string" } },
@@ -561,7 +635,8 @@ function paths(): JsonObject {
         operationId: "getOperation",
         tags: ["operations"],
         summary: "The operation with its attempts, audit trail and the gate's decision",
-        security: anyKey,
+        description: `The audit trail names each actor by a stable id and a label (AuditEvent).${OWN_OPERATIONS}`,
+        security: scope("agent", "operator"),
         parameters: [operationIdParam],
         responses: {
           "200": json("The operation.", "OperationDetail"),
@@ -573,20 +648,20 @@ function paths(): JsonObject {
     "/api/v1/operations/{id}/claim": operationAction(
       "claimOperation",
       "Take the run lease (agent scope)",
-      "An expired lease is taken over and the fence increases by one.",
+      `An expired lease is taken over and the fence increases by one.${OWN_OPERATIONS}`,
       scope("agent"),
       "ClaimInput",
       json("The lease.", "Lease"),
-      problem("Another worker holds a live lease, or the operation has finished.", [
-        "lease_held",
-        "already_finished",
-        ...WRITE_CONFLICTS,
-      ]),
+      problem(
+        "Another worker holds a live lease, or the operation has finished (approval_expired: it waited for a person " +
+          "longer than its contract allows and is EXPIRED; nothing was sent, and a person may replay it).",
+        ["lease_held", "already_finished", "approval_expired", ...WRITE_CONFLICTS],
+      ),
     ),
     "/api/v1/operations/{id}/heartbeat": operationAction(
       "heartbeatOperation",
       "Extend the run lease (agent scope)",
-      "A stale fence means the lease was taken over: stop, and abort any call in flight.",
+      `A stale fence means the lease was taken over: stop, and abort any call in flight.${OWN_OPERATIONS}`,
       scope("agent"),
       "HeartbeatInput",
       json("The extended lease.", "Lease"),
@@ -596,8 +671,9 @@ function paths(): JsonObject {
       "dispatchOperation",
       "Ask the gate to dispatch the next attempt (agent scope)",
       "On 200 the operation is DISPATCHED, attempt has increased by one, and idempotencyKey is the key to send. " +
-        "Otherwise 409: `code` names why and `decision` says what comes next. A stale fence changes nothing and " +
-        "is audited.",
+        "Otherwise 409: `code` names why and `decision` says what comes next (approval_expired: nobody approved in " +
+        "time and the operation is EXPIRED, never to be sent). A stale fence changes nothing and is audited." +
+        OWN_OPERATIONS,
       scope("agent"),
       "DispatchInput",
       json("Dispatched: send the request now.", "Operation"),
@@ -607,7 +683,8 @@ function paths(): JsonObject {
       "reportOutcome",
       "Report what the provider answered (agent scope)",
       "confirmed -> CONFIRMED; unknown -> UNKNOWN; failed -> the gate decides (retry later, a terminal phase for " +
-        "fatal errors, or approval). Every call records one attempt row.",
+        "fatal errors, or approval). Every call records one attempt row." +
+        OWN_OPERATIONS,
       scope("agent"),
       "OutcomeInput",
       json("The operation with the gate's next decision.", "Operation"),
@@ -619,35 +696,46 @@ function paths(): JsonObject {
     ),
     "/api/v1/operations/{id}/reconcile": operationAction(
       "reconcileOperation",
-      "Record what a lookup or a person proved (operator scope, or the agent holding the lease)",
+      "Record what a lookup or a person proved (operator scope, or the agent on its own operation)",
       "UNKNOWN -> RECONCILED with the evidence kept. applied: the effect exists and is never repeated. " +
-        "not_applied: the gate may allow a retry with the same key.",
+        "not_applied: the gate may allow a retry with the same key. approveRetry is the human gate: only a key " +
+        "bound to a person may ask for it." +
+        OWN_OPERATIONS,
       scope("operator", "agent"),
       "ReconcileInput",
       json("The reconciled operation.", "Operation"),
-      problem("The operation is not UNKNOWN, or the fence given is stale.", [
+      problem("The operation is not UNKNOWN, the fence given is stale, or this person already gave their approval.", [
         "not_unknown",
         "stale_fence",
+        "already_approved",
         ...WRITE_CONFLICTS,
       ]),
+      humanGate("Approving a retry (approveRetry)"),
     ),
     "/api/v1/operations/{id}/approve": operationAction(
       "approveOperation",
-      "Approve exactly one more attempt (operator scope)",
-      "The same action as the console's button, recorded with the named actor.",
-      scope("operator"),
+      "Approve exactly one more attempt (a key bound to a person)",
+      "The same action as the console's button, as the person the key is bound to; a free-text `actor` is ignored. " +
+        "With a quorum (the contract's `approvals` above 1) each distinct person's approval is recorded and the " +
+        "last one grants the attempt; the answer's `approvals` says how many are given. A request past its " +
+        "`approvalExpiresAt` can no longer be approved.",
+      scope("operator", "agent"),
       "ApprovalInput",
-      json("The approved operation.", "Operation"),
-      problem("The operation is not waiting for approval (or was approved already).", [
-        "not_awaiting_approval",
-        ...WRITE_CONFLICTS,
-      ]),
+      json("The operation: approved, or still waiting for the rest of the quorum.", "Operation"),
+      problem(
+        "The operation is not waiting for approval (or was approved already), its approval request expired, or this " +
+          "person already approved it (the quorum needs someone else).",
+        ["not_awaiting_approval", "approval_expired", "already_approved", ...WRITE_CONFLICTS],
+      ),
+      humanGate("Approving an attempt"),
     ),
     "/api/v1/operations/{id}/reject": operationAction(
       "rejectOperation",
-      "Reject: end the operation (operator scope)",
-      "The reason is returned to the agent in the decision.",
-      scope("operator"),
+      "Reject: end the operation (operator scope, or an agent key giving up its own)",
+      "The reason is returned to the agent in the decision. A free-text `actor` is ignored: the record names the " +
+        "key's person (or the key) by id." +
+        OWN_OPERATIONS,
+      scope("operator", "agent"),
       "ApprovalInput",
       json("The rejected operation.", "Operation"),
       problem("The operation has ended (or its effect is proven) and can no longer be rejected.", [
@@ -659,12 +747,13 @@ function paths(): JsonObject {
       get: {
         operationId: "metrics",
         tags: ["service"],
-        summary: "Prometheus metrics",
+        summary: "Prometheus metrics (metrics scope, or a key bound to a person)",
         description:
           "At least opledger_unknown_outcomes, opledger_reconciliations_total, opledger_duplicate_rejections_total, " +
           'opledger_approval_interruptions_total, opledger_retries_total{effect="..."}, ' +
-          "opledger_stale_fence_rejections_total, and operations by phase.",
-        security: anyKey,
+          "opledger_stale_fence_rejections_total, and operations by phase. An agent key is refused (403): it reads " +
+          "only its own operations, not the whole ledger's figures.",
+        security: scope("metrics", "operator"),
         responses: {
           "200": {
             description: "Prometheus text exposition format 0.0.4.",
@@ -703,9 +792,13 @@ export function openApiDocument(): object {
           scheme: "bearer",
           description:
             "An API key as `Authorization: Bearer <key>`. Keys are created by an admin, shown once, stored as a " +
-            "hash, revocable and scoped: `agent` plans and runs operations; `operator` approves, rejects and " +
-            "reconciles on behalf of a named person; `admin` also writes contracts. No key or a bad key: 401. " +
-            "A key without the scope: 403. The scopes listed on each operation are alternatives.",
+            "hash, revocable and scoped: `agent` plans and runs its own operations, as an agent identity; " +
+            "`operator` approves, rejects and reconciles as the person the key is bound to; `admin` also writes " +
+            "contracts, as an admin it is bound to; `metrics` scrapes /api/v1/metrics only. A key with `operator` or " +
+            "`admin` acts as its person, and disabling the person disables the key; the bootstrap key " +
+            "(OPLEDGER_BOOTSTRAP_API_KEY) is its own principal and cannot open the human gate. No key, a bad key, " +
+            "or a key whose person is disabled: 401. A key without the scope: 403. The scopes listed on each " +
+            "operation are alternatives; an `admin` key passes any of them.",
         },
       },
       parameters: {
@@ -724,9 +817,15 @@ export function openApiDocument(): object {
           "malformed_json",
         ]),
         PayloadTooLarge: problem("The body is larger than 256 KiB; nothing was written.", ["payload_too_large"]),
-        Unauthorized: problem("No API key, or an unknown or revoked one.", ["unauthorized"]),
+        Unauthorized: problem("No API key, an unknown or revoked one, or one whose person is disabled.", [
+          "unauthorized",
+        ]),
         Forbidden: problem("The key lacks the scope this endpoint needs.", ["forbidden"]),
-        NotFound: problem("No such operation or contract.", ["not_found"]),
+        NotFound: problem(
+          "No such operation or contract. An agent key is also told this about an operation another key planned: it " +
+            "must not learn that the id exists (404, not 403).",
+          ["not_found"],
+        ),
         InternalError: problem("The server failed; it was logged. Repeating the request is safe.", ["internal_error"]),
         DatabaseBusy: problem(
           "Another writer held the SQLite database past the retries; nothing was written. Repeat after `Retry-After` seconds.",

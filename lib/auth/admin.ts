@@ -2,13 +2,15 @@
 // audited in its own transaction.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import type { Actor } from "@/lib/ledger/actor";
+import { personOf, type Actor } from "@/lib/ledger/actor";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { LedgerError } from "@/lib/ledger/errors";
 import { WriteConflict } from "@/lib/ledger/store/types";
 import { createApiKey, scopesOf, type ApiScope } from "./api-keys";
-import { hashPassword } from "./passwords";
+import { hashPassword, MAX_PASSWORD_LENGTH } from "./passwords";
 import { ForbiddenError, ROLES, type Role } from "./roles";
+import { END_SESSIONS } from "./session-version";
+import { clearAccountThrottle } from "./sign-in-limiter";
 import { createUser } from "./users";
 
 /** The same floor as the CLI and OPLEDGER_ADMIN_PASSWORD: long passphrases beat composition rules. */
@@ -40,6 +42,11 @@ export interface ApiKeyListItem {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** The person an operator or admin key acts as, and their email (null when that user no longer exists). */
+  ownerUserId: string | null;
+  ownerEmail: string | null;
+  /** The key from OPLEDGER_BOOTSTRAP_API_KEY: its own principal, never a person. */
+  bootstrap: boolean;
 }
 
 function asRole(value: string): Role {
@@ -79,16 +86,31 @@ export async function listApiKeys(ledger: Ledger): Promise<ApiKeyListItem[]> {
       createdAt: true,
       lastUsedAt: true,
       revokedAt: true,
+      ownerUserId: true,
+      bootstrap: true,
     },
     orderBy: { createdAt: "desc" },
     take: ADMIN_LIST_LIMIT,
   });
-  return rows.map((row) => ({ ...row, scopes: scopesOf(row) }));
+  // Keys name their person by id; one query finds the emails the list shows.
+  const ownerIds = [...new Set(rows.flatMap((row) => (row.ownerUserId ? [row.ownerUserId] : [])))];
+  const owners = ownerIds.length
+    ? await ledger.db.user.findMany({ where: { id: { in: ownerIds } }, select: { id: true, email: true } })
+    : [];
+  const emailOf = new Map(owners.map((owner) => [owner.id, owner.email]));
+  return rows.map((row) => ({
+    ...row,
+    scopes: scopesOf(row),
+    ownerEmail: row.ownerUserId ? (emailOf.get(row.ownerUserId) ?? null) : null,
+  }));
 }
 
 function passwordProblem(password: string): LedgerError | null {
-  if (password.length >= MIN_PASSWORD_LENGTH) return null;
-  const message = `Use at least ${MIN_PASSWORD_LENGTH} characters.`;
+  if (password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH) return null;
+  const message =
+    password.length > MAX_PASSWORD_LENGTH
+      ? `Use at most ${MAX_PASSWORD_LENGTH} characters.`
+      : `Use at least ${MIN_PASSWORD_LENGTH} characters.`;
   return new LedgerError("invalid_body", message, { errors: { password: [message] } });
 }
 
@@ -135,8 +157,9 @@ async function loadUser(tx: Tx, id: string): Promise<TargetUser> {
   return { ...user, role: asRole(user.role) };
 }
 
+/** The admin acting on their own account, directly or through an admin key bound to them. */
 function isSelf(actor: Actor, user: TargetUser): boolean {
-  return actor.type === "user" && actor.id.toLowerCase() === user.email;
+  return personOf(actor)?.id === user.id;
 }
 
 /** Someone must always be able to manage users: the last enabled admin cannot be demoted or disabled. */
@@ -148,8 +171,8 @@ async function assertAnotherAdmin(tx: Tx, user: TargetUser): Promise<void> {
 }
 
 /**
- * Moves a user to another role; the new role applies to their next request, since sessions read the role from the
- * database.
+ * Moves a user to another role and ends their sessions: they sign in again under the new role (sessions read the role
+ * from the database anyway; ending them makes the change visible to the person and to every open tab).
  */
 export async function changeUserRole(
   ledger: Ledger,
@@ -165,7 +188,10 @@ export async function changeUserRole(
         throw new ForbiddenError("You cannot remove your own admin role; ask another admin to do it.");
       await assertAnotherAdmin(tx, user);
     }
-    const moved = await tx.user.updateMany({ where: { id: user.id, role: user.role }, data: { role: input.role } });
+    const moved = await tx.user.updateMany({
+      where: { id: user.id, role: user.role },
+      data: { role: input.role, ...END_SESSIONS },
+    });
     if (moved.count !== 1) throw new WriteConflict();
     audit([
       {
@@ -182,7 +208,10 @@ export async function changeUserRole(
   });
 }
 
-/** Disabling ends the user's sessions at their next request and refuses their sign-ins; their audit history stays. */
+/**
+ * Disabling ends the user's sessions (their next request is sent to sign-in) and refuses their sign-ins; their audit
+ * history stays.
+ */
 export async function disableUser(
   ledger: Ledger,
   input: { userId: string; reason: string },
@@ -195,7 +224,10 @@ export async function disableUser(
     if (isSelf(actor, user))
       throw new ForbiddenError("You cannot disable your own account; ask another admin to do it.");
     await assertAnotherAdmin(tx, user);
-    const changed = await tx.user.updateMany({ where: { id: user.id, disabledAt: null }, data: { disabledAt: now } });
+    const changed = await tx.user.updateMany({
+      where: { id: user.id, disabledAt: null },
+      data: { disabledAt: now, ...END_SESSIONS },
+    });
     if (changed.count !== 1) throw new WriteConflict();
     audit([
       { subjectType: "user", subjectId: user.email, actor, action: "user.disabled", reason: input.reason, at: now },
@@ -204,7 +236,10 @@ export async function disableUser(
   });
 }
 
-/** Lets a disabled user sign in again, with a clean slate of failed attempts. */
+/**
+ * Lets a disabled user sign in again, with a clean slate of failed attempts. Sessions from before the disabling stay
+ * ended: disabling raised their version.
+ */
 export async function enableUser(
   ledger: Ledger,
   input: { userId: string; reason?: string },
@@ -216,9 +251,10 @@ export async function enableUser(
     if (!user.disabledAt) return { email: user.email };
     const changed = await tx.user.updateMany({
       where: { id: user.id, disabledAt: { not: null } },
-      data: { disabledAt: null, failedSignIns: 0, lockedUntil: null },
+      data: { disabledAt: null, lockedUntil: null },
     });
     if (changed.count !== 1) throw new WriteConflict();
+    await clearAccountThrottle(tx, user.email);
     audit([
       {
         subjectType: "user",
@@ -233,7 +269,10 @@ export async function enableUser(
   });
 }
 
-/** Sets a new password and lifts a lockout, so "I locked myself out" is fixed by one admin action. */
+/**
+ * Sets a new password, ends the user's sessions (whoever knew the old password is signed out) and lifts a lockout, so
+ * "I locked myself out" is fixed by one admin action. An admin resetting their own password signs in again too.
+ */
 export async function resetUserPassword(
   ledger: Ledger,
   input: { userId: string; password: string },
@@ -246,7 +285,8 @@ export async function resetUserPassword(
   const passwordHash = await hashPassword(input.password);
   return auditedTransaction(ledger, async (tx, audit) => {
     const user = await loadUser(tx, input.userId);
-    await tx.user.update({ where: { id: user.id }, data: { passwordHash, failedSignIns: 0, lockedUntil: null } });
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash, lockedUntil: null, ...END_SESSIONS } });
+    await clearAccountThrottle(tx, user.email);
     audit([{ subjectType: "user", subjectId: user.email, actor, action: "user.password_reset", at: now }]);
     return { email: user.email };
   });
@@ -255,7 +295,7 @@ export async function resetUserPassword(
 /** createApiKey, returning only what the one-time display needs: the secret itself is never stored. */
 export async function issueApiKey(
   ledger: Ledger,
-  input: { name: string; scopes: ApiScope[] },
+  input: { name: string; scopes: ApiScope[]; ownerUserId?: string | null },
   actor: Actor,
   now: Date,
 ): Promise<{ id: string; name: string; prefix: string; key: string }> {

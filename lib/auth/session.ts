@@ -1,32 +1,35 @@
-// The signed-in person for pages, server actions and console routes: read from the session, role read fresh from the
-// database.
+// The signed-in person for pages, server actions and console routes: the session token names the user and its session
+// version; the user, their role and their current version are read fresh from the database.
 import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
 import { ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { authOptions } from "./auth-options";
 import { signInPathForRequest } from "./requested-path";
+import { isCurrentSession, sessionClaimsOf } from "./session-version";
 import { ForbiddenError, requireRole, type Role } from "./roles";
 
 export interface SessionUser {
+  id: string;
   email: string;
   name: string;
   role: Role;
 }
 
 /**
- * The current user, or null. The role comes from the database so a demotion takes effect at once, not at token expiry.
+ * The current user, or null. The user is read fresh from the database on every request, so a demotion takes effect at
+ * once, not at token expiry; and a token whose session version is not the user's (a password reset, disabling, a role
+ * change or a sign-out since it was issued) is refused.
  */
 export async function currentUser(): Promise<SessionUser | null> {
-  const session = await getServerSession(authOptions);
-  const email = session?.user?.email?.toLowerCase();
-  if (!email) return null;
+  const claims = sessionClaimsOf(await getServerSession(authOptions));
+  if (!claims) return null;
   const user = await ledger().db.user.findUnique({
-    where: { email },
-    select: { email: true, name: true, role: true, disabledAt: true },
+    where: { id: claims.userId },
+    select: { id: true, email: true, name: true, role: true, disabledAt: true, sessionVersion: true },
   });
-  if (!user || user.disabledAt) return null;
-  return { email: user.email, name: user.name, role: user.role as Role };
+  if (!user || user.disabledAt || !isCurrentSession(claims, user)) return null;
+  return { id: user.id, email: user.email, name: user.name, role: user.role as Role };
 }
 
 /** For pages: the signed-in user with at least `role`, or a redirect to sign-in that comes back to this page. */
@@ -50,7 +53,7 @@ export async function requireUser(role: Role): Promise<SessionUser> {
 }
 
 export function userActor(user: SessionUser): Actor {
-  return { type: "user", id: user.email, label: user.email, role: user.role };
+  return { type: "user", id: user.id, label: user.email, role: user.role };
 }
 
 export { ForbiddenError };

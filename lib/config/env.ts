@@ -21,11 +21,15 @@ const envSchema = z.object({
   HOSTNAME: optionalText,
   OPLEDGER_BOOTSTRAP_API_KEY: optionalText.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   OPLEDGER_ADMIN_EMAIL: optionalText.pipe(z.email("must be an email address").optional()),
-  OPLEDGER_ADMIN_PASSWORD: optionalText.pipe(z.string().min(12, "must be at least 12 characters").optional()),
+  OPLEDGER_ADMIN_PASSWORD: optionalText.pipe(
+    z.string().min(12, "must be at least 12 characters").max(256, "must be at most 256 characters").optional(),
+  ),
   OPLEDGER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5000),
   OPLEDGER_DEMO: z.enum(["on", "off"]).default("off"),
   /** Four-eyes rule: whoever asked for an approval may not give it. */
   OPLEDGER_FOUR_EYES: z.enum(["on", "off"]).default("on"),
+  /** How many reverse proxies in front of opledger append to X-Forwarded-For (sign-in throttling keys on the client). */
+  OPLEDGER_TRUSTED_PROXIES: z.coerce.number().int("must be a whole number").min(0).max(10).default(0),
   /** Outbound requests (provider lookups, webhooks, MCP upstreams) may reach private, link-local and metadata addresses. */
   OPLEDGER_OUTBOUND_ALLOW_PRIVATE: z.enum(["on", "off"]).default("off"),
   /** Ed25519 private key (PKCS#8 PEM, or its base64 DER) that signs checkpoints of the audit chain's head. */

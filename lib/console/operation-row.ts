@@ -1,5 +1,5 @@
-// One operation as a row of the ledger and the queues: only the fields those tables show, not its arguments or
-// evidence.
+// One operation as a row of the ledger and the queues: only the fields those tables show (the Approvals queue's deadline
+// and quorum included), not its arguments or evidence.
 import type { OperationView } from "@/lib/ledger/reads/operation-view";
 
 export type OperationRow = Pick<
@@ -12,6 +12,8 @@ export type OperationRow = Pick<
   | "attempt"
   | "maxAttempts"
   | "approvedAttempt"
+  | "approvalExpiresAt"
+  | "approvals"
   | "decision"
   | "runId"
   | "agentId"
@@ -30,6 +32,8 @@ export function operationRow(op: OperationView): OperationRow {
     attempt: op.attempt,
     maxAttempts: op.maxAttempts,
     approvedAttempt: op.approvedAttempt,
+    approvalExpiresAt: op.approvalExpiresAt,
+    approvals: op.approvals,
     decision: op.decision,
     runId: op.runId,
     agentId: op.agentId,
