@@ -1,4 +1,22 @@
 // Next.js configuration for the console and the agent API.
+
+/**
+ * Sent with every response Next.js serves: pages, route handlers and their problem documents, static files. Pages
+ * replace this Content-Security-Policy with proxy.ts's, which adds a script nonce; this one, without script-src,
+ * keeps the rest (a JSON or SVG answer opened in a frame or as a document) from being framed, embedding plugins or
+ * rebasing links. Strict-Transport-Security depends on the public URL, known only at run time: scripts/next-server.mjs
+ * adds it.
+ */
+const SECURITY_HEADERS = [
+  {
+    key: "content-security-policy",
+    value: "frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'",
+  },
+  { key: "x-content-type-options", value: "nosniff" },
+  { key: "referrer-policy", value: "strict-origin-when-cross-origin" },
+  { key: "x-frame-options", value: "DENY" },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
@@ -7,6 +25,13 @@ const nextConfig = {
   poweredByHeader: false,
   // Native and server-only packages stay out of the bundle.
   serverExternalPackages: ["better-sqlite3", "pg"],
+  experimental: {
+    // forbidden() from next/navigation: a page the role may not see answers 403 (app/forbidden.tsx).
+    authInterrupts: true,
+  },
+  async headers() {
+    return [{ source: "/:path*", headers: SECURITY_HEADERS }];
+  },
 };
 
 module.exports = nextConfig;

@@ -1,10 +1,13 @@
 // Shown for any address the console does not have, with a way back to the ledger.
 import type { Metadata } from "next";
 import Link from "next/link";
+import { connection } from "next/server";
 
 export const metadata: Metadata = { title: "Page not found" };
 
-export default function NotFound() {
+export default async function NotFound() {
+  // Rendered per request, never prerendered: only a rendered page carries the script nonce proxy.ts's policy demands.
+  await connection();
   return (
     <main className="mx-auto max-w-xl px-6 py-16">
       <p className="font-mono text-xs text-ink-subtle">404</p>

@@ -6,8 +6,15 @@
 // open; and `next start`'s 5 s keep-alive is shorter than load balancers' idle timeouts (60 s), which makes the server
 // close sockets a balancer is about to reuse (ECONNRESET). Here: a long keep-alive, and during the drain every
 // response says `Connection: close` and every connection is closed as soon as it is idle.
+//
+// Also the two things only the running process can decide: files it creates are its owner's alone (umask 077, before
+// anything opens the database), and Strict-Transport-Security goes on every response, static files included, when the
+// console is served over https (next.config.js's headers are fixed at build time, before NEXTAUTH_URL is known).
 import http from "node:http";
 import next from "next";
+
+/** lib/config/database-url.ts OWNER_ONLY_UMASK: the database, its -wal and -shm, the demo's state: 0600. */
+process.umask(0o077);
 
 /** Longer than the idle timeout of common load balancers and HTTP client pools (60 s). */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -16,16 +23,30 @@ const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 /** A drain still waiting after this (a request stuck on a lock) ends with exit 1 instead of never. */
 const DRAIN_TIMEOUT_MS = 25_000;
 
-const port = Number(process.env.PORT ?? 3000);
-const hostname = process.env.HOSTNAME || undefined;
+/** Two years, as hstspreload.org advises; no includeSubDomains: other hosts of the operator's domain are not ours. */
+const STRICT_TRANSPORT_SECURITY = "max-age=63072000";
 
-const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
+const port = Number(process.env.PORT ?? 3000);
+// Loopback unless HOSTNAME says otherwise: scripts/launch.ts warns when another address is bound over plain http.
+const hostname = process.env.HOSTNAME || "127.0.0.1";
+const httpsPublicUrl = (process.env.NEXTAUTH_URL ?? "").toLowerCase().startsWith("https://");
+
+/** Served over https: the public URL says so, or the TLS-terminating proxy in front does (its first hop). */
+function servedOverHttps(req) {
+  const forwarded = req.headers["x-forwarded-proto"];
+  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim().toLowerCase();
+  return httpsPublicUrl || proto === "https";
+}
+
+const app = next({ dev: false, dir: process.cwd(), hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
 let draining = false;
 const server = http.createServer((req, res) => {
   if (draining) res.setHeader("connection", "close");
+  // Browsers ignore the header on a plain-http response, so a health check over http is not harmed by it.
+  if (servedOverHttps(req)) res.setHeader("strict-transport-security", STRICT_TRANSPORT_SECURITY);
   res.on("finish", () => {
     // A connection whose last response just ended is idle: during a drain, close it now rather than after the
     // keep-alive.
@@ -58,11 +79,14 @@ function drain(signal) {
 }
 process.on("SIGTERM", () => drain("SIGTERM"));
 process.on("SIGINT", () => drain("SIGINT"));
+// Started by scripts/launch.ts, the server is its child on an IPC channel; should the launcher die without passing a
+// signal on, the channel closes and the server drains instead of serving on as an orphan nobody can stop.
+process.on("disconnect", () => drain("the launcher exited"));
 
 server.on("error", (error) => {
   console.error(`opledger: the HTTP server failed: ${error.message}`);
   process.exit(1);
 });
 server.listen(port, hostname, () => {
-  console.log(`opledger: listening on http://${hostname ?? "0.0.0.0"}:${port}`);
+  console.log(`opledger: listening on http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`);
 });

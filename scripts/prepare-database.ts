@@ -1,9 +1,15 @@
-// Makes the database ready before the server starts: a writable data directory and every migration applied.
+// Makes the database ready before the server starts: a writable data directory, every migration applied, and the
+// SQLite files readable by their owner only.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { ensureSqliteDirectory, sqliteFilePath } from "../lib/config/database-url";
+import {
+  ensureSqliteDirectory,
+  OWNER_ONLY_UMASK,
+  restrictSqliteFiles,
+  sqliteFilePath,
+} from "../lib/config/database-url";
 import { readMigrationsFolder } from "../lib/migrate/migrations-folder";
 
 function assertWritableDirectory(file: string): void {
@@ -53,9 +59,27 @@ function sqliteUpToDate(file: string): boolean {
   }
 }
 
+/**
+ * From here on this process and its children (the migration, the server) create files 0600 and directories 0700:
+ * the database, its -wal and -shm, the session secret, the demo's state. Called by `npm start` and `npm run serve`
+ * before anything opens the database (after the build, whose output stays readable as usual).
+ */
+export function createFilesOwnerOnly(): void {
+  process.umask(OWNER_ONLY_UMASK);
+}
+
+/** Files left looser by an older version or a migration run from a shell are tightened, and the operator told once. */
+function restrictExistingFiles(databaseUrl: string): void {
+  const changed = restrictSqliteFiles(databaseUrl);
+  if (changed.length > 0) console.log(`opledger: made readable by their owner only (0600): ${changed.join(", ")}`);
+}
+
 export function prepareDatabase(databaseUrl: string): void {
   const file = sqliteFilePath(databaseUrl);
-  if (file) assertWritableDirectory(file);
+  if (file) {
+    assertWritableDirectory(file);
+    restrictExistingFiles(databaseUrl);
+  }
   if (file && sqliteUpToDate(file)) {
     console.log(`opledger: database ready at ${file} (no pending migrations)`);
     return;
@@ -68,6 +92,7 @@ export function prepareDatabase(databaseUrl: string): void {
     const detail = `${result.stdout}\n${result.stderr}`.trim().split("\n").slice(-3).join(" ");
     throw new Error(`opledger cannot start: migrating the database at ${redacted(databaseUrl)} failed (${detail}).`);
   }
+  if (file) restrictExistingFiles(databaseUrl);
   console.log(`opledger: database ready at ${file ?? redacted(databaseUrl)}`);
 }
 

@@ -1,10 +1,12 @@
-// `npm run serve`: checks the configuration, applies pending migrations, then starts the built console and API.
+// `npm run serve`: checks the configuration, applies pending migrations, then starts the built console and API (on
+// 127.0.0.1 unless HOSTNAME says otherwise).
 import { EnvError, parseEnv } from "../lib/config/env";
 import { launchServer } from "./launch";
-import { prepareDatabase } from "./prepare-database";
+import { createFilesOwnerOnly, prepareDatabase } from "./prepare-database";
 
 try {
   const config = parseEnv(process.env);
+  createFilesOwnerOnly();
   prepareDatabase(config.DATABASE_URL);
   launchServer(config);
 } catch (error) {

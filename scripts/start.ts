@@ -1,5 +1,5 @@
 // `npm start`: the one command for a laptop — builds if needed, migrates SQLite, seeds the demo world, creates an
-// admin, serves the console.
+// admin, serves the console on 127.0.0.1 (HOSTNAME to change it), with data files readable by their owner only.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createUser } from "../lib/auth/users";
@@ -8,7 +8,7 @@ import { openLedger } from "@/lib/ledger/ledger";
 import { seedDemo } from "../lib/demo/seed";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { launchServer, publicUrl } from "./launch";
-import { prepareDatabase } from "./prepare-database";
+import { createFilesOwnerOnly, prepareDatabase } from "./prepare-database";
 import { buildIsFresh } from "./build-freshness";
 
 function buildIfStale(): void {
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   process.env.OPLEDGER_DEMO ??= "on";
   const config = parseEnv(process.env);
   buildIfStale();
+  createFilesOwnerOnly();
   prepareDatabase(config.DATABASE_URL);
   const ledger = openLedger(config.DATABASE_URL);
   if (config.DATABASE_URL.startsWith("file:")) await applySqliteSettings(ledger.db);

@@ -48,6 +48,7 @@ export function consoleAction<S extends z.ZodType, T>(
   return async (input) => {
     try {
       const user = await requireUser(role);
+      // Before the schema, which walks the input recursively: nesting deeper than 64, unstorable text, __proto__ keys.
       const unstorable = unstorableInput(input);
       if (unstorable) return { ok: false, code: "invalid_input", message: unstorable };
       const parsed = schema.safeParse(input);

@@ -1,13 +1,15 @@
 // Admin page: console users and API keys, for the admin role only; every change goes through an audited server action.
 import type { Metadata } from "next";
+import { forbidden } from "next/navigation";
+import { Suspense } from "react";
 import { ApiKeysSection } from "@/components/admin/api-keys-section";
 import { UsersSection } from "@/components/admin/users-section";
-import { Forbidden } from "@/components/auth/forbidden";
 import { PageHeader } from "@/components/ui/page-header";
 import { ADMIN_LIST_LIMIT, listApiKeys, listUsers, MIN_PASSWORD_LENGTH } from "@/lib/auth/admin";
 import { ForbiddenError } from "@/lib/auth/roles";
-import { currentUser, requirePageUser, type SessionUser } from "@/lib/auth/session";
+import { requirePageUser, type SessionUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
+import { AdminSkeleton } from "./admin-skeleton";
 
 export const metadata: Metadata = { title: "Admin" };
 
@@ -16,10 +18,20 @@ export default async function AdminPage() {
   try {
     admin = await requirePageUser("admin");
   } catch (error) {
-    // A signed-in viewer or operator gets an explanation; anything else (the sign-in redirect included) goes on up.
+    // A signed-in viewer or operator gets a 403 and app/forbidden.tsx's explanation; anything else (the sign-in
+    // redirect included) goes on up.
     if (!(error instanceof ForbiddenError)) throw error;
-    return <Forbidden needed="admin" what="Managing users and API keys" user={await currentUser()} />;
+    forbidden();
   }
+  // The checks above ran before anything was sent, so their answers carry real statuses; the lists may stream.
+  return (
+    <Suspense fallback={<AdminSkeleton />}>
+      <AdminLists admin={admin} />
+    </Suspense>
+  );
+}
+
+async function AdminLists({ admin }: { admin: SessionUser }) {
   const now = new Date();
   const [users, apiKeys] = await Promise.all([listUsers(ledger(), now), listApiKeys(ledger())]);
 

@@ -1,6 +1,7 @@
 // Audit page: every recorded transition and change, newest first, with who made it and why; filters live in the URL.
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
 import { AuditFilters } from "@/components/audit/audit-filters";
 import { AUDIT_PAGE_SIZE, auditHref, hasFilters, parseAuditSearch } from "@/lib/console/audit-search";
 import { AuditTable } from "@/components/audit/audit-table";
@@ -11,14 +12,25 @@ import { PageHeader } from "@/components/ui/page-header";
 import { requirePageUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { AUDIT_SUBJECTS, KNOWN_AUDIT_ACTIONS, listAuditEvents } from "@/lib/ledger/reads/audit-log";
+import { PageSkeleton } from "../page-skeleton";
 
 export const metadata: Metadata = { title: "Audit" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function AuditPage({ searchParams }: Props) {
+  // Before anything is sent, so a missing session is a real redirect; the records may stream.
   await requirePageUser("viewer");
-  const { search, filter, problems } = parseAuditSearch(await searchParams, new Date());
+  const query = await searchParams;
+  return (
+    <Suspense fallback={<PageSkeleton />}>
+      <AuditContent query={query} />
+    </Suspense>
+  );
+}
+
+async function AuditContent({ query }: { query: Record<string, string | string[] | undefined> }) {
+  const { search, filter, problems } = parseAuditSearch(query, new Date());
   const page = await listAuditEvents(ledger(), filter, {
     cursor: search.cursor,
     limit: search.limit ?? AUDIT_PAGE_SIZE,

@@ -1,19 +1,30 @@
 // Contracts page: the tool contracts that say what kind of side effect each tool has; admins create and edit them.
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
 import { buttonClass } from "@/components/ui/button-styles";
 import { ContractsTable } from "@/components/contracts/contracts-table";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { hasRole } from "@/lib/auth/roles";
-import { requirePageUser } from "@/lib/auth/session";
+import { requirePageUser, type SessionUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
+import { PageSkeleton } from "../page-skeleton";
 
 export const metadata: Metadata = { title: "Contracts" };
 
 export default async function ContractsPage() {
+  // Before anything is sent, so a missing session is a real redirect; the list may stream.
   const user = await requirePageUser("viewer");
+  return (
+    <Suspense fallback={<PageSkeleton />}>
+      <ContractsContent user={user} />
+    </Suspense>
+  );
+}
+
+async function ContractsContent({ user }: { user: SessionUser }) {
   const canEdit = hasRole(user.role, "admin");
   const contracts = await listContracts(ledger());
   const newButton = canEdit ? (

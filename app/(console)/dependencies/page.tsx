@@ -1,17 +1,28 @@
 // Dependencies page: the circuit breaker of every provider the tools call, and the operator's manual override of it.
 import type { Metadata } from "next";
+import { Suspense } from "react";
 import { DependenciesBoard } from "@/components/dependencies/dependencies-board";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { hasRole } from "@/lib/auth/roles";
-import { requirePageUser } from "@/lib/auth/session";
+import { requirePageUser, type SessionUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { listDependencies } from "@/lib/ledger/dependencies/dependencies";
+import { PageSkeleton } from "../page-skeleton";
 
 export const metadata: Metadata = { title: "Dependencies" };
 
 export default async function DependenciesPage() {
+  // Before anything is sent, so a missing session is a real redirect; the breakers may stream.
   const user = await requirePageUser("viewer");
+  return (
+    <Suspense fallback={<PageSkeleton />}>
+      <DependenciesContent user={user} />
+    </Suspense>
+  );
+}
+
+async function DependenciesContent({ user }: { user: SessionUser }) {
   const now = new Date();
   const items = await listDependencies(ledger(), now);
   const canAct = hasRole(user.role, "operator");

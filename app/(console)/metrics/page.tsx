@@ -1,6 +1,7 @@
 // Metrics page: how often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over the last hour
 // or day.
 import type { Metadata } from "next";
+import { Suspense } from "react";
 import { MetricsBoard } from "@/components/metrics/metrics-board";
 import { PrometheusNote } from "@/components/metrics/prometheus-note";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -9,6 +10,7 @@ import { requirePageUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { metricsSnapshot } from "@/lib/ledger/reads/metrics";
 import { METRIC_WINDOWS, metricSeries, type MetricWindow } from "@/lib/ledger/reads/metrics-series";
+import { MetricsSkeleton } from "./metrics-skeleton";
 
 export const metadata: Metadata = { title: "Metrics" };
 
@@ -20,8 +22,17 @@ function windowOf(value: string | string[] | undefined): MetricWindow {
 }
 
 export default async function MetricsPage({ searchParams }: Props) {
+  // Before anything is sent, so a missing session is a real redirect; the charts' data may stream.
   await requirePageUser("viewer");
   const window = windowOf((await searchParams).window);
+  return (
+    <Suspense fallback={<MetricsSkeleton />}>
+      <MetricsContent window={window} />
+    </Suspense>
+  );
+}
+
+async function MetricsContent({ window }: { window: MetricWindow }) {
   const now = new Date();
   const [series, snapshot] = await Promise.all([metricSeries(ledger(), window, now), metricsSnapshot(ledger())]);
   const nothingYet =

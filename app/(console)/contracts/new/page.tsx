@@ -1,6 +1,6 @@
 // New contract page: an admin writes the first version of a tool's contract.
 import type { Metadata } from "next";
-import { Forbidden } from "@/components/auth/forbidden";
+import { forbidden } from "next/navigation";
 import { ContractForm } from "@/components/contracts/contract-form";
 import { PageHeader } from "@/components/ui/page-header";
 import { hasRole } from "@/lib/auth/roles";
@@ -12,7 +12,8 @@ export const metadata: Metadata = { title: "New contract" };
 
 export default async function NewContractPage() {
   const user = await requirePageUser("viewer");
-  if (!hasRole(user.role, "admin")) return <Forbidden needed="admin" what="Creating tool contracts" user={user} />;
+  // A 403 with app/forbidden.tsx's explanation; nothing has been sent yet, so the status is a real one.
+  if (!hasRole(user.role, "admin")) forbidden();
   const dependencies = await dependencyNames(ledger());
   return (
     <>

@@ -2,8 +2,7 @@
 // first.
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { Forbidden } from "@/components/auth/forbidden";
+import { forbidden, notFound } from "next/navigation";
 import { ContractForm } from "@/components/contracts/contract-form";
 import { linkClass } from "@/components/ui/form-controls";
 import { contractPath, toolFromParam } from "@/components/contracts/contract-route";
@@ -24,7 +23,8 @@ export default async function EditContractPage({ params }: { params: Promise<{ t
   const user = await requirePageUser("viewer");
   const tool = toolFromParam((await params).tool);
   if (!tool) notFound();
-  if (!hasRole(user.role, "admin")) return <Forbidden needed="admin" what="Editing tool contracts" user={user} />;
+  // A 403 with app/forbidden.tsx's explanation; nothing has been sent yet, so the status is a real one.
+  if (!hasRole(user.role, "admin")) forbidden();
   const contract = await getContract(ledger(), tool).catch((error: unknown) => {
     if (error instanceof LedgerError && error.code === "not_found") return null;
     throw error;

@@ -1,4 +1,5 @@
-// Shown while the admin page loads: the shape of its two tables, so nothing jumps when the lists arrive.
+// Shown while the admin page loads its lists (after the role check, so a 403 is a real one): the shape of its two
+// tables, so nothing jumps when the lists arrive.
 import { Skeleton } from "@/components/ui/skeleton";
 
 function TableSkeleton({ rows, columns }: { rows: number; columns: number }) {
@@ -22,7 +23,7 @@ function TableSkeleton({ rows, columns }: { rows: number; columns: number }) {
   );
 }
 
-export default function AdminLoading() {
+export function AdminSkeleton() {
   return (
     <div role="status" aria-live="polite" aria-busy="true">
       <span className="sr-only">Loading users and API keys…</span>

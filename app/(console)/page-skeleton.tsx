@@ -1,9 +1,11 @@
-// Shown while a console page loads: the shape of a page header and a table, so nothing jumps when data arrives.
+// Shown while a console page loads its data: the shape of a page header and a table, so nothing jumps when it arrives.
+// A Suspense fallback inside the page, after its access checks, not a loading.tsx: a loading.tsx would start the
+// response (status 200) before the page could answer a redirect, a 403 or a 404.
 import { Skeleton } from "@/components/ui/skeleton";
 
 const ROWS = 8;
 
-export default function ConsoleLoading() {
+export function PageSkeleton() {
   return (
     <div role="status" aria-live="polite" aria-busy="true">
       <span className="sr-only">Loading this page…</span>

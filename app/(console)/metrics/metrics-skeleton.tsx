@@ -1,7 +1,8 @@
-// Shown while the metrics load: the shape of the window picker and the chart cards, so nothing jumps when data arrives.
+// Shown while the metrics load (after the session check, so a redirect is a real one): the shape of the window picker
+// and the chart cards, so nothing jumps when data arrives.
 import { Skeleton } from "@/components/ui/skeleton";
 
-export default function MetricsLoading() {
+export function MetricsSkeleton() {
   return (
     <div role="status" aria-live="polite" aria-busy="true">
       <span className="sr-only">Loading the metrics…</span>
