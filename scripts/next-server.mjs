@@ -42,6 +42,8 @@ const app = next({ dev: false, dir: process.cwd(), hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
+/** OPLEDGER_TRUSTED_PROXIES, validated by lib/config/env.ts before this server starts. */
+const trustedProxies = Number(process.env.OPLEDGER_TRUSTED_PROXIES ?? 0);
 let draining = false;
 const server = http.createServer((req, res) => {
   if (draining) res.setHeader("connection", "close");
@@ -52,6 +54,9 @@ const server = http.createServer((req, res) => {
     // keep-alive.
     if (draining) setImmediate(() => server.closeIdleConnections());
   });
+  // With no proxy in front, X-Forwarded-For is whatever the client wrote: dropped, so Next fills it from the socket and
+  // sign-in throttling keys on the real address (lib/auth/client-address.ts).
+  if (trustedProxies === 0) delete req.headers["x-forwarded-for"];
   handle(req, res).catch((error) => {
     console.error(`opledger: request ${req.method} ${req.url} failed:`, error);
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });

@@ -20,6 +20,8 @@ function buildIfStale(): void {
 
 async function main(): Promise<void> {
   process.env.OPLEDGER_DEMO ??= "on";
+  // The demo's providers listen on loopback, which outbound requests reach only when private addresses are allowed.
+  if (process.env.OPLEDGER_DEMO === "on") process.env.OPLEDGER_OUTBOUND_ALLOW_PRIVATE ??= "on";
   const config = parseEnv(process.env);
   buildIfStale();
   createFilesOwnerOnly();

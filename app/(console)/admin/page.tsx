@@ -49,7 +49,7 @@ async function AdminLists({ admin }: { admin: SessionUser }) {
           truncated={users.length >= ADMIN_LIST_LIMIT}
           now={now}
         />
-        <ApiKeysSection apiKeys={apiKeys} truncated={apiKeys.length >= ADMIN_LIST_LIMIT} now={now} />
+        <ApiKeysSection apiKeys={apiKeys} users={users} truncated={apiKeys.length >= ADMIN_LIST_LIMIT} now={now} />
       </div>
     </>
   );

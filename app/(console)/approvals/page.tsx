@@ -1,4 +1,4 @@
-// Approvals page: operations that wait for a person to approve or reject the next attempt, longest waiting first.
+// Approvals page: operations that wait for a person to approve or reject the next attempt, soonest to expire first.
 import type { Metadata } from "next";
 import { OperationQueue } from "@/components/operations/operation-queue";
 import { PageHeader } from "@/components/ui/page-header";
@@ -12,7 +12,7 @@ export default async function ApprovalsPage() {
     <>
       <PageHeader
         title="Approvals"
-        description="Operations that may only be retried once a person approves, longest waiting first. Open one to approve or reject it with a reason."
+        description="Operations that may only be retried once a person approves, soonest to expire first. Open one to approve or reject it with a reason."
       />
       <OperationQueue kind="approvals" />
     </>
