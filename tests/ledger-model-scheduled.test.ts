@@ -1,37 +1,55 @@
-// Model-based test with interleavings: two workers and an operator (sweep, approvals, reconciliation, contract edits)
-// run
-// their commands concurrently against one real database; fast-check's scheduler decides which of them starts its next
-// command, so two or three transactions are in flight together (serialised by SQLite's one connection, truly
-// overlapping on PostgreSQL). The scheduler orders the starts and the provider's answers; what happens inside the
-// database is not paused, so a replayed seed reproduces the command lists and start order, not every row lock.
+// Model-based test with interleavings: two workers (of the keys that planned the operations, with a stranger key
+// trying them too) and an operator (sweep, approval expiry, approvals by persons and by principals the human gate must
+// refuse, reconciliation, contract edits) run their commands concurrently against one real database; fast-check's
+// scheduler decides which of them starts its next command, so two or three transactions are in flight together
+// (serialised by SQLite's one connection, truly overlapping on PostgreSQL). The scheduler orders the starts and the
+// provider's answers; what happens inside the database is not paused, so a replayed seed reproduces the command lists
+// and start order, not every row lock.
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
-import { putContract } from "@/lib/ledger/contracts/contract-versions";
-import { dispatch } from "./helpers/lifecycle";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
-import { agent, alice } from "./helpers/ledger-fixtures";
+import { alice } from "./helpers/ledger-fixtures";
 import {
+  DECIDER_DRAWS,
+  DECIDERS,
+  outsideOwnOperations,
+  PLANNER_NAMES,
+  PLANNERS,
+  possibleApproveAnswers,
+  possibleReconcileAnswers,
+  type DeciderName,
+  type PlannerName,
+} from "./helpers/ledger-model-authority";
+import {
+  answerOf,
   at,
   BEHAVIOURS,
   checkInvariants,
-  editedContract,
+  contractEdit,
+  dispatchAs,
+  editContract,
   fenceKey,
   freshLedger,
   modelRuns,
   modelSeed,
   newWorld,
   pick,
+  pickIn,
   recordApproval,
   recordGrant,
+  runSetup,
   sendToProvider,
   settle,
   TOOL_NAMES,
   type Behaviour,
+  type ContractEdit,
   type World,
 } from "./helpers/ledger-model-world";
 
@@ -42,20 +60,31 @@ interface Step {
 
 const op = (w: World, index: number) => pick(w.ops, index);
 
-function plan(tool: string, key: number): Step {
+function plan(tool: string, key: number, by: PlannerName): Step {
   return {
     async run(w) {
-      const { operation } = await planOperation(
-        w.ledger,
-        { tool, args: { v: 0 }, idempotencyKey: `k${key}` },
-        agent,
-        at(w),
+      const planner = PLANNERS[by];
+      const known = w.ops.find((o) => o.tool === tool && o.key === `k${key}`);
+      const input = { tool, args: { v: 0 }, idempotencyKey: `k${key}` };
+      // Another key's (tool, key) is taken: it is refused without being shown.
+      const planned = await answerOf(planOperation(w.ledger, input, planner, at(w)), ({ operation }) => {
+        if (!w.ops.some((o) => o.id === operation.id)) {
+          w.ops.push({
+            id: operation.id,
+            tool,
+            key: `k${key}`,
+            args: 0,
+            contractVersion: operation.contractVersion,
+            planner,
+          });
+        }
+        return "planned";
+      });
+      expect(planned, `plan(${tool}, k${key}) by ${by}`).toBe(
+        known && known.planner.id !== planner.id ? "idempotency_key_reused" : "planned",
       );
-      if (!w.ops.some((o) => o.id === operation.id)) {
-        w.ops.push({ id: operation.id, tool, key: `k${key}`, args: 0, contractVersion: operation.contractVersion });
-      }
     },
-    toString: () => `plan(${tool}, k${key})`,
+    toString: () => `plan(${tool}, k${key}, by ${by})`,
   };
 }
 
@@ -67,10 +96,10 @@ function claim(index: number, leaseMs: number): Step {
       await settle(
         w,
         target.id,
-        claimLease(w.ledger, target.id, { workerId: worker, leaseMs }, agent, at(w)).then((lease) =>
+        claimLease(w.ledger, target.id, { workerId: worker, leaseMs }, target.planner, at(w)).then((lease) =>
           recordGrant(w, target.id, worker, lease.fence),
         ),
-        ["lease_held", "already_finished"],
+        ["lease_held", "already_finished", "approval_expired"],
       );
     },
     toString: () => `claim(op${index}, ${leaseMs})`,
@@ -83,7 +112,7 @@ function heartbeat(index: number): Step {
       const target = op(w, index);
       const fence = target && w.fences.get(fenceKey(worker, target.id));
       if (!target || fence === undefined) return;
-      await settle(w, target.id, heartbeatLease(w.ledger, target.id, { fence, leaseMs: 5000 }, agent, at(w)), [
+      await settle(w, target.id, heartbeatLease(w.ledger, target.id, { fence, leaseMs: 5000 }, target.planner, at(w)), [
         "stale_fence",
         "already_finished",
       ]);
@@ -101,15 +130,16 @@ function attempt(index: number, behaviour: Behaviour): Step {
       const target = op(w, index);
       const fence = target && w.fences.get(fenceKey(worker, target.id));
       if (!target || fence === undefined) return;
-      let dispatched: Awaited<ReturnType<typeof dispatch>> | undefined;
+      let dispatched: Awaited<ReturnType<typeof dispatchAs>> | undefined;
       const sent = await settle(
         w,
         target.id,
-        dispatch(w.ledger, target.id, fence, at(w)).then((d) => void (dispatched = d)),
+        dispatchAs(w, target, fence).then((d) => void (dispatched = d)),
         [
           "stale_fence",
           "lease_expired",
           "approval_required",
+          "approval_expired",
           "budget_spent",
           "reconcile_required",
           "in_flight",
@@ -127,7 +157,7 @@ function attempt(index: number, behaviour: Behaviour): Step {
       await settle(
         w,
         target.id,
-        reportOutcome(w.ledger, target.id, { ...report, fence }, agent, at(w), () => 0).then(() =>
+        reportOutcome(w.ledger, target.id, { ...report, fence }, target.planner, at(w), () => 0).then(() =>
           w.outcomes.push({ id: target.id, attempt: attemptNumber, result: report.result, fence }),
         ),
         ["stale_fence", "not_dispatched"],
@@ -137,47 +167,85 @@ function attempt(index: number, behaviour: Behaviour): Step {
   };
 }
 
+/** Another key tries a worker's commands on the operation, with its current fence: always told it does not exist. */
+function intrude(index: number, key: number, command: "claim" | "heartbeat" | "dispatch" | "outcome"): Step {
+  return {
+    async run(w) {
+      const target = op(w, index);
+      const stranger =
+        target &&
+        pick(
+          PLANNER_NAMES.map((name) => PLANNERS[name]).filter((k) => k.id !== target.planner.id),
+          key,
+        );
+      if (!target || !stranger || !outsideOwnOperations(stranger, target.planner, "agent")) return;
+      const { fence } = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: target.id } });
+      const now = at(w);
+      const tried: Promise<unknown> =
+        command === "claim"
+          ? claimLease(w.ledger, target.id, { workerId: "stranger", leaseMs: 5000 }, stranger, now)
+          : command === "heartbeat"
+            ? heartbeatLease(w.ledger, target.id, { fence, leaseMs: 5000 }, stranger, now)
+            : command === "dispatch"
+              ? dispatchOperation(w.ledger, target.id, { fence }, stranger, now)
+              : reportOutcome(w.ledger, target.id, { fence, result: "confirmed", providerId: "p" }, stranger, now);
+      expect(await answerOf(tried, () => "done"), `${stranger.id}: ${command} on ${target.id}`).toBe("not_found");
+    },
+    toString: () => `intrude(op${index}, key ${key}, ${command})`,
+  };
+}
+
 const sweep: Step = { run: async (w) => void (await recoverExpiredLeases(w.ledger, at(w))), toString: () => "sweep()" };
+
+const expire: Step = {
+  run: async (w) => void (await expireApprovals(w.ledger, at(w))),
+  toString: () => "expireApprovals()",
+};
 
 function advance(ms: number): Step {
   return { run: (w) => Promise.resolve(void (w.now += ms)), toString: () => `advance(${ms})` };
 }
 
-function approve(index: number): Step {
+/** Anyone may ask to approve; who asks fixes the answer's kind even while the operation moves under the call. */
+function approve(index: number, by: DeciderName, fromQueue: boolean): Step {
   return {
     async run(w) {
-      const target = op(w, index);
+      const target = await pickIn(w, index, fromQueue ? "AWAITING_APPROVAL" : null);
       if (!target) return;
-      if (
-        await settle(w, target.id, approveOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), [
-          "not_awaiting_approval",
-        ])
-      )
-        recordApproval(w, target.id);
+      const actor = DECIDERS[by];
+      const answer = await answerOf(
+        approveOperation(w.ledger, target.id, { reason: "model" }, actor, at(w), { fourEyes: w.fourEyes }),
+        (view) => (view.phase === "AWAITING_APPROVAL" ? "approval_given" : "approved"),
+      );
+      expect(possibleApproveAnswers(actor, target.planner, w.fourEyes), `${by} approves ${target.id}`).toContain(
+        answer,
+      );
+      if (answer === "approved") recordApproval(w, target.id);
     },
-    toString: () => `approve(op${index})`,
+    toString: () => `approve(${fromQueue ? "waiting " : ""}op${index}, by ${by})`,
   };
 }
 
-function reject(index: number): Step {
+function reject(index: number, byPlanner: boolean): Step {
   return {
     async run(w) {
       const target = op(w, index);
       if (!target) return;
       const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: target.id } });
       if (row.phase !== "AWAITING_APPROVAL") return;
-      await settle(w, target.id, rejectOperation(w.ledger, target.id, { reason: "model" }, alice, at(w)), [
+      const by = byPlanner ? target.planner : alice;
+      await settle(w, target.id, rejectOperation(w.ledger, target.id, { reason: "model" }, by, at(w)), [
         "not_rejectable",
       ]);
     },
-    toString: () => `reject(op${index})`,
+    toString: () => `reject(op${index}, by ${byPlanner ? "planner" : "alice"})`,
   };
 }
 
-function reconcile(index: number, approveRetry: boolean): Step {
+function reconcile(index: number, approveRetry: boolean, by: DeciderName | "planner", fromQueue: boolean): Step {
   return {
     async run(w) {
-      const target = op(w, index);
+      const target = await pickIn(w, index, fromQueue ? "UNKNOWN" : null);
       if (!target) return;
       const applied = (w.effects.get(target.id)?.length ?? 0) > 0;
       const grant = !applied && approveRetry;
@@ -188,43 +256,69 @@ function reconcile(index: number, approveRetry: boolean): Step {
         evidence: { lookup: "model" },
         approveRetry: grant,
       };
-      if (
-        (await settle(w, target.id, reconcileOperation(w.ledger, target.id, input, alice, at(w)), ["not_unknown"])) &&
-        grant
-      )
-        recordApproval(w, target.id);
+      const actor = by === "planner" ? target.planner : DECIDERS[by];
+      const answer = await answerOf(
+        reconcileOperation(w.ledger, target.id, input, actor, at(w), { fourEyes: w.fourEyes }),
+        (view) => (!grant ? "reconciled" : view.phase === "AWAITING_APPROVAL" ? "approval_given" : "approved"),
+      );
+      expect(
+        possibleReconcileAnswers(actor, target.planner, w.fourEyes, grant),
+        `${by} reconciles ${target.id} (approve=${grant})`,
+      ).toContain(answer);
+      if (answer === "approved") recordApproval(w, target.id);
     },
-    toString: () => `reconcile(op${index}, approve=${approveRetry})`,
+    toString: () => `reconcile(${fromQueue ? "unknown " : ""}op${index}, approve=${approveRetry}, by ${by})`,
   };
 }
 
-function editContract(tool: string, maxAttempts: number, approval: boolean): Step {
+function changeContract(tool: string, edit: ContractEdit): Step {
   return {
-    run: async (w) =>
-      void (await putContract(w.ledger, tool, editedContract(tool, maxAttempts, approval), alice, at(w))),
-    toString: () => `editContract(${tool}, max=${maxAttempts}, approval=${approval})`,
+    run: async (w) => void (await editContract(w, tool, edit)),
+    toString: () => `editContract(${tool}, ${JSON.stringify(edit)})`,
   };
 }
 
 const index = fc.nat({ max: 1 });
+// Mostly the first agent key, as before; the other agent key and Alice's own key plan too (own operations, four-eyes).
+const planner = fc.constantFrom<PlannerName>("agent", "agent", "otherAgent", "alicesKey");
+const decider = fc.constantFrom(...DECIDER_DRAWS);
+// A viewer only asks to approve: whether a viewer may reconcile with evidence is the console's and the API's rule.
+const reconciler = fc.constantFrom<DeciderName | "planner">(
+  ...DECIDER_DRAWS.filter((d) => d !== "viewer"),
+  "planner",
+  "planner",
+);
+// Persons mostly decide from their queue (what waits for them), now and then on any operation.
+const fromQueue = fc.constantFrom(true, true, false);
 const workerStep = fc.oneof(
   // Mostly short leases, so take-overs of a lease still in use are common.
   { weight: 3, arbitrary: fc.tuple(index, fc.constantFrom(200, 200, 5000)).map(([o, l]) => claim(o, l)) },
   { weight: 4, arbitrary: fc.tuple(index, fc.constantFrom(...BEHAVIOURS)).map(([o, b]) => attempt(o, b)) },
   { weight: 1, arbitrary: index.map(heartbeat) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat({ max: 1 })).map(([t, k]) => plan(t, k)) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat({ max: 1 }), planner).map(([t, k, p]) => plan(t, k, p)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(index, fc.nat({ max: 1 }), fc.constantFrom("claim", "heartbeat", "dispatch", "outcome"))
+      .map(([o, k, c]) => intrude(o, k, c)),
+  },
 );
 const operatorStep = fc.oneof(
   { weight: 3, arbitrary: fc.constant(sweep) },
   { weight: 4, arbitrary: fc.constantFrom(300, 300, 6000).map(advance) },
-  { weight: 2, arbitrary: index.map(approve) },
-  { weight: 1, arbitrary: index.map(reject) },
-  { weight: 2, arbitrary: fc.tuple(index, fc.boolean()).map(([o, a]) => reconcile(o, a)) },
+  { weight: 2, arbitrary: fc.constant(expire) },
+  { weight: 3, arbitrary: fc.tuple(index, decider, fromQueue).map(([o, d, q]) => approve(o, d, q)) },
+  { weight: 1, arbitrary: fc.tuple(index, fc.boolean()).map(([o, p]) => reject(o, p)) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(index, fc.boolean(), reconciler, fromQueue).map(([o, a, d, q]) => reconcile(o, a, d, q)),
+  },
   {
     weight: 1,
-    arbitrary: fc
-      .tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(1, 3), fc.boolean())
-      .map(([t, m, a]) => editContract(t, m, a)),
+    arbitrary: fc.tuple(fc.constantFrom(...TOOL_NAMES), contractEdit).map(([t, e]) => changeContract(t, e)),
   },
 );
 const steps = (arb: fc.Arbitrary<Step>) => fc.array(arb, { minLength: 6, maxLength: 12 });
@@ -242,17 +336,18 @@ it("keeps every invariant when two workers and an operator interleave on one dat
   await fc.assert(
     fc.asyncProperty(
       fc.scheduler(),
-      fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(...TOOL_NAMES)),
+      fc.tuple(fc.constantFrom(...TOOL_NAMES), planner, fc.constantFrom(...TOOL_NAMES), planner),
+      runSetup,
       steps(workerStep),
       steps(workerStep),
       steps(operatorStep),
-      async (s, [first, second], w0, w1, operator) => {
-        const t = await freshLedger();
-        const world = newWorld(t.ledger);
+      async (s, [first, firstBy, second, secondBy], setup, w0, w1, operator) => {
+        const t = await freshLedger(setup);
+        const world = newWorld(t.ledger, setup);
         try {
           // Two operations from the start, so the actors collide on them from their first step.
-          await plan(first, 0).run(world, s, "setup");
-          await plan(second, 1).run(world, s, "setup");
+          await plan(first, 0, firstBy).run(world, s, "setup");
+          await plan(second, 1, secondBy).run(world, s, "setup");
           const actors = [
             runActor(world, s, "w0", w0),
             runActor(world, s, "w1", w1),

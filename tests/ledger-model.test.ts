@@ -1,13 +1,15 @@
 // Model-based test of the ledger on a real database: random
-// plan/claim/heartbeat/dispatch/outcome/crash/sweep/approve/reject/
-// reconcile/contract-edit sequences never apply a mutation twice without a person's approval, never let a stale fence
-// write,
-// keep each operation on the contract version it was planned under, and leave an audit trail of legal transitions.
+// plan/claim/heartbeat/dispatch/outcome/crash/sweep/approve/reject/reconcile/expire/contract-edit sequences, by three
+// planning keys, operator persons and principals the human gate must refuse, never apply a mutation twice without a
+// person's approval, never let a stale fence write, keep each operation on the contract version it was planned under,
+// and leave an audit trail of legal transitions in which only persons approve, four-eyes and the quorum hold by
+// principal id, and nothing is approved or sent after an approval request expired (AUTHORITY.md).
 import fc from "fast-check";
 import { expect, it } from "vitest";
+import type { Actor } from "@/lib/ledger/actor";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
-import { putContract } from "@/lib/ledger/contracts/contract-versions";
-import { dispatch } from "./helpers/lifecycle";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { LedgerError } from "@/lib/ledger/errors";
 import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
@@ -16,24 +18,47 @@ import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 import { isTerminal } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
-import { agent, alice } from "./helpers/ledger-fixtures";
+import { alice } from "./helpers/ledger-fixtures";
 import {
+  DECIDER_DRAWS,
+  DECIDERS,
+  expectedApprove,
+  expectedReconcile,
+  outsideOwnOperations,
+  PLANNER_NAMES,
+  PLANNERS,
+  type Asking,
+  type DeciderName,
+  type Lane,
+  type PlannerName,
+} from "./helpers/ledger-model-authority";
+import {
+  answerOf,
+  approvalState,
   at,
   BEHAVIOURS,
   checkInvariants,
-  editedContract,
+  contractEdit,
+  dispatchAs,
+  editContract,
+  expectUnchanged,
   fenceKey,
   freshLedger,
   modelRuns,
   modelSeed,
   newWorld,
   pick,
+  pickIn,
   recordApproval,
   recordGrant,
+  rulesOf,
+  runSetup,
   sendToProvider,
   settle,
   TOOL_NAMES,
   type Behaviour,
+  type ContractEdit,
+  type ModelOperation,
   type World,
 } from "./helpers/ledger-model-world";
 
@@ -47,15 +72,17 @@ class Plan implements Cmd {
     readonly tool: string,
     readonly key: number,
     readonly args: number,
+    readonly planner: PlannerName,
   ) {}
   check = () => true;
   async run(m: Model, w: World) {
     const key = `k${this.key}`;
+    const planner = PLANNERS[this.planner];
     const known = w.ops.find((o) => o.tool === this.tool && o.key === key);
     const ok = await settle(
       w,
       null,
-      planOperation(w.ledger, { tool: this.tool, args: { v: this.args }, idempotencyKey: key }, agent, at(w)).then(
+      planOperation(w.ledger, { tool: this.tool, args: { v: this.args }, idempotencyKey: key }, planner, at(w)).then(
         (r) => {
           if (known) return expect(r.operation.id).toBe(known.id);
           // A new operation runs under the contract version current when it was planned.
@@ -66,16 +93,17 @@ class Plan implements Cmd {
             key,
             args: this.args,
             contractVersion: r.operation.contractVersion,
+            planner,
           });
         },
       ),
       ["idempotency_key_reused"],
     );
-    // Same key: only different args may be refused, and then nothing new exists.
-    if (!ok) expect(known && known.args !== this.args).toBe(true);
+    // Same key: only different args, or another key's call, may be refused, and then nothing new exists.
+    if (!ok) expect(known && (known.args !== this.args || known.planner.id !== planner.id)).toBe(true);
     m.planned = w.ops.length;
   }
-  toString = () => `plan(${this.tool}, k${this.key}, v${this.args})`;
+  toString = () => `plan(${this.tool}, k${this.key}, v${this.args}, by ${this.planner})`;
 }
 
 class Claim implements Cmd {
@@ -88,16 +116,25 @@ class Claim implements Cmd {
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
-    await settle(
-      w,
-      op.id,
-      claimLease(w.ledger, op.id, { workerId: this.worker, leaseMs: this.leaseMs }, agent, at(w)).then((lease) => {
+    const before = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const answer = await answerOf(
+      claimLease(w.ledger, op.id, { workerId: this.worker, leaseMs: this.leaseMs }, op.planner, at(w)),
+      (lease) => {
         expect(lease.fence).toBeGreaterThan(w.issued.get(op.id) ?? 0);
         w.issued.set(op.id, lease.fence);
         recordGrant(w, op.id, this.worker, lease.fence);
-      }),
-      ["lease_held", "already_finished"],
+        return "claimed";
+      },
     );
+    expect(["claimed", "lease_held", "already_finished", "approval_expired"]).toContain(answer);
+    // An expired request is told so, not merely "finished", so the agent can name it for a person to replay; one past
+    // its deadline that the sweep has not reached yet may be leased (dispatch refuses it) or refused the same way.
+    const pastDeadline =
+      before.phase === "AWAITING_APPROVAL" &&
+      before.approvalExpiresAt !== null &&
+      w.now > before.approvalExpiresAt.getTime();
+    if (before.phase === "EXPIRED") expect(answer).toBe("approval_expired");
+    else if (!pastDeadline) expect(answer, `claim on ${before.phase}`).not.toBe("approval_expired");
   }
   toString = () => `claim(op${this.op}, ${this.worker}, ${this.leaseMs})`;
 }
@@ -118,10 +155,12 @@ class Heartbeat implements Cmd {
     const fence = op && w.fences.get(fenceKey(this.worker, op.id));
     if (!op || fence === undefined) return;
     const before = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
-    const ok = await settle(w, op.id, heartbeatLease(w.ledger, op.id, { fence, leaseMs: this.leaseMs }, agent, at(w)), [
-      "stale_fence",
-      "already_finished",
-    ]);
+    const ok = await settle(
+      w,
+      op.id,
+      heartbeatLease(w.ledger, op.id, { fence, leaseMs: this.leaseMs }, op.planner, at(w)),
+      ["stale_fence", "already_finished"],
+    );
     const after = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     expect(ok).toBe(fence === before.fence && !isTerminal(before.phase as Phase));
     expect([after.phase, after.fence, after.attempt]).toEqual([before.phase, before.fence, before.attempt]);
@@ -160,70 +199,109 @@ class Attempt implements Cmd {
     const fence = op && w.fences.get(fenceKey(this.worker, op.id));
     if (!op || fence === undefined) return;
     const before = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    // A live lease on a request past its deadline (the expiry sweep not yet by): the gate says it expired.
+    const pastDeadline =
+      before.phase === "AWAITING_APPROVAL" &&
+      before.approvalExpiresAt !== null &&
+      w.now > before.approvalExpiresAt.getTime() &&
+      fence === before.fence &&
+      before.leaseExpiresAt !== null &&
+      before.leaseExpiresAt.getTime() > w.now;
     let dispatched;
     try {
-      dispatched = await dispatch(w.ledger, op.id, fence, at(w));
+      dispatched = await dispatchAs(w, op, fence);
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
       if (fence < before.fence) expect(error.code).toBe("stale_fence");
       if (error.code === "stale_fence") w.staleRefusals.set(op.id, (w.staleRefusals.get(op.id) ?? 0) + 1);
+      expect(error.code === "approval_expired", `dispatch on ${before.phase}: ${error.code}`).toBe(pastDeadline);
       const after = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
-      if (error.code === "stale_fence" || error.code === "lease_expired") expect(after.version).toBe(before.version);
+      if (["stale_fence", "lease_expired", "approval_expired"].includes(error.code))
+        expect(after.version).toBe(before.version);
       return;
     }
+    expect(pastDeadline, `dispatched ${op.id} past its approval deadline`).toBe(false);
     // The ledger let it go: the worker's fence must be the current one, and the key never changes.
     expect(fence).toBe(before.fence);
     expect(dispatched.idempotencyKey).toBe(op.key);
     w.dispatches.push({ id: op.id, attempt: dispatched.attempt, fence, worker: this.worker });
     const report = sendToProvider(w, op, dispatched.idempotencyKey, this.behaviour);
     if (!report) return;
-    await reportOutcome(w.ledger, op.id, { ...report, fence }, agent, at(w), () => 0);
+    await reportOutcome(w.ledger, op.id, { ...report, fence }, op.planner, at(w), () => 0);
     w.outcomes.push({ id: op.id, attempt: dispatched.attempt, result: report.result, fence });
   }
   toString = () => `attempt(op${this.op}, ${this.worker}, ${this.behaviour})`;
 }
 
-class Approve implements Cmd {
-  constructor(readonly op: number) {}
-  check = () => true;
-  async run(_m: Model, w: World) {
-    const op = pick(w.ops, this.op);
-    if (!op) return;
-    if (
-      await settle(w, op.id, approveOperation(w.ledger, op.id, { reason: "model" }, alice, at(w)), [
-        "not_awaiting_approval",
-      ])
-    )
-      recordApproval(w, op.id);
-  }
-  toString = () => `approve(op${this.op})`;
+/** Who is asking, as AUTHORITY.md sees it, with the operation's state and its audit trail read just before. */
+async function asking(w: World, op: ModelOperation, actor: Actor): Promise<Asking & { auditCount: number }> {
+  const { row, history, auditCount } = await approvalState(w, op);
+  const rules = rulesOf(w, op);
+  return { actor, planner: op.planner, row, wait: history.wait, rules, now: w.now, fourEyes: w.fourEyes, auditCount };
 }
 
-/** A person rejects what waits for them (rejecting fresh plans would end most runs before anything happens). */
+/**
+ * Anyone may ask to approve: the ledger's answer is exactly the one AUTHORITY.md gives (only an operator person,
+ * four-eyes and the quorum by principal id, nothing after the deadline), and a refusal changes nothing.
+ */
+class Approve implements Cmd {
+  constructor(
+    readonly op: number,
+    readonly by: DeciderName,
+    readonly fromQueue: boolean,
+  ) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const op = await pickIn(w, this.op, this.fromQueue ? "AWAITING_APPROVAL" : null);
+    if (!op) return;
+    const before = await asking(w, op, DECIDERS[this.by]);
+    const answer = await answerOf(
+      approveOperation(w.ledger, op.id, { reason: "model" }, before.actor, at(w), { fourEyes: w.fourEyes }),
+      (view) => (view.phase === "AWAITING_APPROVAL" ? "approval_given" : "approved"),
+    );
+    expect(answer, `${this.by} approves ${op.id} (${before.row.phase}, planned by ${op.planner.id})`).toBe(
+      expectedApprove(before),
+    );
+    if (answer === "approved") recordApproval(w, op.id);
+    if (answer !== "approved" && answer !== "approval_given") await expectUnchanged(w, op, before, String(this));
+  }
+  toString = () => `approve(${this.fromQueue ? "waiting " : ""}op${this.op}, by ${this.by})`;
+}
+
+/**
+ * A person, or the planning key giving up, rejects what waits for a person (rejecting fresh plans would end most runs
+ * before anything happens).
+ */
 class Reject implements Cmd {
-  constructor(readonly op: number) {}
+  constructor(
+    readonly op: number,
+    readonly byPlanner: boolean,
+  ) {}
   check = () => true;
   async run(_m: Model, w: World) {
     const op = pick(w.ops, this.op);
     if (!op) return;
     const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
-    if (row.phase === "AWAITING_APPROVAL") await rejectOperation(w.ledger, op.id, { reason: "model" }, alice, at(w));
+    const by = this.byPlanner ? op.planner : alice;
+    if (row.phase === "AWAITING_APPROVAL") await rejectOperation(w.ledger, op.id, { reason: "model" }, by, at(w));
   }
-  toString = () => `reject(op${this.op})`;
+  toString = () => `reject(op${this.op}, by ${this.byPlanner ? "planner" : "alice"})`;
 }
 
 /**
- * A truthful reconciler: it looks the effect up at the provider; "did not happen" may come with the retry's approval,
- * or leave it to the gate.
+ * A truthful reconciler: it looks the effect up at the provider; "did not happen" may come with the retry's approval
+ * (the human gate: a person only, four-eyes, the quorum's first approval), or leave it to the gate.
  */
 class Reconcile implements Cmd {
   constructor(
     readonly op: number,
     readonly approveRetry: boolean,
+    readonly by: DeciderName | "planner",
+    readonly fromQueue: boolean,
   ) {}
   check = () => true;
   async run(_m: Model, w: World) {
-    const op = pick(w.ops, this.op);
+    const op = await pickIn(w, this.op, this.fromQueue ? "UNKNOWN" : null);
     if (!op) return;
     const applied = (w.effects.get(op.id)?.length ?? 0) > 0;
     const approveRetry = !applied && this.approveRetry;
@@ -234,44 +312,156 @@ class Reconcile implements Cmd {
       evidence: { lookup: "model" },
       approveRetry,
     };
-    if (
-      (await settle(w, op.id, reconcileOperation(w.ledger, op.id, input, alice, at(w)), ["not_unknown"])) &&
-      approveRetry
-    )
-      recordApproval(w, op.id);
+    const before = await asking(w, op, this.by === "planner" ? op.planner : DECIDERS[this.by]);
+    const answer = await answerOf(
+      reconcileOperation(w.ledger, op.id, input, before.actor, at(w), { fourEyes: w.fourEyes }),
+      (view) => (!approveRetry ? "reconciled" : view.phase === "AWAITING_APPROVAL" ? "approval_given" : "approved"),
+    );
+    expect(answer, `${this.by} reconciles ${op.id} (${before.row.phase}, approve=${approveRetry})`).toBe(
+      expectedReconcile(before, approveRetry),
+    );
+    if (answer === "approved") recordApproval(w, op.id);
+    if (!["approved", "approval_given", "reconciled"].includes(answer))
+      await expectUnchanged(w, op, before, String(this));
   }
-  toString = () => `reconcile(op${this.op}, approve=${this.approveRetry})`;
+  toString = () =>
+    `reconcile(${this.fromQueue ? "unknown " : ""}op${this.op}, approve=${this.approveRetry}, by ${this.by})`;
+}
+
+const INTRUSIONS = ["claim", "heartbeat", "dispatch", "outcome", "reconcile", "reject", "approve"] as const;
+type Intrusion = (typeof INTRUSIONS)[number];
+const LANE: Record<Intrusion, Lane> = {
+  claim: "agent",
+  heartbeat: "agent",
+  dispatch: "agent",
+  outcome: "agent",
+  reconcile: "shared",
+  reject: "shared",
+  approve: "person",
+};
+
+/**
+ * Another key tries the operation, even with its current fence: it is told the operation does not exist
+ * (AUTHORITY.md, own operations), whatever it asks, and nothing changes. Alice's key, an operator's, is only a
+ * stranger in the agent's lane.
+ */
+class Intrude implements Cmd {
+  constructor(
+    readonly op: number,
+    readonly key: number,
+    readonly command: Intrusion,
+  ) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const op = pick(w.ops, this.op);
+    const key =
+      op &&
+      pick(
+        PLANNER_NAMES.map((name) => PLANNERS[name]).filter((k) => k.id !== op.planner.id),
+        this.key,
+      );
+    if (!op || !key || !outsideOwnOperations(key, op.planner, LANE[this.command])) return;
+    const { row, auditCount } = await approvalState(w, op);
+    const now = at(w);
+    const fence = row.fence;
+    const attempt = async (): Promise<unknown> => {
+      switch (this.command) {
+        case "claim":
+          return claimLease(w.ledger, op.id, { workerId: "intruder", leaseMs: 5000 }, key, now);
+        case "heartbeat":
+          return heartbeatLease(w.ledger, op.id, { fence, leaseMs: 5000 }, key, now);
+        case "dispatch": {
+          const result = await dispatchOperation(w.ledger, op.id, { fence }, key, now);
+          if ("refused" in result) throw result.refused;
+          return result;
+        }
+        case "outcome":
+          return reportOutcome(w.ledger, op.id, { fence, result: "failed", error: { httpStatus: 503 } }, key, now);
+        case "reconcile":
+          return reconcileOperation(
+            w.ledger,
+            op.id,
+            { outcome: "not_applied", evidence: {}, approveRetry: this.key % 2 === 0 },
+            key,
+            now,
+            { fourEyes: w.fourEyes },
+          );
+        case "reject":
+          return rejectOperation(w.ledger, op.id, { reason: "not mine" }, key, now);
+        case "approve":
+          return approveOperation(w.ledger, op.id, { reason: "not mine" }, key, now, { fourEyes: w.fourEyes });
+        default: {
+          const unreachable: never = this.command;
+          return unreachable;
+        }
+      }
+    };
+    const answer = await answerOf(attempt(), () => "done");
+    expect(answer, `${key.id} tries ${this.command} on ${op.id} of ${op.planner.id} (${row.phase})`).toBe("not_found");
+    await expectUnchanged(w, op, { row, auditCount }, String(this));
+  }
+  toString = () => `intrude(op${this.op}, key ${this.key}, ${this.command})`;
+}
+
+/**
+ * opledger expires the requests past their deadline, as the audit trail and the contract version give it: exactly
+ * those, and nothing else moves.
+ */
+class ExpireApprovals implements Cmd {
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const ids = w.ops.map((o) => o.id);
+    const before = await w.ledger.db.operation.findMany({ where: { id: { in: ids } } });
+    const due = new Set<string>();
+    for (const op of w.ops.filter((o) => before.some((r) => r.id === o.id && r.phase === "AWAITING_APPROVAL"))) {
+      const { wait } = (await approvalState(w, op)).history;
+      if (wait && w.now > wait.deadline) due.add(op.id);
+    }
+    expect(await expireApprovals(w.ledger, at(w))).toBe(due.size);
+    const after = await w.ledger.db.operation.findMany({ where: { id: { in: ids } } });
+    for (const row of before) {
+      const now = after.find((r) => r.id === row.id);
+      if (due.has(row.id)) expect(now?.phase, `${row.id} past its deadline`).toBe("EXPIRED");
+      else expect(now?.version, `${row.id} within its deadline`).toBe(row.version);
+    }
+  }
+  toString = () => "expireApprovals()";
 }
 
 /** An admin edits a contract: later plans run under the new version, operations already planned keep theirs. */
 class EditContract implements Cmd {
   constructor(
     readonly tool: string,
-    readonly maxAttempts: number,
-    readonly approval: boolean,
+    readonly edit: ContractEdit,
   ) {}
   check = () => true;
   async run(_m: Model, w: World) {
-    const { contract, changed } = await putContract(
-      w.ledger,
-      this.tool,
-      editedContract(this.tool, this.maxAttempts, this.approval),
-      alice,
-      at(w),
-    );
+    const { contract, changed } = await editContract(w, this.tool, this.edit);
     const before = w.contractVersions.get(this.tool) ?? 0;
     expect(contract.version).toBe(changed ? before + 1 : before);
     w.contractVersions.set(this.tool, contract.version);
   }
-  toString = () => `editContract(${this.tool}, max=${this.maxAttempts}, approval=${this.approval})`;
+  toString = () => `editContract(${this.tool}, ${JSON.stringify(this.edit)})`;
 }
 
 // Few operations and two workers, so leases, take-overs and retries collide often.
 const index = fc.nat({ max: 2 });
 const worker = fc.constantFrom(...WORKERS);
+// Mostly the first agent key, as before; the other agent key and Alice's own key plan too (own operations, four-eyes).
+const planner = fc.constantFrom<PlannerName>("agent", "agent", "otherAgent", "alicesKey");
 const plan = fc
-  .tuple(fc.constantFrom(...TOOL_NAMES), fc.nat({ max: 1 }), fc.nat({ max: 1 }))
-  .map(([t, k, a]) => new Plan(t, k, a));
+  .tuple(fc.constantFrom(...TOOL_NAMES), fc.nat({ max: 1 }), fc.nat({ max: 1 }), planner)
+  .map(([t, k, a, p]) => new Plan(t, k, a, p));
+const decider = fc.constantFrom(...DECIDER_DRAWS);
+// A viewer only asks to approve: whether a viewer may reconcile with evidence is the console's and the API's rule.
+const reconciler = fc.constantFrom<DeciderName | "planner">(
+  ...DECIDER_DRAWS.filter((d) => d !== "viewer"),
+  "planner",
+  "planner",
+);
+// Persons mostly decide from their queue (what waits for them), now and then on any operation.
+const fromQueue = fc.constantFrom(true, true, false);
+
 const claim = fc.tuple(index, worker, fc.constantFrom(200, 5000)).map(([o, wk, l]) => new Claim(o, wk, l));
 const attempt = fc.tuple(index, worker, fc.constantFrom(...BEHAVIOURS)).map(([o, wk, b]) => new Attempt(o, wk, b));
 // Repeating an arbitrary weights it: most steps are claims and attempts, as in a real run.
@@ -288,13 +478,17 @@ const commands = fc.commands<Model, World, false>(
     attempt,
     fc.tuple(index, worker, fc.constantFrom(200, 5000)).map(([o, wk, l]) => new Heartbeat(o, wk, l)),
     fc.constantFrom(50, 300, 6000).map((ms) => new Advance(ms)),
+    // Time passes more often and further than it did before approvals expired, so requests run out within a run.
+    fc.constantFrom(300, 12_000).map((ms) => new Advance(ms)),
     fc.constant(new Sweep()),
-    index.map((o) => new Approve(o)),
-    index.map((o) => new Reject(o)),
-    fc.tuple(index, fc.boolean()).map(([o, a]) => new Reconcile(o, a)),
-    fc
-      .tuple(fc.constantFrom(...TOOL_NAMES), fc.constantFrom(1, 3), fc.boolean())
-      .map(([t, m, a]) => new EditContract(t, m, a)),
+    fc.tuple(index, decider, fromQueue).map(([o, d, q]) => new Approve(o, d, q)),
+    fc.tuple(index, decider, fromQueue).map(([o, d, q]) => new Approve(o, d, q)),
+    fc.tuple(index, fc.boolean()).map(([o, p]) => new Reject(o, p)),
+    fc.tuple(index, fc.boolean(), reconciler, fromQueue).map(([o, a, d, q]) => new Reconcile(o, a, d, q)),
+    fc.tuple(index, fc.nat({ max: 1 }), fc.constantFrom(...INTRUSIONS)).map(([o, k, c]) => new Intrude(o, k, c)),
+    fc.constant(new ExpireApprovals()),
+    fc.constant(new ExpireApprovals()),
+    fc.tuple(fc.constantFrom(...TOOL_NAMES), contractEdit).map(([t, e]) => new EditContract(t, e)),
   ],
   { maxCommands: 60, size: "max" },
 );
@@ -302,9 +496,9 @@ const commands = fc.commands<Model, World, false>(
 it("never applies a mutation twice without approval, never lets a stale fence write, and audits every transition", async () => {
   const seed = modelSeed("ledger model");
   await fc.assert(
-    fc.asyncProperty(commands, async (cmds) => {
-      const t = await freshLedger();
-      const world = newWorld(t.ledger);
+    fc.asyncProperty(commands, runSetup, async (cmds, setup) => {
+      const t = await freshLedger(setup);
+      const world = newWorld(t.ledger, setup);
       try {
         await fc.asyncModelRun(() => ({ model: { planned: 0 }, real: world }), cmds);
         await checkInvariants(world);

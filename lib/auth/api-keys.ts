@@ -31,6 +31,13 @@ export function scopesOf(key: Pick<ApiKey, "scopes">): ApiScope[] {
   return key.scopes.split(",").filter((s): s is ApiScope => (API_SCOPES as readonly string[]).includes(s));
 }
 
+/** Whether a person of `role` may hold a key with `scope`: admin scope for admins, operator scope for operators up. */
+export function personAllows(role: PersonRole, scope: ApiScope): boolean {
+  if (scope === "admin") return role === "admin";
+  if (scope === "operator") return role !== "viewer";
+  return true;
+}
+
 export interface CreatedApiKey {
   key: string;
   record: ApiKey;
@@ -62,10 +69,10 @@ export async function createApiKey(ledger: Ledger, input: NewApiKey, actor: Acto
     if (ownerUserId) {
       const owner = await tx.user.findUnique({ where: { id: ownerUserId }, select: { role: true, disabledAt: true } });
       if (!owner || owner.disabledAt) throw ownerProblem("This person does not exist or is disabled.");
-      if (scopes.includes("admin") && owner.role !== "admin") {
+      if (scopes.includes("admin") && !personAllows(owner.role as PersonRole, "admin")) {
         throw ownerProblem("An admin-scope key must belong to an admin: it can do no more than its person.");
       }
-      if (scopes.includes("operator") && owner.role === "viewer") {
+      if (scopes.includes("operator") && !personAllows(owner.role as PersonRole, "operator")) {
         throw ownerProblem("An operator-scope key must belong to an operator or an admin.");
       }
     }
@@ -137,9 +144,11 @@ export async function verifyApiKey(
   if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await ledger.db.apiKey.update({ where: { id: record.id }, data: { lastUsedAt: now } });
   }
+  // A key can do no more than its person: a person demoted since the key was made takes its scopes down too.
+  const scopes = scopesOf(record).filter((scope) => !person || personAllows(person.role, scope));
   return {
-    key: record,
-    actor: { type: "api_key", id: record.id, label: keyLabel(record), scopes: scopesOf(record), person },
+    key: { ...record, scopes: scopes.join(",") },
+    actor: { type: "api_key", id: record.id, label: keyLabel(record), scopes, person },
   };
 }
 

@@ -1,13 +1,24 @@
 // The world around the ledger in model-based tests: tools per effect class, a provider that applies effects, what
 // callers were told, and the invariants checked at the end of a run.
+import fc from "fast-check";
 import { expect } from "vitest";
+import type { AuditEvent, Operation } from "@/lib/generated/prisma/client";
+import { principalId, type Actor } from "@/lib/ledger/actor";
 import type { Ledger } from "@/lib/ledger/ledger";
+import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError, type LedgerErrorCode } from "@/lib/ledger/errors";
 import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
 import { isLegalTransition } from "@/lib/retry-gate/phases";
 import type { EffectClass, Phase } from "@/lib/retry-gate/types";
 import { alice, contractFor, T0 } from "./ledger-fixtures";
+import {
+  AGENT_KEY_IDS,
+  approvalHistory,
+  rowApprovers,
+  type ApprovalHistory,
+  type ApprovalRules,
+} from "./ledger-model-authority";
 import { createTestDb, type TestDb } from "./test-db";
 
 export const TOOLS: Record<string, EffectClass> = {
@@ -26,6 +37,8 @@ export interface ModelOperation {
   args: number;
   /** The contract version the ledger planned it under; it must never change. */
   contractVersion: number;
+  /** The key that planned it: the only one that may drive it. */
+  planner: Actor;
 }
 
 /** What the provider applied, and what the ledger told each caller. */
@@ -53,15 +66,77 @@ export interface World {
   dispatches: { id: string; attempt: number; fence: number; worker: string }[];
   /** Fences the ledger granted, per operation: never the same one twice. */
   granted: Map<string, number[]>;
+  /** OPLEDGER_FOUR_EYES for this run: the approvals are asked for with it. */
+  fourEyes: boolean;
+  /** Approval rules per contract version (`tool@version`), as the model put them. */
+  rules: Map<string, ApprovalRules>;
 }
 
 export const at = (w: World): Date => new Date(w.now);
 export const fenceKey = (worker: string, id: string): string => `${worker}:${id}`;
 export const pick = <T>(items: T[], index: number): T | undefined =>
   items.length === 0 ? undefined : items[index % items.length];
+/**
+ * The operation at `index` among those in `phase` (a person looks at the queue that waits for them), or among all when
+ * `phase` is null or none is in it.
+ */
+export async function pickIn(w: World, index: number, phase: Phase | null): Promise<ModelOperation | undefined> {
+  if (phase === null) return pick(w.ops, index);
+  const rows = await w.ledger.db.operation.findMany({
+    where: { id: { in: w.ops.map((o) => o.id) }, phase },
+    select: { id: true },
+  });
+  const queue = w.ops.filter((o) => rows.some((r) => r.id === o.id));
+  return pick(queue.length > 0 ? queue : w.ops, index);
+}
 const bump = (map: Map<string, number>, key: string): void => void map.set(key, (map.get(key) ?? 0) + 1);
 
-export function newWorld(ledger: Ledger): World {
+/** What a contract edit changes: the budget, whether a person approves first, and the approval rules. */
+export interface ContractEdit extends ApprovalRules {
+  maxAttempts: number;
+  approval: boolean;
+}
+
+/** A run's start: OPLEDGER_FOUR_EYES, and each tool's first contract. */
+export interface RunSetup {
+  fourEyes: boolean;
+  contracts: Record<string, ContractEdit>;
+}
+
+// A short approvalTtlMs (1-10 s) now and then, so requests expire between the Advance steps; a quorum of two sometimes.
+const shortTtl = fc.integer({ min: 1000, max: 10_000 });
+const approvalRules = {
+  approvalTtlMs: fc.oneof(fc.constant(null), shortTtl),
+  approvals: fc.constantFrom(1, 1, 2),
+};
+export const contractEdit: fc.Arbitrary<ContractEdit> = fc.record({
+  maxAttempts: fc.constantFrom(1, 3),
+  approval: fc.boolean(),
+  ...approvalRules,
+});
+/**
+ * Four-eyes is on in most runs (off, a team of one may approve its own key's requests); a third of the tools start
+ * behind a person's approval, mostly with a short deadline, so approvals, quorums and expiries happen in most runs, not
+ * only after a contract edit.
+ */
+export const runSetup: fc.Arbitrary<RunSetup> = fc.record({
+  fourEyes: fc.constantFrom(true, true, true, false),
+  contracts: fc.record(
+    Object.fromEntries(
+      TOOL_NAMES.map((tool) => [
+        tool,
+        fc.record({
+          maxAttempts: fc.constant(3),
+          approval: fc.constantFrom(false, false, true),
+          approvalTtlMs: fc.oneof(fc.constant(null), shortTtl, shortTtl),
+          approvals: approvalRules.approvals,
+        }),
+      ]),
+    ),
+  ),
+});
+
+export function newWorld(ledger: Ledger, setup: RunSetup): World {
   return {
     ledger,
     now: T0.getTime(),
@@ -76,6 +151,8 @@ export function newWorld(ledger: Ledger): World {
     outcomes: [],
     dispatches: [],
     granted: new Map(),
+    fourEyes: setup.fourEyes,
+    rules: new Map(TOOL_NAMES.map((tool) => [`${tool}@1`, rulesOfEdit(setup.contracts[tool])])),
   };
 }
 
@@ -100,13 +177,68 @@ export async function settle(
   }
 }
 
+/** How a call ended: the ledger's refusal code, or what the caller makes of the answer. */
+export async function answerOf<T>(p: Promise<T>, answered: (value: T) => string): Promise<string> {
+  try {
+    return answered(await p);
+  } catch (error) {
+    if (!(error instanceof LedgerError)) throw error;
+    return error.code;
+  }
+}
+
+/** A refused command changed nothing: the same row version and no new audit record. */
+export async function expectUnchanged(
+  w: World,
+  op: ModelOperation,
+  before: { row: Pick<Operation, "version">; auditCount: number },
+  what: string,
+): Promise<void> {
+  const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+  const auditCount = await w.ledger.db.auditEvent.count({ where: { subjectType: "operation", subjectId: op.id } });
+  expect([row.version, auditCount], `${what} changed nothing`).toEqual([before.row.version, before.auditCount]);
+}
+
 export function recordGrant(w: World, id: string, worker: string, fence: number): void {
   w.granted.set(id, [...(w.granted.get(id) ?? []), fence]);
   w.fences.set(fenceKey(worker, id), fence);
 }
 
+/** A person granted an attempt (the quorum's last approval, or a retry approved with a reconciliation). */
 export function recordApproval(w: World, id: string): void {
   bump(w.approvals, id);
+}
+
+/** The approval rules an operation runs under: those of the contract version it was planned under. */
+export function rulesOf(w: World, op: Pick<ModelOperation, "tool" | "contractVersion">): ApprovalRules {
+  const rules = w.rules.get(`${op.tool}@${op.contractVersion}`);
+  if (!rules) throw new Error(`the model never put ${op.tool} version ${op.contractVersion}`);
+  return rules;
+}
+
+/** Dispatch as the operation's planning key, as the API answers it: the dispatched operation, or the refusal thrown. */
+export async function dispatchAs(w: World, op: ModelOperation, fence: number) {
+  const result = await dispatchOperation(w.ledger, op.id, { fence }, op.planner, at(w));
+  if ("refused" in result) throw result.refused;
+  return result.operation;
+}
+
+export interface ApprovalState {
+  row: Operation;
+  /** The operation's audit records in chain order. */
+  trail: AuditEvent[];
+  history: ApprovalHistory;
+  auditCount: number;
+}
+
+/** The operation's row and what its audit trail says about approvals (checked on the way). */
+export async function approvalState(w: World, op: ModelOperation): Promise<ApprovalState> {
+  const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+  const trail = await w.ledger.db.auditEvent.findMany({
+    where: { subjectType: "operation", subjectId: op.id },
+    orderBy: { seq: "asc" },
+  });
+  return { row, trail, history: approvalHistory(trail, rulesOf(w, op), w.fourEyes), auditCount: trail.length };
 }
 
 /**
@@ -160,20 +292,37 @@ export function sendToProvider(
 }
 
 /**
- * A contract edit: the same class with another budget and approval rule, so later plans run under a different version.
+ * A contract edit: the same class with another budget and approval rules, so later plans run under a different
+ * version.
  */
-export function editedContract(tool: string, maxAttempts: number, approval: boolean) {
+export function editedContract(tool: string, edit: ContractEdit) {
   return contractFor(TOOLS[tool] ?? "PURE", {
     idempotencyKey: "required",
-    maxAttempts,
-    approval: approval ? "required" : "not_required",
+    maxAttempts: edit.maxAttempts,
+    approval: edit.approval ? "required" : "not_required",
     backoff: { baseMs: 0, maxMs: 0 },
+    approvalTtlMs: edit.approvalTtlMs,
+    approvals: edit.approvals,
   });
 }
 
-export async function freshLedger(): Promise<TestDb> {
+/** An admin edits a contract; the model keeps the version's approval rules. */
+export async function editContract(w: World, tool: string, edit: ContractEdit) {
+  const saved = await putContract(w.ledger, tool, editedContract(tool, edit), alice, at(w));
+  w.rules.set(`${tool}@${saved.contract.version}`, rulesOfEdit(edit));
+  return saved;
+}
+
+function rulesOfEdit(edit: ContractEdit | undefined): ApprovalRules {
+  return { approvals: edit?.approvals ?? 1, approvalTtlMs: edit?.approvalTtlMs ?? null };
+}
+
+export async function freshLedger(setup: RunSetup): Promise<TestDb> {
   const t = await createTestDb();
-  for (const tool of TOOL_NAMES) await putContract(t.ledger, tool, editedContract(tool, 3, false), alice, T0);
+  for (const tool of TOOL_NAMES) {
+    const first = setup.contracts[tool] ?? { maxAttempts: 3, approval: false, ...rulesOfEdit(undefined) };
+    await putContract(t.ledger, tool, editedContract(tool, first), alice, T0);
+  }
   return t;
 }
 
@@ -240,5 +389,37 @@ export async function checkInvariants(w: World): Promise<void> {
       phase = event.toPhase as Phase;
     }
     expect(phase).toBe(row.phase);
+    checkAuthority(w, op, attempts, await approvalState(w, op));
+  }
+}
+
+/** AUTHORITY.md at the level of principal ids, against what the row, the attempts and the audit trail say. */
+function checkAuthority(
+  w: World,
+  op: ModelOperation,
+  attempts: { number: number }[],
+  { row, trail, history }: ApprovalState,
+): void {
+  expect(history.planner, `the principal who planned ${op.id}`).toBe(principalId(op.planner));
+  // Own operations: no agent key but the planner's ever wrote anything about it.
+  const strangers = trail.filter((e) => AGENT_KEY_IDS.has(e.actorId) && e.actorId !== op.planner.id);
+  expect(
+    strangers.map((e) => `${e.action} by ${e.actorId}`),
+    `other agent keys on ${op.id}`,
+  ).toEqual([]);
+  expect(history.grants, `attempts granted by persons on ${op.id}`).toBe(w.approvals.get(op.id) ?? 0);
+  if (history.expiredAtAttempt !== null) {
+    // EXPIRED is terminal and nothing was sent after it.
+    expect([row.phase, row.attempt], `${op.id} expired at attempt ${history.expiredAtAttempt}`).toEqual([
+      "EXPIRED",
+      history.expiredAtAttempt,
+    ]);
+    expect(attempts.every((a) => a.number <= (history.expiredAtAttempt ?? 0))).toBe(true);
+  }
+  if (row.phase === "AWAITING_APPROVAL") {
+    // The row's deadline and approvers are the request's, as its audit trail and contract version tell it.
+    expect(history.wait, `${op.id} waits with no request in its trail`).not.toBeNull();
+    expect(row.approvalExpiresAt?.getTime(), `deadline of ${op.id}`).toBe(history.wait?.deadline);
+    expect(rowApprovers(row), `approvers of ${op.id}`).toEqual(history.wait?.approvers);
   }
 }

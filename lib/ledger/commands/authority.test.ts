@@ -183,6 +183,7 @@ describe("own operations", () => {
       () => reportOutcome(t.ledger, id, { fence, result: "confirmed" }, otherAgent, at(3)),
       () => reconcileOperation(t.ledger, id, { outcome: "applied", evidence: {} }, otherAgent, at(3)),
       () => rejectOperation(t.ledger, id, { reason: "not mine" }, otherAgent, at(3)),
+      () => approveOperation(t.ledger, id, { reason: "not mine" }, otherAgent, at(3)),
       () => getOperation(t.ledger, id, at(3), otherAgent.id),
     ];
     for (const attempt of tries) expect(await codeOf(attempt())).toBe("not_found");
@@ -263,5 +264,30 @@ describe("key rotation", () => {
     expect(reconciled.phase).toBe("RECONCILED");
     const audit = (await getOperation(t.ledger, id, at(6))).audit;
     expect(audit.at(-1)).toMatchObject({ action: "operation.reconciled", actorId: otherAgent.id });
+  });
+});
+
+describe("keys of a demoted person", () => {
+  it("lose the scopes their person no longer has", async () => {
+    const { createUser } = await import("@/lib/auth/users");
+    const { createApiKey, verifyApiKey } = await import("@/lib/auth/api-keys");
+    const system: Actor = { type: "system", id: "system", label: "test" };
+    const olga = await createUser(
+      t.ledger,
+      { email: "olga@example.test", name: "Olga", role: "admin", password: "a long passphrase here" },
+      system,
+      T0,
+    );
+    const { key } = await createApiKey(
+      t.ledger,
+      { name: "olga-bot", scopes: ["agent", "operator", "admin"], ownerUserId: olga.id },
+      system,
+      T0,
+    );
+    expect((await verifyApiKey(t.ledger, key, T0))?.actor.scopes).toEqual(["agent", "operator", "admin"]);
+    await t.db.user.update({ where: { id: olga.id }, data: { role: "viewer" } });
+    const demoted = await verifyApiKey(t.ledger, key, T0);
+    expect(demoted?.actor.scopes).toEqual(["agent"]);
+    expect(demoted?.key.scopes).toBe("agent");
   });
 });

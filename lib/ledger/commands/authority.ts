@@ -6,10 +6,11 @@ import { personOf, principalId, type Actor, type Person } from "../actor";
 import { LedgerError } from "../errors";
 
 /**
- * The agent's lane (claim, heartbeat, dispatch, outcome) and the shared one (reconcile with evidence, reject), where a
- * key with the operator or admin scope acts as its person (or, for the bootstrap key, as an administrator).
+ * The agent's lane (claim, heartbeat, dispatch, outcome) and the shared one (reconcile, reject, approve), where a key
+ * with the operator or admin scope acts as its person (or, for the bootstrap key, as an administrator). An agent key
+ * asking for a person's decision on its own operation learns it needs a person; on another's, nothing.
  */
-export type Lane = "agent" | "shared" | "person";
+export type Lane = "agent" | "shared";
 
 const SEES_ALL_SCOPES = ["operator", "admin"];
 
@@ -34,8 +35,7 @@ function notFound(id: string): LedgerError {
  */
 export function checkLane(op: Operation, actor: Actor, lane: Lane): void {
   if (actor.type !== "api_key") return;
-  if (lane !== "agent" && seesAllOperations(actor)) return;
-  if (lane === "person") return;
+  if (lane === "shared" && seesAllOperations(actor)) return;
   if (op.plannedByKeyId !== actor.id) throw notFound(op.id);
 }
 

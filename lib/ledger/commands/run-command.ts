@@ -55,7 +55,7 @@ const LANES: Record<OperationCommandName, Lane> = {
   outcome: "agent",
   reconcile: "shared",
   reject: "shared",
-  approve: "person",
+  approve: "shared",
 };
 
 export type OperationCommandName = "claim" | "heartbeat" | "dispatch" | "outcome" | "reconcile" | "reject" | "approve";
