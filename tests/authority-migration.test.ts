@@ -71,7 +71,7 @@ describe("the authority migration", () => {
 
   it("carries existing rows over on SQLite", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "opledger-migration-"));
-    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+    cleanup = () => Promise.resolve(fs.rmSync(dir, { recursive: true, force: true }));
     const db = new Database(path.join(dir, "legacy.db"));
     try {
       const { before, authority } = scripts(path.join("prisma", "migrations"));

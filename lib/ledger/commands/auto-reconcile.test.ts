@@ -1,6 +1,6 @@
 // Auto-reconcile on a real database against a local HTTP provider: which operations it looks up, what it records, and
 // what it leaves alone.
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { alice, at, withContract } from "@/tests/helpers/ledger-fixtures";
@@ -22,24 +22,28 @@ let provider: Server;
 let base: string;
 let t: TestDb;
 
+/** The provider's answer for one key, from `records`. */
+function answer(key: string, res: ServerResponse): void {
+  const record = records.get(key) ?? null;
+  if (typeof record === "number") {
+    res.writeHead(record).end("{}");
+  } else if (record === null) {
+    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
+  } else {
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ id: `dep_${key}`, status: record }));
+  }
+}
+
 beforeEach(async () => {
   records = new Map();
   requests = [];
   onRequest = null;
-  provider = createServer(async (req, res) => {
+  provider = createServer((req, res) => {
     const key = decodeURIComponent((req.url ?? "").split("/").pop() ?? "");
     requests.push(key);
-    await onRequest?.();
-    const record = records.get(key) ?? null;
-    if (typeof record === "number") {
-      res.writeHead(record).end("{}");
-    } else if (record === null) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
-    } else {
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ id: `dep_${key}`, status: record }));
-    }
+    void (onRequest?.() ?? Promise.resolve()).then(() => answer(key, res));
   });
   await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
