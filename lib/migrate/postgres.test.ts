@@ -117,17 +117,17 @@ describe.skipIf(!serverUrl)("migratePostgres", () => {
 
   it("rolls a failing migration back whole, leaving no row and no half-made table, and applies it once fixed", async () => {
     const dir = copyOfMigrations();
-    addMigration(dir, "20261201000000_broken", 'CREATE TABLE "Half" (id TEXT);\nSELECT no_such_function();\n');
+    addMigration(dir, "20991231000000_broken", 'CREATE TABLE "Half" (id TEXT);\nSELECT no_such_function();\n');
     await expect(migratePostgres(url, { migrationsDir: dir })).rejects.toThrow(
-      /20261201000000_broken failed and was rolled back/,
+      /20991231000000_broken failed and was rolled back/,
     );
     expect(await query("SELECT to_regclass('\"Half\"') AS t")).toEqual([{ t: null }]);
     expect(await query("SELECT migration_name FROM _prisma_migrations WHERE migration_name LIKE '%broken'")).toEqual(
       [],
     );
 
-    fs.writeFileSync(path.join(dir, "20261201000000_broken", "migration.sql"), 'CREATE TABLE "Half" (id TEXT);\n');
-    expect((await migratePostgres(url, { migrationsDir: dir })).applied).toEqual(["20261201000000_broken"]);
+    fs.writeFileSync(path.join(dir, "20991231000000_broken", "migration.sql"), 'CREATE TABLE "Half" (id TEXT);\n');
+    expect((await migratePostgres(url, { migrationsDir: dir })).applied).toEqual(["20991231000000_broken"]);
   });
 
   it("refuses to go on when an applied migration was edited", async () => {
