@@ -4,6 +4,7 @@
 // charts.
 import path from "node:path";
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
+import { userIdOf } from "./fixtures/api";
 import { ensureUser, expect, signInThroughApi, test, testUser, type TestRole } from "./fixtures/login";
 import { LedgerSeed, uniqueName } from "./fixtures/seed";
 import { E2E_BASE_URL, SCREENSHOT_DIR, TEST_BOOTSTRAP_API_KEY } from "./fixtures/test-env";
@@ -428,8 +429,10 @@ test.describe("audit", () => {
     await expect(page).toHaveURL(/[?&]action=contract\.created/);
     await expect(auditRows(page)).toHaveCount(1);
 
-    // By actor, with a prefix action and a relative time.
-    await page.goto(`/audit?actorId=${encodeURIComponent(operator.email)}&action=dependency.*&since=1h`);
+    // By actor (the person's user id: audit records name principals by id), with a prefix action and a relative time.
+    await page.goto(
+      `/audit?actorId=${encodeURIComponent(await userIdOf(operator.email))}&action=dependency.*&since=1h`,
+    );
     await expect(search.getByLabel("Since")).toHaveValue("1h");
     const byOperator = auditRows(page);
     await expect(byOperator.filter({ hasText: dependency })).toHaveCount(1);

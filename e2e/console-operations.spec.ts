@@ -2,6 +2,7 @@
 // counts, and the operation page's actions — approve, reject, reconcile — including races, roles and a forged action.
 import path from "node:path";
 import type { Browser, Page } from "@playwright/test";
+import { userIdOf } from "./fixtures/api";
 import { ensureUser, expect, signInThroughApi, test, testUser, type TestRole } from "./fixtures/login";
 import { LedgerSeed, uniqueName, type SeededOperation } from "./fixtures/seed";
 import { E2E_BASE_URL, SCREENSHOT_DIR } from "./fixtures/test-env";
@@ -374,7 +375,8 @@ test.describe("acting on an operation", () => {
     expect(after.attempt).toBe(2);
     const approvals = (after.audit ?? []).filter((e) => e.action === "operation.approved");
     expect(approvals).toHaveLength(1);
-    expect(approvals[0]?.actorId).toBe(operator.email);
+    // The audit names the person by their user id; the email is the label people read.
+    expect(approvals[0]).toMatchObject({ actorId: await userIdOf(operator.email), actorLabel: operator.email });
 
     // The page follows by itself: back in the queue, with both attempts in the timeline.
     await expect(page.locator("header").getByText("Awaiting approval")).toBeVisible({ timeout: 12_000 });
@@ -442,7 +444,10 @@ test.describe("acting on an operation", () => {
 
     const applied = await seed.get(happened.op.id);
     expect(applied).toMatchObject({ phase: "RECONCILED", evidence: "applied", providerId: "ch_e2e_123" });
-    expect(applied.audit?.find((e) => e.action === "operation.reconciled")?.actorId).toBe(operator.email);
+    expect(applied.audit?.find((e) => e.action === "operation.reconciled")).toMatchObject({
+      actorId: await userIdOf(operator.email),
+      actorLabel: operator.email,
+    });
 
     await page.goto(operationPage(didNot.op.id));
     await page.getByRole("button", { name: "Reconcile", exact: true }).click();

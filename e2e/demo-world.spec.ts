@@ -4,7 +4,7 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import type { CallStatus } from "@/lib/demo/agent";
 import { demoTool, type DemoTool } from "@/lib/demo/tools";
-import { api, expectJson, type OperationDetail } from "./fixtures/api";
+import { api, expectJson, userIdOf, type OperationDetail } from "./fixtures/api";
 import { uniqueName } from "./fixtures/seed";
 import { screenshot } from "./demo/screenshot";
 import { expect, test, type E2eDemoWorld } from "./demo/world";
@@ -112,7 +112,12 @@ test.describe("the demo world in the browser", () => {
     expect(reconciled).toMatchObject({ phase: "RECONCILED", evidence: "applied", providerId: charge.id });
     const byPerson = reconciled.audit.filter((e) => e.action === "operation.reconciled");
     expect(byPerson).toHaveLength(1);
-    expect(byPerson[0]).toMatchObject({ actorType: "user", actorId: operator.email });
+    // The audit names the person by their user id; the email is the label people read.
+    expect(byPerson[0]).toMatchObject({
+      actorType: "user",
+      actorId: await userIdOf(operator.email),
+      actorLabel: operator.email,
+    });
 
     // The agent coming back to it is answered from the ledger: the customer was charged exactly once.
     expect(await askAgain(world, reconciled)).toBe("confirmed");
@@ -241,7 +246,11 @@ test.describe("the demo world in the browser", () => {
     const done = await ledger(request, id);
     const approvals = done.audit.filter((e) => e.action === "operation.approved");
     expect(approvals).toHaveLength(1);
-    expect(approvals[0]).toMatchObject({ actorType: "user", actorId: operator.email });
+    expect(approvals[0]).toMatchObject({
+      actorType: "user",
+      actorId: await userIdOf(operator.email),
+      actorLabel: operator.email,
+    });
     expect(approvals[0]?.data).toMatchObject({ grantedAttempt: 2 });
     const [first, second] = done.attempts;
     const approvedAt = Date.parse(approvals[0]?.createdAt ?? "");

@@ -1,19 +1,20 @@
 // Agent API v1, operations (API.md "Operations", "Recovery", "Metrics"): plan, lease, dispatch, outcome, approval,
 // reconciliation, the recovery sweep, lists, metrics and the OpenAPI document, over HTTP against the built server.
-import { expect, test } from "../fixtures";
+import { expect, test, TEST_ADMIN_EMAIL } from "../fixtures";
 import {
   api,
   claimAndDispatch,
-  createKey,
   errorFields,
   expectJson,
   expectProblem,
   ISO_UTC,
   parsePrometheus,
+  personKey,
   plannedOperation,
   putContract,
   uniqueId,
   uniqueTool,
+  userIdOf,
   type Operation,
   type OperationDetail,
 } from "../fixtures/api";
@@ -414,7 +415,8 @@ test.describe("approval and rejection", () => {
     request,
   }) => {
     const client = api(request);
-    const { key: operatorKey } = await createKey(["operator"]);
+    // A key bound to a person (the e2e admin): approvals are a person's; the bootstrap key planned the operation.
+    const { key: operatorKey } = await personKey();
     const operator = api(request, operatorKey);
     const { op } = await plannedOperation(request, { effect: "NON_RETRYABLE", maxAttempts: 5 });
     const { fence } = await claimAndDispatch(client, op.id);
@@ -430,6 +432,9 @@ test.describe("approval and rejection", () => {
       expect.objectContaining({ phase: "AWAITING_APPROVAL", attempt: 1 }),
     );
 
+    // The bootstrap key is no person: it cannot open the gate, whatever it plans.
+    expectProblem(await client.approve(op.id, { reason: "automation" }), 403, "person_required");
+    // `actor` is display text from older clients: ignored, the key's person decides and is recorded.
     const approved = expectJson(
       await operator.approve(op.id, { actor: "alice@example.com", reason: "the customer confirmed nothing was sent" }),
       200,
@@ -461,14 +466,16 @@ test.describe("approval and rejection", () => {
     expect(approval).toEqual(
       expect.objectContaining({
         actorType: "api_key",
-        onBehalfOf: "alice@example.com",
+        onBehalfOf: await userIdOf(TEST_ADMIN_EMAIL),
         reason: "the customer confirmed nothing was sent",
       }),
     );
+    expect(approval?.actorLabel).toContain(TEST_ADMIN_EMAIL);
+    expect(JSON.stringify(detail.audit)).not.toContain("alice@example.com");
   });
 
   test("approving an operation that does not wait for approval is 409 not_awaiting_approval", async ({ request }) => {
-    const { key } = await createKey(["operator"]);
+    const { key } = await personKey();
     const { op } = await plannedOperation(request);
     expectProblem(
       await api(request, key).approve(op.id, { actor: "alice", reason: "why not" }),
@@ -482,7 +489,7 @@ test.describe("approval and rejection", () => {
 
   test("approval: required holds even the first attempt until a person approves it", async ({ request }) => {
     const client = api(request);
-    const { key } = await createKey(["operator"]);
+    const { key } = await personKey();
     const { op } = await plannedOperation(request, { effect: "IDEMPOTENT", approval: "required" });
     expect(op.decision.action).toBe("APPROVAL");
     const lease = expectJson(await client.claim(op.id, { workerId: "w1", leaseMs: 60_000 }), 200);
@@ -502,7 +509,7 @@ test.describe("approval and rejection", () => {
     request,
   }) => {
     const client = api(request);
-    const { key } = await createKey(["operator"]);
+    const { key } = await personKey();
     const { op } = await plannedOperation(request, { effect: "IDEMPOTENT", approval: "required" });
     const reason = `refund requested by the customer ${uniqueId("r")}`;
     const rejected = expectJson(await api(request, key).reject(op.id, { actor: "dave", reason }), 200);
@@ -521,7 +528,12 @@ test.describe("approval and rejection", () => {
       "not_awaiting_approval",
     );
     expect(seen.audit.at(-1)).toEqual(
-      expect.objectContaining({ action: "operation.rejected", onBehalfOf: "dave", reason, toPhase: "REJECTED" }),
+      expect.objectContaining({
+        action: "operation.rejected",
+        onBehalfOf: await userIdOf(TEST_ADMIN_EMAIL),
+        reason,
+        toPhase: "REJECTED",
+      }),
     );
   });
 });
@@ -717,7 +729,7 @@ test.describe("metrics and OpenAPI", () => {
 
   test("metrics: every series API.md names, with values that moved with what happened", async ({ request }) => {
     const client = api(request);
-    const { key } = await createKey(["operator"]);
+    const { key } = await personKey();
     const read = async () => {
       const r = await client.metrics();
       expect(r.status).toBe(200);

@@ -27,6 +27,7 @@ const RECOVERY_LEASE_MS = 20_000;
 /** How long a worker waits for the provider; short only where the harness loses the answer on purpose. */
 const PROVIDER_TIMEOUT_MS = 10_000;
 const LOST_ANSWER_TIMEOUT_MS = 1500;
+/** What the approving person types as `actor`: display text, ignored; the key's person is recorded by id. */
 const PERSON = "on-call (crash harness)";
 
 export interface CaseResult {
@@ -53,7 +54,10 @@ export interface CaseResult {
 export interface CaseContext {
   request: APIRequestContext;
   provider: CrashProvider;
+  /** The workers' key: it plans, so only it may claim, dispatch and report the operation. */
   agentKey: string;
+  /** A key bound to a person (AUTHORITY.md): only a person may approve, and never the principal who planned. */
+  approver: { key: string; userId: string };
 }
 
 type StepEvent = Extract<WorkerEvent, { type: "step" }>;
@@ -124,7 +128,7 @@ function expectedAfterCrash(point: CrashPoint, effect: EffectClass): { phase: st
 }
 
 /** Every phase change is one audit row, with who and why, and the rows chain from PLANNED to where it is now. */
-function expectAuditExplainsEverything(op: OperationDetail, approvals: number): void {
+function expectAuditExplainsEverything(op: OperationDetail, approvals: number, approverId: string): void {
   const trail = op.audit;
   for (const event of trail) {
     expect(event.actorType, JSON.stringify(event)).toMatch(/^(user|api_key|system)$/);
@@ -151,12 +155,16 @@ function expectAuditExplainsEverything(op: OperationDetail, approvals: number): 
   }
   const approved = trail.filter((e) => e.action === "operation.approved");
   expect(approved, "each approval the harness gave is in the trail").toHaveLength(approvals);
-  for (const event of approved) expect(event.onBehalfOf ?? event.actorId).toBe(PERSON);
+  for (const event of approved) expect(event.onBehalfOf, "the approver is named by user id").toBe(approverId);
 }
 
 export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: EffectClass): Promise<CaseResult> {
-  const { request, provider, agentKey } = ctx;
+  const { request, provider, agentKey, approver } = ctx;
+  // Reads with the bootstrap key (it reads every operation); the dead worker's fence is tried with the workers' key,
+  // whose operation it is (any other key gets 404); approvals with a person's key.
   const client = api(request);
+  const worker = api(request, agentKey);
+  const person = api(request, approver.key);
   const tool = uniqueTool(`crash.${effect.toLowerCase()}`);
   await putContract(request, tool, contractFor(effect, provider.lookupTemplate(tool)));
   const idempotencyKey = uniqueId(`crash-${point.id}`);
@@ -213,7 +221,7 @@ export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: 
     done = doneOf(exit);
     expect(done.operationId, "the recovery found the same operation by its key").toBe(operationId);
     if (done.status !== "needs_approval" || approvals > 0) break;
-    const approved = await client.approve(operationId, {
+    const approved = await person.approve(operationId, {
       actor: PERSON,
       reason: "the lookup proved the first attempt had no effect; one more attempt is fine",
     });
@@ -227,9 +235,9 @@ export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: 
   const staleAnswers: string[] = [];
   let seen: Operation = before;
   for (const probe of [
-    () => client.dispatch(operationId, { fence: deadFence }),
-    () => client.outcome(operationId, { fence: deadFence, result: "confirmed", providerId: "forged_by_stale_worker" }),
-    () => client.heartbeat(operationId, { fence: deadFence, leaseMs: 60_000 }),
+    () => worker.dispatch(operationId, { fence: deadFence }),
+    () => worker.outcome(operationId, { fence: deadFence, result: "confirmed", providerId: "forged_by_stale_worker" }),
+    () => worker.heartbeat(operationId, { fence: deadFence, leaseMs: 60_000 }),
   ]) {
     const answer = await probe();
     const now = await detail(client, operationId);
@@ -263,7 +271,7 @@ export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: 
   if (final.phase === "RECONCILED") expect(final.evidence).toBe("applied");
 
   // 7. The audit trail explains every retry, stop and approval; an ambiguous crash shows as UNKNOWN, then evidence.
-  expectAuditExplainsEverything(final, approvals);
+  expectAuditExplainsEverything(final, approvals, approver.userId);
   if (point.ambiguous && effect !== "PURE") {
     const moves = final.audit.filter((e) => e.toPhase !== e.fromPhase).map((e) => `${e.fromPhase}->${e.toPhase}`);
     expect(moves, "the ambiguous outcome was stopped at UNKNOWN and settled by evidence").toContain(

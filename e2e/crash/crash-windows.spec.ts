@@ -4,8 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 // No page here, so not the fixtures' test, whose console-error guard would start a browser for nothing.
 import { request as requests, test } from "@playwright/test";
-import { createKey, E2E_DB_URL } from "../fixtures/api";
-import { E2E_BASE_URL, REPO_ROOT } from "../fixtures/test-env";
+import { createKey, E2E_DB_URL, personKey, userIdOf } from "../fixtures/api";
+import { E2E_BASE_URL, REPO_ROOT, TEST_ADMIN_EMAIL } from "../fixtures/test-env";
 import { runCrashCase } from "./crash-case";
 import { CRASH_POINTS, EFFECT_CLASSES, notApplicable } from "./matrix";
 import { CrashProvider } from "./provider";
@@ -43,12 +43,14 @@ test("crash windows: SIGKILL at every boundary and effect class, then a recovery
   await provider.start();
   const cells = new Map<string, Cell>();
   try {
-    // Workers run with an agent key; the person who approves uses another (the bootstrap key), as four-eyes requires.
+    // Workers run with an agent key; the person who approves uses a key bound to them (the e2e admin): only a person
+    // may approve, and four-eyes keeps the planner out.
     const { key: agentKey } = await createKey(["agent"]);
+    const approver = { key: (await personKey()).key, userId: await userIdOf(TEST_ADMIN_EMAIL) };
     await inPool(CASES, CONCURRENCY, async ({ point, effect }) => {
       try {
         cells.set(`${point.id}/${effect}`, {
-          result: await runCrashCase({ request, provider, agentKey }, point, effect),
+          result: await runCrashCase({ request, provider, agentKey, approver }, point, effect),
         });
       } catch (error) {
         cells.set(`${point.id}/${effect}`, { failed: error instanceof Error ? error.message : String(error) });

@@ -33,7 +33,7 @@ async function listenInRange(): Promise<ProviderServer> {
   const refused: string[] = [];
   for (const port of PROVIDER_PORTS) {
     try {
-      // Accepts any Authorization: the console's lookups run without OPLEDGER_DEMO_PAYMENTS_AUTH in this server.
+      // Accepts any Authorization: the e2e server's OPLEDGER_SECRET_DEMO_PAYMENTS is a placeholder (serverEnv).
       return await startProviderServer({ port, paymentsAuthorization: null, hangMs: 3000 });
     } catch (error) {
       refused.push(`${port}: ${error instanceof Error ? error.message : String(error)}`);

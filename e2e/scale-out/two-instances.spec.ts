@@ -4,11 +4,13 @@ import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, expect, test } from "../fixtures";
 import {
   api,
+  createKey,
   E2E_DB_URL,
   expectJson,
   putContract,
   uniqueId,
   uniqueTool,
+  userIdOf,
   type Api,
   type ApiResult,
   type Lease,
@@ -17,6 +19,7 @@ import {
   type Page,
   type Problem,
 } from "../fixtures/api";
+import { ensureUser, TEST_USER_PASSWORD } from "../fixtures/login";
 import { extraPort, ServerProcess } from "../fixtures/server-process";
 import { E2E_ENGINE } from "./support/fresh-database";
 
@@ -183,11 +186,19 @@ test.describe("two server instances on one PostgreSQL", () => {
       return op.id;
     });
 
+    // Two operators, each through a key bound to them (only a person approves; the bootstrap key planned), alice on
+    // the first instance and bob on the second.
+    const people = ["alice@opledger.test", "bob@opledger.test"] as const;
+    await Promise.all(people.map((email) => ensureUser({ email, password: TEST_USER_PASSWORD, role: "operator" })));
+    const [alice, bob] = await Promise.all(
+      people.map(async (email, n) => api(contexts[n]!, (await createKey(["operator"], { owner: email })).key)),
+    );
+    const personIds = await Promise.all(people.map((email) => userIdOf(email)));
     const races = await Promise.all(
       ids.map((id) =>
         Promise.all([
-          via(0).approve(id, { actor: "alice@opledger.test", reason: "checked with the customer" }),
-          via(1).approve(id, { actor: "bob@opledger.test", reason: "looks right" }),
+          alice!.approve(id, { reason: "checked with the customer" }),
+          bob!.approve(id, { reason: "looks right" }),
         ]),
       ),
     );
@@ -216,7 +227,7 @@ test.describe("two server instances on one PostgreSQL", () => {
       expect(op.attempts).toHaveLength(1);
       expect(count(op, "operation.approved")).toBe(1);
       const approval = op.audit.find((e) => e.action === "operation.approved")!;
-      expect(["alice@opledger.test", "bob@opledger.test"]).toContain(approval.onBehalfOf);
+      expect(personIds).toContain(approval.onBehalfOf);
     }
     figures.push(
       `${APPROVALS} operations × 2 operators approving at once through both instances -> ${APPROVALS} approvals (alice ${aliceWon}, bob ${APPROVALS - aliceWon}), ${APPROVALS} refusals, ${APPROVALS} attempts`,

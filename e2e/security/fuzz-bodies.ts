@@ -257,3 +257,119 @@ export function hostileBody(valid: Record<string, unknown> | undefined): fc.Arbi
     .record({ body: fc.oneof(...shaped), contentType: fc.constantFrom(...CONTENT_TYPES) })
     .map(({ body, contentType }) => ({ ...body, contentType }));
 }
+
+/** Every query parameter a GET route reads (lib/api/schemas.ts listQuery, the console routes' own schemas). */
+export const QUERY_NAMES = [
+  "phase",
+  "tool",
+  "effect",
+  "runId",
+  "agentId",
+  "age",
+  "cursor",
+  "limit",
+  "order",
+  "window",
+  "subjectType",
+  "subjectId",
+  "actorId",
+  "action",
+  "since",
+] as const;
+
+/** Percent-encodes the UTF-8 of `s` (a lone surrogate becomes U+FFFD, as a browser's form encoding does). */
+function percentEncoded(s: string): string {
+  return [...Buffer.from(s, "utf8")]
+    .map((b) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, "0")}`,
+    )
+    .join("");
+}
+
+/** Values that break naive query handling: bad escapes, huge numbers, arrays, prototype names, SQL, path tricks. */
+const queryValue = fc.oneof(
+  unicodeText.map(percentEncoded),
+  fc.constantFrom(
+    "",
+    "%",
+    "%ED%A0%80",
+    "%C0%80",
+    "%ZZ",
+    "%E0%A4%A",
+    "%00",
+    "%ff%fe",
+    "-1",
+    "0",
+    "1e309",
+    "NaN",
+    "Infinity",
+    "200.5",
+    "999999999999999999999999",
+    "0x10",
+    "true",
+    "null",
+    "[]",
+    "{}",
+    "__proto__",
+    "constructor",
+    "UNKNOWN,PLANNED",
+    "PLANNED%00",
+    "01ZZZZZZZZZZZZZZZZZZZZZZZZ",
+    "9999999999999-x",
+    "'%20OR%201=1--",
+    "..%2F..%2Fetc%2Fpasswd",
+    "1h",
+    "-5m",
+    "99999999d",
+  ),
+  fc.integer({ min: 1, max: 8_000 }).map((n) => "q".repeat(n)),
+  fc.integer().map(String),
+);
+
+/**
+ * A raw query string (without "?"): known parameter names and random ones, repeated, with `[]` suffixes, empty,
+ * without "=", with hostile values.
+ */
+export function hostileQuery(): fc.Arbitrary<string> {
+  const name = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...QUERY_NAMES) },
+    { weight: 1, arbitrary: fc.constantFrom(...QUERY_NAMES).map((n) => `${n}[]`) },
+    { weight: 1, arbitrary: fc.constantFrom("__proto__", "constructor", "_rsc", "__nextDataReq", "nxtPid") },
+    { weight: 1, arbitrary: unicodeText.map(percentEncoded) },
+  );
+  const pair = fc.oneof(
+    { weight: 8, arbitrary: fc.tuple(name, queryValue).map(([n, v]) => `${n}=${v}`) },
+    { weight: 1, arbitrary: name },
+    { weight: 1, arbitrary: fc.constantFrom("&", "=", "==", "&&", "=&=") },
+  );
+  return fc.array(pair, { minLength: 1, maxLength: 8 }).map((pairs) => pairs.join("&"));
+}
+
+/**
+ * One hostile input for a console server action whose valid input is `valid`: random JSON, one field wrong, an
+ * extra or prototype key, deep nesting. Never valid by construction (the action must not run).
+ */
+export function hostileActionInput(valid: Record<string, unknown>): fc.Arbitrary<{ kind: string; json: string }> {
+  const tagged = (kind: string, arb: fc.Arbitrary<string>, weight: number) => ({
+    weight,
+    arbitrary: arb.map((json) => ({ kind, json })),
+  });
+  return fc.oneof(
+    tagged(
+      "random JSON",
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? "null"),
+      4,
+    ),
+    tagged("one field wrong", mutated(valid), 6),
+    tagged("extra or prototype key", extraKey(valid), 3),
+    tagged(
+      "deep nesting",
+      fc
+        .integer({ min: 65, max: 2_000 })
+        .map((depth) =>
+          JSON.stringify({ ...valid, nested: 1 }).replace(/1}$/, `${"[".repeat(depth)}${"]".repeat(depth)}}`),
+        ),
+      1,
+    ),
+  );
+}

@@ -1,40 +1,64 @@
-// The role matrix: for every API route + method and every console server action, what each principal gets back. The
-// spec and docs/security.md both come from this one table.
+// The role matrix: for every API route + method and every console server action, what each principal gets back, plus
+// the authority rules behind the ledger's door (own operations, the human gate). The spec and docs/security.md both
+// come from this one table.
 export const PRINCIPALS = [
   "anonymous",
   "viewer",
   "operator",
   "admin",
-  "agent key",
+  "agent key A",
+  "agent key B",
   "operator key",
   "admin key",
+  "bootstrap key",
+  "metrics key",
   "revoked key",
 ] as const;
 export type Principal = (typeof PRINCIPALS)[number];
 
 type Role = "viewer" | "operator" | "admin";
-type Scope = "agent" | "operator" | "admin";
+export type MatrixScope = "agent" | "operator" | "admin" | "metrics";
+
+/** An API key principal: its scopes and the person it is bound to (operator and admin keys, AUTHORITY.md). */
+export interface KeyPrincipal {
+  scopes: readonly MatrixScope[];
+  /** The role of the person the key acts as; null for agent keys, the bootstrap key and metrics keys. */
+  person: Role | null;
+}
 
 const ROLE_OF: Partial<Record<Principal, Role>> = { viewer: "viewer", operator: "operator", admin: "admin" };
-const SCOPE_OF: Partial<Record<Principal, Scope>> = {
-  "agent key": "agent",
-  "operator key": "operator",
-  "admin key": "admin",
+
+/** Every live key of the matrix. The revoked key had every scope; it is absent here because it no longer opens. */
+export const KEY_OF: Partial<Record<Principal, KeyPrincipal>> = {
+  "agent key A": { scopes: ["agent"], person: null },
+  "agent key B": { scopes: ["agent"], person: null },
+  "operator key": { scopes: ["operator"], person: "operator" },
+  "admin key": { scopes: ["admin"], person: "admin" },
+  "bootstrap key": { scopes: ["agent", "operator", "admin", "metrics"], person: null },
+  "metrics key": { scopes: ["metrics"], person: null },
 };
+
+/** The key that planned (and so owns) every operation of the world; agent key B acts on operations it does not own. */
+export const WORLD_PLANNER: Principal = "agent key A";
+
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
 /** What the spec seeds before the matrix runs: the subjects a request would change if its guard let it through. */
 export interface World {
   tool: string;
   dependency: string;
-  /** PLANNED, never claimed. */
-  plannedId: string;
+  /** PLANNED, never claimed; `idempotencyKey` and `args` as planned, for a replay of the plan by another key. */
+  planned: { id: string; idempotencyKey: string; args: unknown };
   /** PLANNED and claimed by the seed's worker. */
   claimed: { id: string; fence: number };
   /** DISPATCHED by the seed's worker. */
   dispatched: { id: string; fence: number };
+  /** CONFIRMED: nothing left to run or reject. */
+  confirmedId: string;
   unknown: { id: string; seen: Seen };
   awaiting: { id: string; seen: Seen };
+  /** How many operations of `tool` the world holds (all planned by WORLD_PLANNER). */
+  toolOperations: number;
   /** A live key an admin action could revoke. */
   targetKeyId: string;
 }
@@ -48,16 +72,19 @@ export interface Seen {
 
 /**
  * Who gets through: everyone (with one fixed answer), a console session with at least `role`, or an API key with one
- * of `scopes` (any key when empty; an admin key always). `allowed` is the answer for those let through.
+ * of `scopes` (any key when empty; an admin-scope key always). `allowed` is the answer for those let through;
+ * `own: true` (a read of one operation) answers 404 to an agent key that did not plan it.
  */
 export type Guard =
   | { kind: "everyone"; status: number }
   | { kind: "session"; role: Role; allowed: number }
-  | { kind: "key"; scopes: Scope[]; allowed: number };
+  | { kind: "key"; scopes: MatrixScope[]; allowed: number; own?: boolean };
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface RouteRow {
   kind: "route";
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  method: Method;
   /** The route as its folder under app/ names it. */
   route: string;
   guard: Guard;
@@ -70,6 +97,26 @@ export interface RouteRow {
   valid?: (w: World) => unknown;
 }
 
+/**
+ * A rule behind a route's scope check, tried by every principal with the same valid body: who owns an operation,
+ * who may open the human gate. Bodies and targets are chosen so that no principal's call changes anything: those the
+ * rule lets through are stopped by the next check (the operation's phase, a live lease), which names itself in the
+ * answer. Cells are "status code" (or "status" and how many of the world's operations a list shows).
+ */
+export interface RuleRow {
+  kind: "rule";
+  method: Method;
+  route: string;
+  /** What the row tries; the table names the row `METHOD route · what`. */
+  what: string;
+  /** The scope check of the route (as its handler's apiRoute names it). */
+  scopes: MatrixScope[];
+  path: (w: World) => string;
+  body?: (w: World) => unknown;
+  /** The answer to a key that passes the scope check. */
+  answer: (key: KeyPrincipal, p: Principal) => string;
+}
+
 export interface ActionRow {
   kind: "action";
   file: string;
@@ -80,7 +127,7 @@ export interface ActionRow {
   valid: (w: World) => unknown;
 }
 
-export type MatrixRow = RouteRow | ActionRow;
+export type MatrixRow = RouteRow | RuleRow | ActionRow;
 
 /** Answers of a route outside its guard, and the results of a server action. */
 export const ACTION_REFUSED_ANONYMOUS = "unauthenticated";
@@ -90,8 +137,33 @@ export const ACTION_NOT_EXPOSED = "not exposed";
 
 const OTHER_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
+// ---------------------------------------------------------------------------------------------------------------
+// The authority rules (AUTHORITY.md), as lib/auth/roles.ts and lib/ledger/commands/authority.ts apply them
+
+/** requireScope: an admin-scope key may do everything; otherwise one of the named scopes (any key when none). */
+export function passesScope(key: KeyPrincipal, scopes: readonly MatrixScope[]): boolean {
+  return key.scopes.includes("admin") || scopes.length === 0 || scopes.some((s) => key.scopes.includes(s));
+}
+
+/** Keys with the operator or admin scope read (and reconcile, reject) every operation; an agent key only its own. */
+function seesAll(key: KeyPrincipal): boolean {
+  return key.scopes.includes("operator") || key.scopes.includes("admin");
+}
+
+/** The agent's lane (claim, heartbeat, dispatch, outcome): only the key that planned the operation. */
+const ownsWorld = (p: Principal) => p === WORLD_PLANNER;
+
+/** The shared lane (read, reconcile, reject, approve): every operation for a key that sees all, else its own. */
+const reaches = (key: KeyPrincipal, p: Principal) => seesAll(key) || ownsWorld(p);
+
+/** The human gate: a key bound to a person with the operator role or above. */
+const isPerson = (key: KeyPrincipal) => key.person !== null && RANK[key.person] >= RANK.operator;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rows
+
 /** The methods a v1 route refuses with a 405 problem document (lib/api/problem.ts otherMethods), for everyone. */
-function refusedMethods(route: string, served: RouteRow["method"][], path: (w: World) => string): RouteRow[] {
+function refusedMethods(route: string, served: Method[], path: (w: World) => string): RouteRow[] {
   return OTHER_METHODS.filter((m) => !served.includes(m)).map((method) => ({
     kind: "route",
     method,
@@ -103,6 +175,8 @@ function refusedMethods(route: string, served: RouteRow["method"][], path: (w: W
 
 const op = (id: string) => `/api/v1/operations/${encodeURIComponent(id)}`;
 const reason = "role matrix: this must never be recorded";
+/** A person's name in a body: accepted for older clients and ignored, never a credential (AUTHORITY.md). */
+const FORGED_ACTOR = "admin@opledger.test";
 
 function contractBody(w: World) {
   return {
@@ -119,7 +193,7 @@ function contractBody(w: World) {
 
 function v1Operation(
   sub: string,
-  scopes: Scope[],
+  scopes: MatrixScope[],
   target: (w: World) => string,
   valid: (w: World) => unknown,
 ): RouteRow[] {
@@ -140,6 +214,11 @@ const consoleGet = (route: string, path: (w: World) => string = () => route): Ro
 });
 
 const catchAll = "/api/v1/[[...path]]";
+
+/** The scope checks of the operation routes, as their handlers name them. */
+const AGENT_LANE: MatrixScope[] = ["agent"];
+const SHARED_LANE: MatrixScope[] = ["agent", "operator"];
+const READERS: MatrixScope[] = ["agent", "operator"];
 
 export const MATRIX: readonly MatrixRow[] = [
   // next-auth: public by design. A POST without next-auth's CSRF token is sent back to the sign-out page.
@@ -163,7 +242,7 @@ export const MATRIX: readonly MatrixRow[] = [
   consoleGet("/api/console/dependencies"),
   consoleGet("/api/console/metrics"),
   consoleGet("/api/console/operations"),
-  consoleGet("/api/console/operations/[id]", (w) => `/api/console/operations/${w.plannedId}`),
+  consoleGet("/api/console/operations/[id]", (w) => `/api/console/operations/${w.planned.id}`),
   consoleGet("/api/console/queue", () => "/api/console/queue?phase=UNKNOWN"),
 
   {
@@ -193,7 +272,7 @@ export const MATRIX: readonly MatrixRow[] = [
     kind: "route",
     method: "GET",
     route: "/api/v1/contracts",
-    guard: { kind: "key", scopes: [], allowed: 200 },
+    guard: { kind: "key", scopes: READERS, allowed: 200 },
     path: () => "/api/v1/contracts",
   },
   ...refusedMethods("/api/v1/contracts", ["GET"], () => "/api/v1/contracts"),
@@ -202,7 +281,7 @@ export const MATRIX: readonly MatrixRow[] = [
     kind: "route",
     method: "GET",
     route: "/api/v1/contracts/[tool]",
-    guard: { kind: "key", scopes: [], allowed: 200 },
+    guard: { kind: "key", scopes: READERS, allowed: 200 },
     path: (w) => `/api/v1/contracts/${w.tool}`,
   },
   {
@@ -219,7 +298,7 @@ export const MATRIX: readonly MatrixRow[] = [
     kind: "route",
     method: "GET",
     route: "/api/v1/metrics",
-    guard: { kind: "key", scopes: [], allowed: 200 },
+    guard: { kind: "key", scopes: ["metrics", "operator"], allowed: 200 },
     path: () => "/api/v1/metrics",
   },
   ...refusedMethods("/api/v1/metrics", ["GET"], () => "/api/v1/metrics"),
@@ -235,72 +314,147 @@ export const MATRIX: readonly MatrixRow[] = [
 
   ...v1Operation(
     "approve",
-    ["operator"],
+    SHARED_LANE,
     (w) => w.awaiting.id,
-    () => ({ actor: "mallory@example.com", reason }),
+    () => ({ actor: FORGED_ACTOR, reason }),
   ),
   ...v1Operation(
     "claim",
-    ["agent"],
-    (w) => w.plannedId,
+    AGENT_LANE,
+    (w) => w.planned.id,
     () => ({ workerId: "matrix-intruder", leaseMs: 60_000 }),
   ),
   ...v1Operation(
     "dispatch",
-    ["agent"],
+    AGENT_LANE,
     (w) => w.claimed.id,
     (w) => ({ fence: w.claimed.fence }),
   ),
   ...v1Operation(
     "heartbeat",
-    ["agent"],
+    AGENT_LANE,
     (w) => w.claimed.id,
     (w) => ({ fence: w.claimed.fence, leaseMs: 3_600_000 }),
   ),
   ...v1Operation(
     "outcome",
-    ["agent"],
+    AGENT_LANE,
     (w) => w.dispatched.id,
     (w) => ({ fence: w.dispatched.fence, result: "confirmed", providerId: "prov-intruder" }),
   ),
   ...v1Operation(
     "reconcile",
-    ["agent", "operator"],
+    SHARED_LANE,
     (w) => w.unknown.id,
     () => ({ outcome: "applied", providerId: "prov-intruder", evidence: { by: "intruder" }, reason }),
   ),
   ...v1Operation(
     "reject",
-    ["operator"],
+    SHARED_LANE,
     (w) => w.awaiting.id,
-    () => ({ actor: "mallory@example.com", reason }),
+    () => ({ actor: FORGED_ACTOR, reason }),
   ),
 
   {
     kind: "route",
     method: "GET",
     route: "/api/v1/operations/[id]",
-    guard: { kind: "key", scopes: [], allowed: 200 },
-    path: (w) => op(w.plannedId),
+    guard: { kind: "key", scopes: READERS, allowed: 200, own: true },
+    path: (w) => op(w.planned.id),
   },
-  ...refusedMethods("/api/v1/operations/[id]", ["GET"], (w) => op(w.plannedId)),
+  ...refusedMethods("/api/v1/operations/[id]", ["GET"], (w) => op(w.planned.id)),
 
   {
     kind: "route",
     method: "GET",
     route: "/api/v1/operations",
-    guard: { kind: "key", scopes: [], allowed: 200 },
+    guard: { kind: "key", scopes: READERS, allowed: 200 },
     path: () => "/api/v1/operations",
   },
   {
     kind: "route",
     method: "POST",
     route: "/api/v1/operations",
-    guard: { kind: "key", scopes: ["agent"], allowed: 400 },
+    guard: { kind: "key", scopes: AGENT_LANE, allowed: 400 },
     path: () => "/api/v1/operations",
     valid: (w) => ({ tool: w.tool, args: { intruder: true }, idempotencyKey: "matrix-intruder" }),
   },
   ...refusedMethods("/api/v1/operations", ["GET", "POST"], () => "/api/v1/operations"),
+
+  // The rules behind the scope checks: own operations, and the human gate (AUTHORITY.md).
+  {
+    kind: "rule",
+    method: "GET",
+    route: "/api/v1/operations",
+    what: "the world's tool: whose operations a list shows",
+    scopes: READERS,
+    path: (w) => `/api/v1/operations?tool=${encodeURIComponent(w.tool)}&limit=200`,
+    answer: (key, p) => (reaches(key, p) ? "200 all" : "200 none"),
+  },
+  {
+    kind: "rule",
+    method: "POST",
+    route: "/api/v1/operations",
+    what: "A's idempotency key and args again",
+    scopes: AGENT_LANE,
+    path: () => "/api/v1/operations",
+    body: (w) => ({ tool: w.tool, args: w.planned.args, idempotencyKey: w.planned.idempotencyKey }),
+    // A's own replay answers its operation, unchanged; anyone else learns only that the key is taken.
+    answer: (_key, p) => (ownsWorld(p) ? "200" : "422 idempotency_key_reused"),
+  },
+  {
+    kind: "rule",
+    method: "POST",
+    route: "/api/v1/operations/[id]/claim",
+    what: "A's operation, leased to A's worker",
+    scopes: AGENT_LANE,
+    path: (w) => `${op(w.claimed.id)}/claim`,
+    body: () => ({ workerId: "matrix-intruder", leaseMs: 60_000 }),
+    answer: (_key, p) => (ownsWorld(p) ? "409 lease_held" : "404 not_found"),
+  },
+  {
+    kind: "rule",
+    method: "POST",
+    route: "/api/v1/operations/[id]/dispatch",
+    what: "A's operation in flight, with its fence",
+    scopes: AGENT_LANE,
+    path: (w) => `${op(w.dispatched.id)}/dispatch`,
+    body: (w) => ({ fence: w.dispatched.fence }),
+    answer: (_key, p) => (ownsWorld(p) ? "409 in_flight" : "404 not_found"),
+  },
+  {
+    kind: "rule",
+    method: "POST",
+    route: "/api/v1/operations/[id]/reject",
+    what: "A's confirmed operation",
+    scopes: SHARED_LANE,
+    path: (w) => `${op(w.confirmedId)}/reject`,
+    body: () => ({ actor: FORGED_ACTOR, reason }),
+    answer: (key, p) => (reaches(key, p) ? "409 not_rejectable" : "404 not_found"),
+  },
+  {
+    kind: "rule",
+    method: "POST",
+    route: "/api/v1/operations/[id]/approve",
+    what: "the human gate, on A's operation that waits for nobody",
+    scopes: SHARED_LANE,
+    path: (w) => `${op(w.planned.id)}/approve`,
+    body: () => ({ actor: FORGED_ACTOR, reason }),
+    answer: (key, p) =>
+      !reaches(key, p) ? "404 not_found" : isPerson(key) ? "409 not_awaiting_approval" : "403 person_required",
+  },
+  {
+    kind: "rule",
+    method: "POST",
+    route: "/api/v1/operations/[id]/reconcile",
+    what: "approveRetry, on A's operation that is not UNKNOWN",
+    scopes: SHARED_LANE,
+    path: (w) => `${op(w.planned.id)}/reconcile`,
+    body: () => ({ outcome: "not_applied", evidence: { by: "matrix" }, reason, approveRetry: true }),
+    // The gate comes before everything else the ledger checks: a non-person learns nothing more.
+    answer: (key, p) =>
+      !reaches(key, p) ? "404 not_found" : isPerson(key) ? "409 not_unknown" : "403 person_required",
+  },
 
   // Console server actions (lib/actions/*.ts, "use server").
   ...(
@@ -313,7 +467,7 @@ export const MATRIX: readonly MatrixRow[] = [
       ["disableUserAction", () => ({ userId: "matrix-unknown-user", reason })],
       ["enableUserAction", () => ({ userId: "matrix-unknown-user" })],
       ["resetPasswordAction", () => ({ userId: "matrix-unknown-user", password: "a long enough password" })],
-      ["createApiKeyAction", () => ({ name: "intruder", scopes: ["admin"] })],
+      ["createApiKeyAction", () => ({ name: "intruder", scopes: ["admin"], ownerUserId: "matrix-unknown-user" })],
       ["revokeApiKeyAction", (w: World) => ({ keyId: w.targetKeyId, reason })],
     ] as const
   ).map(([name, valid]): ActionRow => ({
@@ -369,7 +523,23 @@ export const MATRIX: readonly MatrixRow[] = [
 
 /** The row's name in the docs table and in test titles. */
 export function rowId(row: MatrixRow): string {
-  return row.kind === "route" ? `${row.method} ${row.route}` : `${row.file}#${row.name}`;
+  switch (row.kind) {
+    case "route":
+      return `${row.method} ${row.route}`;
+    case "rule":
+      return `${row.method} ${row.route} · ${row.what}`;
+    case "action":
+      return `${row.file}#${row.name}`;
+    default: {
+      const never: never = row;
+      return never;
+    }
+  }
+}
+
+/** The rows that stand for code (a route method or an action); rule rows are about routes those rows already list. */
+export function surfaceRows(): (RouteRow | ActionRow)[] {
+  return MATRIX.filter((r): r is RouteRow | ActionRow => r.kind !== "rule");
 }
 
 function routeAnswer(guard: Guard, p: Principal): number {
@@ -382,15 +552,23 @@ function routeAnswer(guard: Guard, p: Principal): number {
       return RANK[role] >= RANK[guard.role] ? guard.allowed : 403;
     }
     case "key": {
-      const scope = SCOPE_OF[p];
-      if (!scope) return 401; // no key, a revoked key, or only a console session, which /api/v1 does not accept
-      return scope === "admin" || guard.scopes.length === 0 || guard.scopes.includes(scope) ? guard.allowed : 403;
+      const key = KEY_OF[p];
+      if (!key) return 401; // no key, a revoked key, or only a console session, which /api/v1 does not accept
+      if (!passesScope(key, guard.scopes)) return 403;
+      return guard.own && !reaches(key, p) ? 404 : guard.allowed;
     }
     default: {
       const never: never = guard;
       return never;
     }
   }
+}
+
+function ruleAnswer(row: RuleRow, p: Principal): string {
+  const key = KEY_OF[p];
+  if (!key) return "401 unauthorized";
+  if (!passesScope(key, row.scopes)) return "403 forbidden";
+  return row.answer(key, p);
 }
 
 function actionAnswer(role: Role | null, p: Principal): string {
@@ -400,13 +578,25 @@ function actionAnswer(role: Role | null, p: Principal): string {
   return RANK[has] >= RANK[role] ? ACTION_ALLOWED : ACTION_REFUSED_ROLE;
 }
 
-/** The expected answer: an HTTP status for a route, the ActionResult code for a server action. */
+/** The expected answer: an HTTP status for a route, "status code" for a rule, the ActionResult code for an action. */
 export function expected(row: MatrixRow, p: Principal): string {
-  return row.kind === "route" ? String(routeAnswer(row.guard, p)) : actionAnswer(row.role, p);
+  switch (row.kind) {
+    case "route":
+      return String(routeAnswer(row.guard, p));
+    case "rule":
+      return ruleAnswer(row, p);
+    case "action":
+      return actionAnswer(row.role, p);
+    default: {
+      const never: never = row;
+      return never;
+    }
+  }
 }
 
-/** Whether the guard lets `p` through (then the spec sends an invalid body, else a valid one). */
+/** Whether the guard lets `p` through (then the spec sends an invalid body, else a valid one). Rule rows: never. */
 export function letsThrough(row: MatrixRow, p: Principal): boolean {
+  if (row.kind === "rule") return false;
   if (row.kind === "action") return expected(row, p) === ACTION_ALLOWED;
   return row.guard.kind !== "everyone" && expected(row, p) === String(row.guard.allowed);
 }

@@ -1,12 +1,19 @@
-// Cross-site requests and spoofed internal headers: cookie-authenticated writes from another site are refused and
-// change nothing; no header stands in for a session or a key.
+// Cross-site requests and spoofed internal headers: every server action and every cookie-authenticated write, derived
+// from the build's manifest and the route table, is refused from another site before it runs and changes nothing; no
+// header stands in for a session or a key.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, test, type APIRequestContext, type APIResponse } from "@playwright/test";
-import { E2E_BASE_URL } from "../fixtures/test-env";
-import { LedgerSeed, uniqueName } from "../fixtures/seed";
+import { E2E_BASE_URL, REPO_ROOT } from "../fixtures/test-env";
+import { LedgerSeed } from "../fixtures/seed";
 import { expectUnchanged, snapshotLedger, type SnapshotScope } from "./ledger-snapshot";
-import { securityUser, signedIn, type PrincipalClient } from "./principals";
-import { callAction, exposedAction } from "./server-actions";
+import { MATRIX, rowId, type ActionRow } from "./matrix";
+import { securityUser, seedWorld, signedIn, worldSubjects, type PrincipalClient } from "./principals";
+import { callAction, exposedAction, exposedActions, refusedBeforeRunning } from "./server-actions";
 import { routeHandlers } from "./surface";
+
+// Each test signs a person of its own in (created through the CLI on first use): seconds on a busy 2-core machine.
+test.describe.configure({ timeout: 120_000 });
 
 const SAME_ORIGIN = new URL(E2E_BASE_URL).origin;
 const FOREIGN = [
@@ -35,78 +42,147 @@ async function expectProblem(response: APIResponse, status: number, code: string
   expect(JSON.parse(text)).toMatchObject({ status, code });
 }
 
-test("a server action sent from another site never runs; the same call from the console's origin does", async ({
+/** Route handlers a session cookie authenticates (consoleRoute, next-auth), found in their source. */
+function cookieAuthenticatedHandlers(): string[] {
+  const appDir = path.join(REPO_ROOT, "app");
+  return routeHandlers().filter((handler) => {
+    const route = handler.split(" ")[1]!;
+    const file = path.join(appDir, ...route.split("/").filter(Boolean), "route.ts");
+    return /consoleRoute\(|NextAuth\(/.test(readFileSync(file, "utf8"));
+  });
+}
+
+/** The concrete requests a cookie-authenticated write route takes: next-auth's POST actions, or the route itself. */
+function concretePaths(route: string): string[] {
+  if (route === "/api/auth/[...nextauth]")
+    return ["/api/auth/signout", "/api/auth/callback/credentials", "/api/auth/signin/credentials", "/api/auth/_log"];
+  return [route.replace(/\[[^\]]+\]/g, "origin-placeholder")];
+}
+
+test("every server action the build exposes, sent from another site, never runs; from the console's origin it does", async ({
   browser,
   request,
 }) => {
-  const seed = new LedgerSeed(request);
-  const dependency = uniqueName("origin-dep");
-  const tool = await seed.tool("IDEMPOTENT", { dependency });
-  const operator = await signedIn(browser, "operator", "origin");
+  test.setTimeout(180_000);
+  const world = await seedWorld(request);
+  // An admin's session: every action's role check would let the call through, so only the Origin can stop it.
+  const admin = await signedIn(browser, "admin", "origin");
   try {
-    const force = exposedAction("forceDependencyBreaker");
-    const scope: SnapshotScope = { operationIds: [], tools: [tool], actorIds: [operator.actorId] };
-    const before = await snapshotLedger(request, operator.request, scope);
-    const breakerBefore = await breakerOf(operator.request, dependency);
+    const exposed = exposedActions();
+    const rows = MATRIX.filter((r): r is ActionRow => r.kind === "action" && exposed.has(rowId(r)));
+    // Derived from the build's manifest: every action a request can reach, each with a valid input from the matrix.
+    expect(rows.map(rowId).sort(), "every exposed action has a valid input in matrix.ts").toEqual(
+      [...exposed.keys()].sort(),
+    );
+    const scope: SnapshotScope = { ...worldSubjects(world), actorIds: admin.actorIds };
+    const before = await snapshotLedger(request, admin.request, scope);
+    const breakerBefore = await breakerOf(admin.request, world.dependency);
+    const refusals: string[] = [];
 
-    for (const [label, origin] of FOREIGN) {
-      const answer = await callAction(
-        operator.request,
-        force,
-        [{ name: dependency, state: "open", reason: `cross-site: ${label}` }],
-        { origin },
-      );
-      expect(answer.result, `${label}: no action result may come back`).toBeUndefined();
-      expect(answer.status, `${label}: ${answer.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+    for (const row of rows) {
+      const action = exposed.get(rowId(row))!;
+      for (const [label, origin] of FOREIGN) {
+        const answer = await callAction(admin.request, action, [row.valid(world)], { origin });
+        const where = `${rowId(row)} with ${label}: ${answer.status} ${answer.text.slice(0, 200)}`;
+        expect(answer.result, `${where}: no action result may come back`).toBeUndefined();
+        const refused = refusedBeforeRunning(answer);
+        expect(refused, `${where}: not Next.js's refusal`).not.toBeNull();
+        refusals.push(`${rowId(row)} (${label}): ${refused}`);
+      }
+      // The control: from the console's own origin the same action is reached (and refuses an empty input), so the
+      // refusals above were about the Origin alone.
+      const reached = await callAction(admin.request, action, [{}], { origin: SAME_ORIGIN });
+      expect(reached.result, `${rowId(row)} from the console's origin`).toMatchObject({
+        ok: false,
+        code: "invalid_input",
+      });
     }
-    expect(await breakerOf(operator.request, dependency)).toEqual(breakerBefore);
-    expectUnchanged(before, await snapshotLedger(request, operator.request, scope));
+    console.log(
+      `[security] ${refusals.length} cross-site action calls refused before running:\n  ${refusals.join("\n  ")}`,
+    );
+    // Nothing ran: no audit record by the admin, no change to the world, the breaker as it was.
+    expect(await breakerOf(admin.request, world.dependency)).toEqual(breakerBefore);
+    expectUnchanged(before, await snapshotLedger(request, admin.request, scope));
 
-    // The control: the very same call from the console's own origin runs, so the refusals above were about the Origin.
-    const ok = await callAction(operator.request, force, [{ name: dependency, state: "open", reason: "same origin" }], {
-      origin: SAME_ORIGIN,
-    });
+    // The positive control: a valid call from the console's own origin runs and changes what the refused ones did not.
+    const force = exposedAction("forceDependencyBreaker");
+    const ok = await callAction(
+      admin.request,
+      force,
+      [{ name: world.dependency, state: "open", reason: "same origin" }],
+      { origin: SAME_ORIGIN },
+    );
     expect(ok.result).toMatchObject({ ok: true, data: { changed: true } });
-    expect(await breakerOf(operator.request, dependency)).not.toEqual(breakerBefore);
+    expect(await breakerOf(admin.request, world.dependency)).not.toEqual(breakerBefore);
   } finally {
-    await operator.dispose();
+    await admin.dispose();
   }
 });
 
-test("cookie-authenticated console routes refuse writes from another site before anything else", async ({
+test("every cookie-authenticated route that writes refuses another site with 403 before anything runs; console reads stay open", async ({
   browser,
   request,
 }) => {
   const admin = await signedIn(browser, "admin", "origin");
   try {
-    const handlers = routeHandlers().filter((h) => h.split(" ")[1]!.startsWith("/api/console/"));
-    expect(handlers.length).toBeGreaterThan(0);
-    const routes = [...new Set(handlers.map((h) => h.split(" ")[1]!))];
+    const handlers = cookieAuthenticatedHandlers();
+    const writes = handlers.filter((h) => !h.startsWith("GET "));
+    // Today the console's own routes only read, so next-auth's POST (sign-in, sign-out) is the one cookie-authenticated
+    // write; a console route that writes would join this list by itself, and must then answer the same 403.
+    expect(writes, "cookie-authenticated write handlers").toContain("POST /api/auth/[...nextauth]");
     const before = await snapshotLedger(request, admin.request, {
       operationIds: [],
       tools: [],
-      actorIds: [admin.actorId],
+      actorIds: admin.actorIds,
     });
-    for (const route of routes) {
-      const path = route.replace(/\[[^\]]+\]/g, "origin-placeholder");
-      for (const method of ["POST", "PUT", "PATCH", "DELETE"] as const) {
-        for (const [label, origin] of FOREIGN) {
-          const response = await admin.request.fetch(path, {
+    let refused = 0;
+    for (const handler of writes) {
+      const [method, route] = handler.split(" ") as [string, string];
+      for (const target of concretePaths(route)) {
+        const variants: [string, Record<string, string>][] = [
+          ...FOREIGN.map(([label, origin]): [string, Record<string, string>] => [label, { origin }]),
+          ["Sec-Fetch-Site: cross-site without Origin", { "sec-fetch-site": "cross-site" }],
+        ];
+        for (const [label, headers] of variants) {
+          const response = await admin.request.fetch(target, {
             method,
-            headers: { origin, "content-type": "application/json" },
-            data: "{}",
+            headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+            data: `csrfToken=${encodeURIComponent(await csrfToken(admin.request))}&callbackUrl=%2F&json=true`,
             failOnStatusCode: false,
             maxRedirects: 0,
           });
-          const where = `${method} ${route} with ${label}`;
-          if (handlers.includes(`${method} ${route}`)) await expectProblem(response, 403, "cross_site_request");
-          // A method the route does not serve: Next.js answers 405 without calling anything of ours.
-          else expect(response.status(), where).toBe(405);
+          await expectProblem(response, 403, "cross_site_request");
+          // Refused before next-auth ran: it sets no cookie.
+          expect(response.headers()["set-cookie"], `${method} ${target} with ${label} set a cookie`).toBeUndefined();
+          refused += 1;
         }
       }
-      // Reads change nothing and stay open, whatever the Origin.
+    }
+    console.log(
+      `[security] ${refused} cross-site writes to cookie-authenticated routes refused with 403 (${writes.join(", ")})`,
+    );
+    expect(await sessionEmail(admin.request), "still signed in").toBe(admin.actorId);
+
+    // Console routes: methods they do not serve are Next.js's 405; reads stay open whatever the Origin.
+    const consoleRoutes = [...new Set(handlers.map((h) => h.split(" ")[1]!))].filter((r) =>
+      r.startsWith("/api/console/"),
+    );
+    expect(consoleRoutes.length).toBeGreaterThan(0);
+    for (const route of consoleRoutes) {
+      const target = route.replace(/\[[^\]]+\]/g, "origin-placeholder");
+      for (const method of ["POST", "PUT", "PATCH", "DELETE"] as const) {
+        if (writes.includes(`${method} ${route}`)) continue;
+        const response = await admin.request.fetch(target, {
+          method,
+          headers: { origin: "https://evil.example", "content-type": "application/json" },
+          data: "{}",
+          failOnStatusCode: false,
+          maxRedirects: 0,
+        });
+        expect(response.status(), `${method} ${route} (not served)`).toBe(405);
+      }
       if (handlers.includes(`GET ${route}`)) {
-        const read = await admin.request.get(path, {
+        const read = await admin.request.get(target, {
           headers: { origin: "https://evil.example" },
           failOnStatusCode: false,
         });
@@ -115,7 +191,7 @@ test("cookie-authenticated console routes refuse writes from another site before
     }
     expectUnchanged(
       before,
-      await snapshotLedger(request, admin.request, { operationIds: [], tools: [], actorIds: [admin.actorId] }),
+      await snapshotLedger(request, admin.request, { operationIds: [], tools: [], actorIds: admin.actorIds }),
     );
   } finally {
     await admin.dispose();
@@ -189,7 +265,7 @@ test("a console session cookie alone does not authenticate /api/v1", async ({ br
     const before = await snapshotLedger(request, admin.request, {
       operationIds: [],
       tools: [tool],
-      actorIds: [admin.actorId],
+      actorIds: admin.actorIds,
     });
     await expectProblem(await admin.request.get("/api/v1/operations"), 401, "unauthorized");
     await expectProblem(await admin.request.get("/api/v1/contracts"), 401, "unauthorized");
@@ -207,7 +283,7 @@ test("a console session cookie alone does not authenticate /api/v1", async ({ br
     }
     expectUnchanged(
       before,
-      await snapshotLedger(request, admin.request, { operationIds: [], tools: [tool], actorIds: [admin.actorId] }),
+      await snapshotLedger(request, admin.request, { operationIds: [], tools: [tool], actorIds: admin.actorIds }),
     );
   } finally {
     await admin.dispose();

@@ -1,5 +1,6 @@
 // Role matrix: every API route and console server action, called over HTTP by each principal, answers as
-// docs/security.md says, and refused calls change nothing.
+// docs/security.md says, and so do the authority rules behind the door (own operations, the human gate); no call
+// changes anything.
 import { expect, test } from "@playwright/test";
 import {
   ACTION_NOT_EXPOSED,
@@ -8,8 +9,11 @@ import {
   MATRIX,
   PRINCIPALS,
   rowId,
+  surfaceRows,
+  WORLD_PLANNER,
   type ActionRow,
   type RouteRow,
+  type RuleRow,
   type World,
 } from "./matrix";
 import { documentedMatrix, MATRIX_BEGIN, MATRIX_END, renderMatrixTable, SECURITY_DOC } from "./matrix-table";
@@ -20,8 +24,13 @@ import { routeHandlers, serverActions } from "./surface";
 
 test("the matrix lists every route handler and every server action the code has, and nothing else", () => {
   const inCode = [...routeHandlers(), ...serverActions()].sort();
-  const inMatrix = MATRIX.map(rowId).sort();
-  expect(new Set(inMatrix).size, "a row is listed twice").toBe(inMatrix.length);
+  const inMatrix = surfaceRows().map(rowId).sort();
+  expect(new Set(MATRIX.map(rowId)).size, "a row is listed twice").toBe(MATRIX.length);
+  const rules = MATRIX.filter((r): r is RuleRow => r.kind === "rule");
+  expect(
+    rules.map((r) => `${r.method} ${r.route}`).filter((r) => !inCode.includes(r)),
+    "a rule row names a route method the code does not have",
+  ).toEqual([]);
   expect(
     {
       missingFromMatrix: inCode.filter((r) => !inMatrix.includes(r)),
@@ -68,6 +77,36 @@ async function routeAnswer(row: RouteRow, p: PrincipalClient, w: World): Promise
   return String(status);
 }
 
+/**
+ * A rule row's answer: "status code" for a problem document, the status for a success, and for a list how many of the
+ * world's operations it shows ("all" or "none").
+ */
+async function ruleAnswer(row: RuleRow, p: PrincipalClient, w: World): Promise<string> {
+  const body = row.body?.(w);
+  const response = await p.request.fetch(row.path(w), {
+    method: row.method,
+    headers: { ...p.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { data: Buffer.from(JSON.stringify(body)) }),
+    failOnStatusCode: false,
+    maxRedirects: 0,
+  });
+  const status = response.status();
+  const type = response.headers()["content-type"] ?? "";
+  const text = await response.text();
+  if (status >= 400) {
+    if (!type.startsWith("application/problem+json")) return `${status} with ${type || "no content type"}`;
+    const problem = JSON.parse(text) as { code?: string; operationId?: string };
+    // Another key's operation stays unnamed: the answer must not give its id away.
+    if (problem.operationId !== undefined && p.name !== WORLD_PLANNER)
+      return `${status} ${problem.code} naming the operation`;
+    return `${status} ${problem.code}`;
+  }
+  const items = (JSON.parse(text) as { items?: unknown[] }).items;
+  if (!Array.isArray(items)) return String(status);
+  if (items.length === 0) return `${status} none`;
+  return items.length === w.toolOperations ? `${status} all` : `${status} ${items.length} of ${w.toolOperations}`;
+}
+
 async function actionAnswer(
   row: ActionRow,
   p: PrincipalClient,
@@ -84,17 +123,18 @@ async function actionAnswer(
   return result.ok ? "ok (the action ran)" : String(result.code);
 }
 
-test("every principal gets the matrix's answer from every route and action, and the refused calls change nothing", async ({
+test("every principal gets the matrix's answer from every route, rule and action, and no call changes anything", async ({
   playwright,
   browser,
   request,
 }) => {
-  test.setTimeout(240_000);
-  const world = await seedWorld(request);
+  test.setTimeout(360_000);
   const principals = await allPrincipals(playwright, browser);
   try {
+    // Every operation of the world is agent key A's own; agent key B acts on operations it does not own.
+    const world = await seedWorld(request, principals.get(WORLD_PLANNER)!.key);
     const admin = principals.get("admin")!;
-    const scope = { ...worldSubjects(world), actorIds: [...principals.values()].map((p) => p.actorId) };
+    const scope = { ...worldSubjects(world), actorIds: [...principals.values()].flatMap((p) => p.actorIds) };
     const before = await snapshotLedger(request, admin.request, scope);
     const exposed = exposedActions();
     const mismatches: string[] = [];
@@ -103,7 +143,11 @@ test("every principal gets the matrix's answer from every route and action, and 
       for (const name of PRINCIPALS) {
         const p = principals.get(name)!;
         const got =
-          row.kind === "route" ? await routeAnswer(row, p, world) : await actionAnswer(row, p, world, exposed);
+          row.kind === "route"
+            ? await routeAnswer(row, p, world)
+            : row.kind === "rule"
+              ? await ruleAnswer(row, p, world)
+              : await actionAnswer(row, p, world, exposed);
         calls += 1;
         if (got !== expected(row, name))
           mismatches.push(`${rowId(row)} as ${name}: expected ${expected(row, name)}, got ${got}`);

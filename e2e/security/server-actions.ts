@@ -84,6 +84,39 @@ export function actionResult(payload: string): unknown {
 }
 
 /**
+ * How the server refused an action call before the action ran, or null when it did not refuse that way: Next.js's
+ * cross-site abort (HTTP 500, and in the RSC payload an error row where the action's return value would be), or a
+ * 403 `cross_site_request` problem should a check in front of Next.js refuse first.
+ */
+export function refusedBeforeRunning(answer: ActionAnswer): string | null {
+  if (answer.result !== undefined) return null;
+  const type = answer.response.headers()["content-type"] ?? "";
+  if (answer.status === 403 && type.startsWith("application/problem+json")) {
+    try {
+      return (JSON.parse(answer.text) as { code?: string }).code === "cross_site_request"
+        ? "403 cross_site_request"
+        : null;
+    } catch {
+      return null;
+    }
+  }
+  if (answer.status !== 500) return null;
+  const rows = new Map<string, string>();
+  for (const line of answer.text.split("\n")) {
+    const match = /^([0-9a-f]+):(.*)$/.exec(line);
+    if (match) rows.set(match[1]!, match[2]!);
+  }
+  let ref: unknown;
+  try {
+    ref = (JSON.parse(rows.get("0") ?? "null") as { a?: unknown } | null)?.a;
+  } catch {
+    return null;
+  }
+  const row = typeof ref === "string" && ref.startsWith("$@") ? rows.get(ref.slice(2)) : undefined;
+  return row?.startsWith("E") ? "500 (Next.js aborted the action: its code never ran)" : null;
+}
+
+/**
  * The arguments as React's encodeReply writes plain JSON: a string that starts with "$" would read as a reference in
  * the reply protocol, so it goes out as "$$...".
  */
