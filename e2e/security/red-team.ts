@@ -50,7 +50,7 @@ const ROUTES: Record<string, string> = {
   "POST /api/v1/operations/[id]/claim": "a new lease and fence: never an attempt; another key's operation 404",
   "POST /api/v1/operations/[id]/heartbeat": "extends a lease: stale fence 409; another key's operation 404",
   "POST /api/v1/operations/[id]/dispatch":
-    "the gate: 409 (approval_required, reconcile_required, approval_expired, already_finished); stale fence 409; another key's 404",
+    "the gate: 409 (approval_required, reconcile_required, already_finished; past the approval's deadline lease_expired, as expiry releases the lease); stale fence 409; another key's 404",
   "POST /api/v1/operations/[id]/outcome":
     "a report: only of a DISPATCHED attempt with its live fence (else 409); a transient failure of a NON_RETRYABLE call still needs a person",
   "POST /api/v1/operations/[id]/reconcile":
