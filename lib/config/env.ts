@@ -32,6 +32,8 @@ const envSchema = z.object({
   OPLEDGER_TRUSTED_PROXIES: z.coerce.number().int("must be a whole number").min(0).max(10).default(0),
   /** Outbound requests (provider lookups, webhooks, MCP upstreams) may reach private, link-local and metadata addresses. */
   OPLEDGER_OUTBOUND_ALLOW_PRIVATE: z.enum(["on", "off"]).default("off"),
+  /** A JSON file declaring the MCP upstreams behind the gateway (`/mcp`); read at start-up and when it changes. */
+  OPLEDGER_MCP_UPSTREAMS: optionalText,
   /** Ed25519 private key (PKCS#8 PEM, or its base64 DER) that signs checkpoints of the audit chain's head. */
   OPLEDGER_AUDIT_SIGNING_KEY: optionalText,
   /** A signed checkpoint is written after this many new audit events (and at least every interval below). */
