@@ -92,7 +92,8 @@ async function actionArgumentsTooDeep(request: NextRequest): Promise<boolean> {
 
 export async function proxy(request: NextRequest): Promise<NextResponse | undefined> {
   const { pathname, search } = request.nextUrl;
-  if (pathname.startsWith("/api/")) {
+  // The MCP gateway authenticates with an agent key, never a session: it is an API, not a page.
+  if (pathname.startsWith("/api/") || pathname === "/mcp") {
     try {
       decodeURIComponent(pathname);
       return undefined;

@@ -46,6 +46,9 @@ export function Nav({ unknownCount, approvalCount, isAdmin = false }: NavProps) 
         <li>
           <NavLink href="/dependencies">Dependencies</NavLink>
         </li>
+        <li>
+          <NavLink href="/upstreams">Upstreams</NavLink>
+        </li>
       </NavSection>
       <NavSection title="Records">
         <li>

@@ -112,7 +112,8 @@ export function unstorableInput(value: unknown): string | null {
   return null;
 }
 
-export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
+/** The body as a JSON value within the size and depth limits, or a BodyError; an empty body is `{}`. */
+export async function readJsonValue(req: Request): Promise<unknown> {
   // The content type is not checked: `curl -d` sends form encoding by default, and the body is JSON either way.
   const text = await readLimited(req);
   if (jsonTextTooDeep(text)) throw new BodyError(400, "invalid_body", TOO_DEEP_MESSAGE);
@@ -126,7 +127,11 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S): Pr
   }
   const unstorable = unstorableInput(value);
   if (unstorable) throw new BodyError(400, "invalid_body", unstorable);
-  const parsed = schema.safeParse(value);
+  return value;
+}
+
+export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
+  const parsed = schema.safeParse(await readJsonValue(req));
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error);
     const summary = Object.entries(errors)

@@ -1,7 +1,7 @@
 // Tests for error classification and Retry-After parsing: every status, every kind, and the aliases workers send.
-import { describe, expect, test } from "vitest";
-import { classifyError, parseRetryAfter } from "./classify-error";
-import { ERROR_KINDS, type ErrorClass, type ErrorKind } from "./types";
+import { describe, expect, it, test } from "vitest";
+import { classifyError, outcomeOfReport, parseRetryAfter } from "./classify-error";
+import { ERROR_KINDS, type ErrorClass, type ErrorKind, type ToolErrorMeaning } from "./types";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -58,6 +58,7 @@ describe("classifyError by HTTP status", () => {
 describe("classifyError by kind", () => {
   const expectedClass = (kind: ErrorKind): ErrorClass => {
     if (kind === "unclassified") return "unclassified";
+    if (kind === "tool_error") return "fatal";
     return ["timeout", "connection_reset", "connection_refused", "rate_limited", "server_error"].includes(kind)
       ? "transient"
       : "fatal";
@@ -183,5 +184,24 @@ describe("parseRetryAfter", () => {
     "Thu, 15 Jan 2026 12:00:30",
   ])("%j is unparseable", (header) => {
     expect(parseRetryAfter(header, now)).toBeUndefined();
+  });
+});
+
+describe("a tool's error answer", () => {
+  test.each<[ToolErrorMeaning, ErrorClass, "failed" | "unknown"]>([
+    ["fatal", "fatal", "failed"],
+    ["transient", "transient", "failed"],
+    ["unknown", "fatal", "unknown"],
+  ])("under toolError %s is %s and its outcome %s", (toolError, errorClass, outcome) => {
+    const error = classifyError({ kind: "tool_error", message: "refused" }, toolError);
+    expect(error).toEqual({ kind: "tool_error", errorClass, message: "refused" });
+    expect(outcomeOfReport("failed", error, toolError)).toBe(outcome);
+  });
+
+  it("leaves every other report as it was, whatever the contract says", () => {
+    const timeout = classifyError({ kind: "timeout" }, "unknown");
+    expect(timeout.errorClass).toBe("transient");
+    expect(outcomeOfReport("failed", timeout, "unknown")).toBe("failed");
+    expect(outcomeOfReport("confirmed", null, "unknown")).toBe("confirmed");
   });
 });

@@ -1,6 +1,13 @@
 // Turns an error as a worker reports it into a kind and a class (transient, fatal, unclassified) the gate can rely on.
 import { assertNever } from "./exhaustive";
-import { ERROR_KINDS, type ClassifiedError, type ErrorClass, type ErrorKind, type ReportedError } from "./types";
+import {
+  ERROR_KINDS,
+  type ClassifiedError,
+  type ErrorClass,
+  type ErrorKind,
+  type ReportedError,
+  type ToolErrorMeaning,
+} from "./types";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -73,8 +80,12 @@ function kindFromStatus(status: number | undefined): ErrorKind | undefined {
   return undefined;
 }
 
-export function errorClassOf(kind: ErrorKind): ErrorClass {
+/** `toolError`: the contract's meaning of a tool's error answer; only the kind tool_error reads it. */
+export function errorClassOf(kind: ErrorKind, toolError: ToolErrorMeaning = "fatal"): ErrorClass {
   switch (kind) {
+    case "tool_error":
+      // "unknown" is not a class of failure but another outcome (outcomeOfReport); as a class it stops like fatal.
+      return toolError === "transient" ? "transient" : "fatal";
     case "timeout":
     case "connection_reset":
     case "connection_refused":
@@ -96,16 +107,28 @@ export function errorClassOf(kind: ErrorKind): ErrorClass {
   }
 }
 
-export function classifyError(e: ReportedError): ClassifiedError {
+export function classifyError(e: ReportedError, toolError: ToolErrorMeaning = "fatal"): ClassifiedError {
   // The status is what the provider said; a worker's kind string is a guess about a lower layer.
   const kind = kindFromStatus(e.httpStatus) ?? kindFromString(e.kind) ?? "unclassified";
-  const classified: ClassifiedError = { kind, errorClass: errorClassOf(kind) };
+  const classified: ClassifiedError = { kind, errorClass: errorClassOf(kind, toolError) };
   if (typeof e.httpStatus === "number" && Number.isFinite(e.httpStatus)) classified.httpStatus = e.httpStatus;
   if (typeof e.message === "string") classified.message = e.message;
   if (typeof e.retryAfterMs === "number" && Number.isFinite(e.retryAfterMs) && e.retryAfterMs >= 0) {
     classified.retryAfterMs = e.retryAfterMs;
   }
   return classified;
+}
+
+/**
+ * The outcome a report stands for: a failure with a tool's error answer is an unknown outcome when the contract says a
+ * failed call may still have had its effect (`toolError: "unknown"`).
+ */
+export function outcomeOfReport<R extends "confirmed" | "failed" | "unknown">(
+  result: R,
+  error: ClassifiedError | null,
+  toolError: ToolErrorMeaning,
+): R | "unknown" {
+  return result === "failed" && error?.kind === "tool_error" && toolError === "unknown" ? "unknown" : result;
 }
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];

@@ -60,6 +60,8 @@ export const ERROR_KINDS = [
   "conflict",
   "unprocessable",
   "validation",
+  /** The tool answered with an error (MCP `isError`): its contract's `toolError` says what that means. */
+  "tool_error",
   "unclassified",
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -74,6 +76,13 @@ export interface ReportedError {
 }
 
 export type ErrorClass = "transient" | "fatal" | "unclassified";
+
+/**
+ * What a contract says a tool's error answer means: fatal (never retried), transient (retried like a 5xx), or unknown
+ * (the failed call may still have had its effect, so the outcome is unknown).
+ */
+export const TOOL_ERROR_MEANINGS = ["fatal", "transient", "unknown"] as const;
+export type ToolErrorMeaning = (typeof TOOL_ERROR_MEANINGS)[number];
 
 export interface ClassifiedError {
   kind: ErrorKind;

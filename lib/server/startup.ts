@@ -7,6 +7,7 @@ import { defaultDataDir, sqliteFilePath } from "@/lib/config/database-url";
 import { env, type Env } from "@/lib/config/env";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import { assertUpstreamsFile, closeUpstreams } from "@/lib/mcp/upstreams/upstreams";
 import { startSweepLoop } from "./sweep-loop";
 import { startAuditCheckpoints } from "./audit-checkpoints";
 
@@ -44,6 +45,9 @@ async function startDemo(config: Env, ledger: Ledger): Promise<void> {
 
 async function start(): Promise<void> {
   const config = env();
+  // A bad upstreams file stops start-up like a bad variable; the upstreams themselves start on first use.
+  assertUpstreamsFile(config.OPLEDGER_MCP_UPSTREAMS);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void closeUpstreams());
   const shared = ledger();
   const file = sqliteFilePath(config.DATABASE_URL);
   if (file) {

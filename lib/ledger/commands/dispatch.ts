@@ -11,10 +11,10 @@ import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError, type LedgerErrorCode } from "../errors";
 import { newId } from "../ids";
 import { checkFence, operationCommand, writeOperation, type OperationContext, type Tx } from "./run-command";
-import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
 
 /** Why a decision does not let the operation go now, as the API's machine code. */
-function refusalCode(
+export function refusalCode(
   decision: Decision,
   input: GateInput,
   attempt: number,
@@ -41,6 +41,17 @@ function refusalCode(
       return unreachable;
     }
   }
+}
+
+/**
+ * Observe mode (the contract's `mode: "observe"`) lets a call's only attempt go where enforcing would have held it
+ * for a person or failed it fast on an open breaker, and records that instead. Everything after the first attempt is
+ * enforced: the gateway makes no retries in observe mode, so none are observed.
+ */
+function observedRefusal(ctx: OperationContext, code: LedgerErrorCode): boolean {
+  return (
+    ctx.contract.mode === "observe" && ctx.op.attempt === 0 && (code === "approval_required" || code === "breaker_open")
+  );
 }
 
 /**
@@ -98,7 +109,8 @@ export async function dispatchOperation(
     const input0 = gateInput(op, contract, dependency, now);
     const decision = decide(input0);
     const code = refusalCode(decision, input0, op.attempt, contract.maxAttempts);
-    if (code !== null) {
+    const observed = code !== null && observedRefusal(ctx, code);
+    if (code !== null && !observed) {
       await routeToPeople(tx, ctx, code, decision, actor, now);
       return { refused: new LedgerError(code, decision.reason, { decision, operationId: id }) };
     }
@@ -121,6 +133,9 @@ export async function dispatchOperation(
         evidence: "none",
         notBefore: null,
         firstDispatchedAt: op.firstDispatchedAt ?? now,
+        ...(observed && op.wouldHave === null
+          ? { wouldHave: JSON.stringify({ code, reason: decision.reason } satisfies WouldHave) }
+          : {}),
       },
       now,
       "AUTHORIZED",
@@ -137,6 +152,7 @@ export async function dispatchOperation(
       errorMessage: null,
       backoffMs,
       providerId: null,
+      resultJson: null,
       dispatchedAt: now,
       finishedAt: null,
     });

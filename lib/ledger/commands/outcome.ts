@@ -3,9 +3,9 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Operation } from "@/lib/generated/prisma/client";
 import type { BreakerEvent } from "@/lib/retry-gate/breaker";
-import { classifyError } from "@/lib/retry-gate/classify-error";
+import { classifyError, outcomeOfReport } from "@/lib/retry-gate/classify-error";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
-import type { ClassifiedError, Phase, ReportedError } from "@/lib/retry-gate/types";
+import type { ClassifiedError, Phase, ReportedError, ToolErrorMeaning } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
@@ -20,6 +20,8 @@ export interface OutcomeInput {
   result: OutcomeResult;
   providerId?: string;
   error?: ReportedError;
+  /** The upstream's confirmed answer as JSON (MCP gateway, already capped): kept to answer the same call again. */
+  resultJson?: string;
 }
 
 const AUDIT_ACTION: Record<Phase, string> = {
@@ -54,10 +56,17 @@ export async function reportOutcome(
   return operationCommand(ledger, id, actor, "outcome", now, async (tx, ctx) => {
     const { op, contract, dependency, attempt: attemptRow } = ctx;
     checkFence(op, input.fence, now, false);
+    const toolError = (contract.toolError ?? "fatal") as ToolErrorMeaning;
+    const error = input.error
+      ? classifyError(input.error, toolError)
+      : input.result === "failed"
+        ? classifyError({})
+        : null;
+    const result = outcomeOfReport(input.result, error, toolError);
     if (op.phase !== "DISPATCHED" || !attemptRow || attemptRow.result !== "in_flight") {
-      if (attemptRow && attemptRow.result === input.result && attemptRow.fence === input.fence) {
+      if (attemptRow && attemptRow.result === result && attemptRow.fence === input.fence) {
         // The same report sent again (the worker lost our answer): nothing new happens.
-        if (input.result !== "confirmed" || (input.providerId ?? null) === attemptRow.providerId) {
+        if (result !== "confirmed" || (input.providerId ?? null) === attemptRow.providerId) {
           return operationView(op, contract, dependency, now);
         }
         throw new LedgerError(
@@ -70,10 +79,9 @@ export async function reportOutcome(
         `Operation ${id} is ${op.phase}, not DISPATCHED: there is no attempt in flight to report on.`,
       );
     }
-    const error = input.error ? classifyError(input.error) : input.result === "failed" ? classifyError({}) : null;
     let data: Partial<Operation>;
     let reason: string;
-    switch (input.result) {
+    switch (result) {
       case "confirmed":
         data = { phase: "CONFIRMED", providerId: input.providerId ?? null, notBefore: null };
         reason = `attempt ${op.attempt} confirmed by the provider${input.providerId ? ` as ${input.providerId}` : ""}`;
@@ -96,17 +104,18 @@ export async function reportOutcome(
         break;
       }
       default: {
-        const unreachable: never = input.result;
+        const unreachable: never = result;
         throw new Error(`unknown result ${String(unreachable)}`);
       }
     }
     const updated = await writeOperation(tx, op, data, now);
     await tx.updateAttempt(attemptRow.id, {
-      result: input.result,
+      result,
       errorKind: error?.kind ?? null,
       httpStatus: error?.httpStatus ?? null,
       errorMessage: error?.message?.slice(0, 2000) ?? null,
       providerId: input.providerId ?? null,
+      resultJson: result === "confirmed" ? (input.resultJson ?? null) : null,
       finishedAt: now,
     });
     await tx.appendAudit([
@@ -118,14 +127,14 @@ export async function reportOutcome(
         fromPhase: op.phase,
         toPhase: updated.phase,
         reason,
-        data: { attempt: op.attempt, result: input.result, error, providerId: input.providerId ?? null },
+        data: { attempt: op.attempt, result, error, providerId: input.providerId ?? null },
         at: now,
       },
     ]);
     const breakerAfter = await recordOnBreaker(
       tx,
       dependency,
-      breakerEvent(input.result, error),
+      breakerEvent(result, error),
       actor,
       now,
       `attempt ${op.attempt} of ${id}`,

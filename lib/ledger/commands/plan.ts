@@ -10,7 +10,7 @@ import { LedgerError } from "../errors";
 import { newId, newIdempotencyKey } from "../ids";
 import { claimLease, leaseClaimAudit } from "./lease";
 import { loadContext } from "../reads/operation-context";
-import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
 import { isUniqueViolation, type LedgerReads } from "@/lib/ledger/store/types";
 import { withWriteRetry } from "../write-retry";
 
@@ -20,6 +20,10 @@ export interface PlanInput {
   idempotencyKey?: string;
   runId?: string;
   agentId?: string;
+  /** How the call arrived, when not over the HTTP API: "mcp" for the MCP gateway. */
+  via?: "mcp";
+  /** Observe mode: what enforcing would have done with this call, as found before planning it (observe.ts). */
+  wouldHave?: WouldHave;
   /** Take the run lease in the same transaction (an extension of API.md: saves the claim's round trip). */
   claim?: { workerId: string; leaseMs: number };
 }
@@ -146,6 +150,8 @@ function draftOf(
     runId: input.runId ?? null,
     agentId: input.agentId ?? null,
     plannedByKeyId: actor.type === "api_key" ? actor.id : null,
+    via: input.via ?? null,
+    wouldHave: input.wouldHave ? JSON.stringify(input.wouldHave) : null,
     phase: "PLANNED",
     attempt: 0,
     evidence: "none",
@@ -178,7 +184,10 @@ function draftOf(
       at: now,
     },
   ];
-  if (first.action === "APPROVAL") {
+  if (first.action === "APPROVAL" && contract.mode === "observe") {
+    // Observe mode records the hold it would have made and lets the call go.
+    draft.wouldHave ??= JSON.stringify({ code: "approval_required", reason: first.reason } satisfies WouldHave);
+  } else if (first.action === "APPROVAL") {
     draft.phase = "AWAITING_APPROVAL";
     Object.assign(draft, approvalRequest(draft.phase, contract, now));
     audit.push({

@@ -1,10 +1,16 @@
 // The tool contract as agents and operators write it: one zod schema shared by the API and the console form.
 import { z } from "zod";
-import { EFFECT_CLASSES } from "@/lib/retry-gate/types";
+import { EFFECT_CLASSES, TOOL_ERROR_MEANINGS } from "@/lib/retry-gate/types";
 
-export const TOOL_NAME = /^[a-z0-9][a-z0-9._:-]{0,127}$/i;
+export { TOOL_ERROR_MEANINGS };
+
+/** Letters, digits and `. _ : -`; the MCP gateway's tools are named `<upstream>__<tool>`. */
+export const TOOL_NAME = /^[a-z0-9][a-z0-9_.:-]{0,127}$/i;
 const DEPENDENCY_NAME = /^[a-z0-9][a-z0-9._:-]{0,63}$/i;
 const DAY_MS = 86_400_000;
+/** Literal text with `{argument}` placeholders (an argument name, or a dotted path into an object argument). */
+const KEY_TEMPLATE = /^(?:[^{}]*\{[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\})+[^{}]*$/;
+export const CONTRACT_MODES = ["enforce", "observe"] as const;
 
 export const reconcileSchema = z
   .object({
@@ -67,6 +73,24 @@ export const contractBodySchema = z
       .optional(),
     /** Quorum: how many distinct persons must approve before an attempt is granted. */
     approvals: z.int().min(1).max(10).optional(),
+    /** MCP gateway: how long the upstream may take to answer (100 ms to 10 min; default 30 s). */
+    timeoutMs: z.int().min(100).max(600_000).nullable().optional(),
+    /**
+     * MCP gateway: where a call's idempotency key comes from. "args" (the default): the canonical arguments, within the
+     * run; or a template over the arguments such as "refund:{order_id}", the same key across runs.
+     */
+    keyFrom: z
+      .string()
+      .max(200)
+      .refine((k) => k === "args" || KEY_TEMPLATE.test(k), {
+        message: 'must be "args" or a template naming at least one argument, such as "refund:{order_id}"',
+      })
+      .nullable()
+      .optional(),
+    /** MCP gateway: what an answer with isError means (fatal: not retried; transient; unknown: the effect may exist). */
+    toolError: z.enum(TOOL_ERROR_MEANINGS).nullable().optional(),
+    /** enforce (the default), or observe: forward every call and record what enforcing would have done. */
+    mode: z.enum(CONTRACT_MODES).nullable().optional(),
     /** The version the editor started from; a save against an older one is refused, not overwritten. */
     expectedVersion: z.int().min(0).optional(),
   })
@@ -88,6 +112,10 @@ export interface ContractView extends ContractRules {
   description: string | null;
   approvalTtlMs: number | null;
   approvals: number;
+  timeoutMs: number;
+  keyFrom: string;
+  toolError: (typeof TOOL_ERROR_MEANINGS)[number];
+  mode: (typeof CONTRACT_MODES)[number];
   author: string;
   createdAt: string;
 }

@@ -7,14 +7,14 @@ import { canonicalJson, sha256 } from "../canonical-json";
 import type { ContractBody, ContractRules, ContractView } from "./contract-schema";
 import { LedgerError } from "../errors";
 import { newId } from "../ids";
-import { contractView } from "./contract-view";
+import { contractView, GATEWAY_DEFAULTS } from "./contract-view";
 
 /**
- * The rules as hashed and stored. The approval fields appear only when they differ from their defaults, so a body
+ * The rules as hashed and stored. The approval and gateway fields appear only when they differ from their defaults, so a body
  * written before they existed keeps its hash (an identical PUT still keeps the version).
  */
 function rulesOf(body: ContractBody): ContractRules {
-  const { expectedVersion: _ignored, approvalTtlMs, approvals, ...rules } = body;
+  const { expectedVersion: _ignored, approvalTtlMs, approvals, timeoutMs, keyFrom, toolError, mode, ...rules } = body;
   return {
     ...rules,
     keyRetentionMs: rules.keyRetentionMs ?? null,
@@ -22,6 +22,10 @@ function rulesOf(body: ContractBody): ContractRules {
     description: rules.description ?? null,
     ...(approvalTtlMs != null ? { approvalTtlMs } : {}),
     ...(approvals !== undefined && approvals !== 1 ? { approvals } : {}),
+    ...(timeoutMs != null && timeoutMs !== GATEWAY_DEFAULTS.timeoutMs ? { timeoutMs } : {}),
+    ...(keyFrom != null && keyFrom !== GATEWAY_DEFAULTS.keyFrom ? { keyFrom } : {}),
+    ...(toolError != null && toolError !== GATEWAY_DEFAULTS.toolError ? { toolError } : {}),
+    ...(mode != null && mode !== GATEWAY_DEFAULTS.mode ? { mode } : {}),
   };
 }
 
@@ -83,6 +87,10 @@ export async function putContract(
         description: rules.description ?? null,
         approvalTtlMs: rules.approvalTtlMs ?? null,
         approvals: rules.approvals ?? 1,
+        timeoutMs: rules.timeoutMs ?? null,
+        keyFrom: rules.keyFrom ?? null,
+        toolError: rules.toolError ?? null,
+        mode: rules.mode ?? null,
         bodyHash,
         author: actorLabel(actor),
         createdAt: now,

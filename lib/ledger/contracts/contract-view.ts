@@ -4,6 +4,14 @@ import type { ContractVersion } from "@/lib/generated/prisma/client";
 import type { EffectClass, GateContract } from "@/lib/retry-gate/types";
 import type { ContractView } from "./contract-schema";
 
+/** What the gateway fields mean when a contract leaves them out (stored as null). */
+export const GATEWAY_DEFAULTS = {
+  timeoutMs: 30_000,
+  keyFrom: "args",
+  toolError: "fatal",
+  mode: "enforce",
+} as const satisfies Pick<ContractView, "timeoutMs" | "keyFrom" | "toolError" | "mode">;
+
 export function contractView(row: ContractVersion): ContractView {
   return {
     tool: row.tool,
@@ -19,6 +27,10 @@ export function contractView(row: ContractVersion): ContractView {
     description: row.description,
     approvalTtlMs: row.approvalTtlMs,
     approvals: row.approvals,
+    timeoutMs: row.timeoutMs ?? GATEWAY_DEFAULTS.timeoutMs,
+    keyFrom: row.keyFrom ?? GATEWAY_DEFAULTS.keyFrom,
+    toolError: (row.toolError as ContractView["toolError"] | null) ?? GATEWAY_DEFAULTS.toolError,
+    mode: (row.mode as ContractView["mode"] | null) ?? GATEWAY_DEFAULTS.mode,
     author: row.author,
     createdAt: row.createdAt.toISOString(),
   };

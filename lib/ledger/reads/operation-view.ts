@@ -42,6 +42,15 @@ export function gateInput(
   };
 }
 
+/** What enforcing a contract would have done with a call that observe mode let through. */
+export interface WouldHave {
+  /** The refusal's machine code (approval_required, breaker_open, reconcile_required, replayed...). */
+  code: string;
+  reason: string;
+  /** The earlier operation with the same key, when enforcing would have answered from it. */
+  operationId?: string;
+}
+
 export interface OperationView {
   id: string;
   tool: string;
@@ -51,6 +60,10 @@ export interface OperationView {
   args: unknown;
   runId: string | null;
   agentId: string | null;
+  /** "mcp" when the call came through the MCP gateway; null over the HTTP API. */
+  via: string | null;
+  /** Observe mode: what enforcing the contract would have done with this call; null when it would have let it go. */
+  wouldHave: WouldHave | null;
   phase: Phase;
   attempt: number;
   maxAttempts: number;
@@ -90,6 +103,8 @@ export function operationView(
     args: JSON.parse(op.argsJson) as unknown,
     runId: op.runId,
     agentId: op.agentId,
+    via: op.via,
+    wouldHave: op.wouldHave ? (JSON.parse(op.wouldHave) as WouldHave) : null,
     phase: input.operation.phase,
     attempt: op.attempt,
     maxAttempts: contract.maxAttempts,

@@ -28,6 +28,8 @@ function draft(id: string, key: string): Operation {
     runId: null,
     agentId: "a1",
     plannedByKeyId: "k1",
+    via: null,
+    wouldHave: null,
     phase: "PLANNED",
     attempt: 0,
     evidence: "none",

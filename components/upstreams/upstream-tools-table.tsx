@@ -1,0 +1,75 @@
+// One upstream's tools, one row each: the gateway name, the upstream's description and hints (untrusted), and whether
+// a contract exists; admins get a Classify link for a tool without one.
+import Link from "next/link";
+import { TableHeader, type TableHeaderProps } from "@/components/ui/table-header";
+import type { UpstreamToolRow } from "@/lib/mcp/upstreams/upstreams-view";
+import { ToolHints } from "./tool-hints";
+
+const TD = "px-2.5 py-1.5 align-top";
+const COLUMNS: TableHeaderProps["columns"] = [
+  { label: "Tool", hint: "The name the gateway lists: <upstream>__<tool>" },
+  "Description",
+  {
+    label: "Hints: untrusted (the upstream's own hints)",
+    hint: "What the upstream says about its tool. MCP clients must not trust these; the contract decides.",
+    wrap: true,
+  },
+  "Contract",
+];
+
+export function UpstreamToolsTable({
+  upstream,
+  tools,
+  canClassify,
+}: {
+  upstream: string;
+  tools: UpstreamToolRow[];
+  canClassify: boolean;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-line">
+      <table className="w-full border-collapse text-[13px]">
+        <caption className="sr-only">Tools of the upstream {upstream}</caption>
+        <TableHeader columns={COLUMNS} inset="px-2.5" />
+        <tbody>
+          {tools.map((t) => (
+            <tr key={t.gatewayName} className="border-b border-line last:border-b-0 hover:bg-surface-muted">
+              <th scope="row" className={`${TD} text-left font-normal whitespace-nowrap`}>
+                <span className="block font-mono text-[12.5px] font-medium text-ink">{t.gatewayName}</span>
+                {t.title ? <span className="block text-xs text-ink-subtle">{t.title}</span> : null}
+              </th>
+              <td className={`${TD} max-w-md text-ink-muted`}>
+                {t.description ?? <span className="text-ink-subtle">none given</span>}
+              </td>
+              <td className={TD}>
+                <ToolHints hints={t.hints} />
+              </td>
+              <td className={`${TD} whitespace-nowrap`}>
+                {t.hasContract ? (
+                  <Link
+                    href={`/contracts/${encodeURIComponent(t.gatewayName)}`}
+                    className="underline-offset-4 hover:underline"
+                  >
+                    has a contract
+                  </Link>
+                ) : (
+                  <span className="flex items-baseline gap-2">
+                    <span className="text-ink-muted">none: not listed, calls refused</span>
+                    {canClassify ? (
+                      <Link
+                        href={`/contracts/new?classify=${encodeURIComponent(t.gatewayName)}`}
+                        className="font-medium text-ink underline underline-offset-4"
+                      >
+                        Classify
+                      </Link>
+                    ) : null}
+                  </span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

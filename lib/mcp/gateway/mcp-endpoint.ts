@@ -1,0 +1,122 @@
+// `POST|GET|DELETE /mcp`: the gateway over Streamable HTTP, stateless so any instance answers any request. The
+// session id minted at initialize names the run; nothing about it is kept in memory.
+import os from "node:os";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { BodyError, readJsonValue } from "@/lib/api/request-body";
+import { crossSiteRefusal } from "@/lib/api/same-origin";
+import type { KeyActor } from "@/lib/auth/api-keys";
+import { newId } from "@/lib/ledger/ids";
+import type { Ledger } from "@/lib/ledger/ledger";
+import type { Upstreams } from "@/lib/mcp/upstreams/registry";
+import { gatewayServer, type GatewayServerContext } from "./gateway-server";
+import type { ToolListChanges } from "./tool-list-changes";
+
+/** A run named by the client (session id or X-Opledger-Run): printable, and short enough to index. */
+const RUN_NAME = /^[\x21-\x7e]{1,128}$/;
+const WORKER = `mcp:${os.hostname()}:${process.pid}`;
+
+export interface McpEndpointContext {
+  ledger: Ledger;
+  actor: KeyActor;
+  upstreams: Upstreams;
+  changes: ToolListChanges;
+  now: Date;
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/** The session id, X-Opledger-Run, or one run per key and day; a malformed one is refused rather than renamed. */
+function runOf(req: Request, actor: KeyActor, now: Date): string | Response {
+  for (const header of ["mcp-session-id", "x-opledger-run"]) {
+    const value = req.headers.get(header);
+    if (value === null) continue;
+    return RUN_NAME.test(value)
+      ? value
+      : jsonRpcError(400, -32600, `${header} must be 1 to 128 printable ASCII characters without spaces.`);
+  }
+  return `mcp:${actor.id}:${now.toISOString().slice(0, 10)}`;
+}
+
+function withHeader(response: Response, name: string, value: string): Response {
+  const headers = new Headers(response.headers);
+  headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+async function post(req: Request, ctx: McpEndpointContext): Promise<Response> {
+  let body: unknown;
+  try {
+    body = await readJsonValue(req);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    return jsonRpcError(error.status, error.code === "payload_too_large" ? -32600 : -32700, error.message);
+  }
+  const initializing = (Array.isArray(body) ? body : [body]).some((m) => isInitializeRequest(m));
+  const session = initializing ? newId() : null;
+  const run = session ?? runOf(req, ctx.actor, ctx.now);
+  if (run instanceof Response) return run;
+  const server = gatewayServer(serverContext(ctx, run));
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const response = await transport.handleRequest(req, { parsedBody: body });
+    return session && response.ok ? withHeader(response, "mcp-session-id", session) : response;
+  } finally {
+    await server.close();
+  }
+}
+
+/** The stream a client keeps open for `notifications/tools/list_changed`. */
+async function listen(req: Request, ctx: McpEndpointContext): Promise<Response> {
+  const server = gatewayServer(serverContext(ctx, "listen"));
+  const transport = new WebStandardStreamableHTTPServerTransport({});
+  await server.connect(transport);
+  const response = await transport.handleRequest(req);
+  if (!response.ok) {
+    await server.close();
+    return response;
+  }
+  const unsubscribe = ctx.changes.subscribe(() => void server.sendToolListChanged().catch(() => undefined));
+  req.signal.addEventListener(
+    "abort",
+    () => {
+      unsubscribe();
+      void server.close();
+    },
+    { once: true },
+  );
+  return response;
+}
+
+function serverContext(ctx: McpEndpointContext, run: string): GatewayServerContext {
+  return {
+    ledger: ctx.ledger,
+    actor: ctx.actor,
+    upstreams: ctx.upstreams,
+    worker: WORKER,
+    run,
+    log: (line) => console.log(line),
+  };
+}
+
+export function mcpResponse(req: Request, ctx: McpEndpointContext): Promise<Response> {
+  const crossSite = crossSiteRefusal(req);
+  if (crossSite) return Promise.resolve(crossSite);
+  switch (req.method) {
+    case "POST":
+      return post(req, ctx);
+    case "GET":
+      return listen(req, ctx);
+    case "DELETE":
+      // Nothing of a session is kept, so ending one changes nothing; the client may start another.
+      return Promise.resolve(new Response(null, { status: 200 }));
+    default:
+      return Promise.resolve(jsonRpcError(405, -32000, "Method not allowed: use POST, GET or DELETE."));
+  }
+}

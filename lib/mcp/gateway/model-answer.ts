@@ -1,0 +1,87 @@
+// What the gateway tells a model when a call did not simply succeed: what happened, what not to do, what to do
+// instead, and the operation id; the machine-readable decision goes in `_meta`.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Decision } from "@/lib/retry-gate/types";
+
+/** Why the gateway answers with an error instead of the upstream's result. */
+export type GatewayCode =
+  | "no_contract"
+  | "unknown_tool"
+  | "invalid_arguments"
+  | "idempotency_key_reused"
+  | "approval_required"
+  | "approval_expired"
+  | "outcome_unknown"
+  | "breaker_open"
+  | "failed"
+  | "rejected"
+  | "retry_not_due"
+  | "in_flight"
+  | "result_not_kept"
+  | "already_applied";
+
+export interface GatewayRefusal {
+  code: GatewayCode;
+  tool: string;
+  operationId?: string;
+  decision?: Decision;
+  /** A fact only this refusal knows: the schema problem, the key, the person's reason, the last error. */
+  detail?: string;
+  /** The upstream's own error answer, passed on before our sentence so the model sees the tool's words too. */
+  upstream?: CallToolResult;
+}
+
+function seconds(ms: number | undefined): string {
+  return `${Math.max(1, Math.ceil((ms ?? 0) / 1000))} s`;
+}
+
+function sentence(r: GatewayRefusal): string {
+  const op = r.operationId ? ` (operation ${r.operationId})` : "";
+  const detail = r.detail ? ` ${r.detail.replace(/\s+$/, "").replace(/([^.])$/, "$1.")}` : "";
+  switch (r.code) {
+    case "no_contract":
+      return `The tool ${r.tool} has no contract in opledger, so the gateway did not call it. Do not call it again; tell the user that a person must classify this tool before it can be used.`;
+    case "unknown_tool":
+      return `There is no tool named ${r.tool} behind the gateway.${detail} Nothing was sent. List the tools again and use one of those.`;
+    case "invalid_arguments":
+      return `The arguments do not match the input schema of ${r.tool}:${detail} Nothing was sent. Fix the arguments and call again.`;
+    case "idempotency_key_reused":
+      return `This call's key is already taken by an earlier call of ${r.tool} with other arguments${op}; nothing was sent.${detail} Do not retry it with these arguments; if it is a different call, tell the user, since the tool's contract treats both as the same effect.`;
+    case "approval_required":
+      return `This call waits for a person's approval${op}. Do not call it again with other arguments to get around it. Call it again after approval, or tell the user it is waiting.`;
+    case "approval_expired":
+      return `Nobody approved this call in time, so its approval request expired${op}. Do not call it again; tell the user that a person can replay it from the console.`;
+    case "outcome_unknown":
+      return `The outcome of this call is unknown: the request may have reached ${r.tool} and had its effect${op}. Do not call it again: a person will look it up. Tell the user it is being checked.`;
+    case "breaker_open":
+      return `The service behind ${r.tool} is unavailable for about ${seconds(r.decision?.retryAfterMs)} (its circuit is open); nothing was sent. Try another approach or tell the user.`;
+    case "failed":
+      return `This call failed and will not be retried${op}.${detail} Do not call it again with the same arguments; change them if the error says how, or tell the user.`;
+    case "rejected":
+      return `A person rejected this call${op}.${detail} Do not call it again; tell the user.`;
+    case "retry_not_due":
+      return `This call failed and may be tried again in ${seconds(r.decision?.retryAfterMs)}${op}. Call it again after that with the same arguments.`;
+    case "in_flight":
+      return `This call is still running${op}. Do not start it again; call it again with the same arguments in a few seconds to get its result.`;
+    case "result_not_kept":
+      return `This call already succeeded${op}, but its result was too large to keep. Do not call it again: it would run a second time.`;
+    case "already_applied":
+      return `A person confirmed that this call's effect already happened${op}. Do not call it again.`;
+    default: {
+      const unreachable: never = r.code;
+      return unreachable;
+    }
+  }
+}
+
+export function refusalResult(r: GatewayRefusal): CallToolResult {
+  return {
+    content: [...(r.upstream?.content ?? []), { type: "text", text: `opledger: ${sentence(r)}` }],
+    isError: true,
+    _meta: {
+      "opledger/code": r.code,
+      ...(r.operationId ? { "opledger/operation": r.operationId } : {}),
+      ...(r.decision ? { "opledger/decision": r.decision } : {}),
+    },
+  };
+}

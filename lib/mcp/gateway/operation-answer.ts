@@ -1,0 +1,81 @@
+// The answer to a call whose operation already exists and cannot run now: the kept result of a confirmed call (not
+// executed again), or why nothing was forwarded.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { KeyActor } from "@/lib/auth/api-keys";
+import { LedgerError } from "@/lib/ledger/errors";
+import type { Ledger } from "@/lib/ledger/ledger";
+import { loadContext } from "@/lib/ledger/reads/operation-context";
+import { operationView } from "@/lib/ledger/reads/operation-view";
+import { assertNever } from "@/lib/retry-gate/exhaustive";
+import type { Phase } from "@/lib/retry-gate/types";
+import { refusalResult, type GatewayRefusal } from "./model-answer";
+
+/** The confirmed answer as the upstream gave it, marked as served from the ledger. */
+export function replayedResult(resultJson: string, operationId: string): CallToolResult {
+  const result = JSON.parse(resultJson) as CallToolResult;
+  return { ...result, _meta: { ...result._meta, "opledger/operation": operationId, "opledger/replayed": true } };
+}
+
+export async function answerFromState(
+  ledger: Ledger,
+  actor: KeyActor,
+  tool: string,
+  key: string,
+  now: Date,
+): Promise<CallToolResult> {
+  const found = await ledger.store.operationByKey(tool, key);
+  // planOperation refuses another key's operation before this is asked; the same sentence as a missing one otherwise.
+  if (!found || found.plannedByKeyId !== actor.id) {
+    throw new LedgerError("not_found", `There is no operation of ${tool} with this call's key.`);
+  }
+  const { op, contract, dependency, attempt } = await loadContext(ledger.store, found.id);
+  const view = operationView(op, contract, dependency, now);
+  const base = { tool, operationId: op.id, decision: view.decision };
+  const phase = op.phase as Phase;
+  let refusal: GatewayRefusal;
+  switch (phase) {
+    case "CONFIRMED":
+      if (attempt?.resultJson) return replayedResult(attempt.resultJson, op.id);
+      refusal = { ...base, code: "result_not_kept" };
+      break;
+    case "RECONCILED":
+      refusal =
+        op.evidence === "applied"
+          ? { ...base, code: "already_applied" }
+          : { ...base, code: view.decision.action === "APPROVAL" ? "approval_required" : "in_flight" };
+      break;
+    case "UNKNOWN":
+      refusal = { ...base, code: "outcome_unknown" };
+      break;
+    case "AWAITING_APPROVAL":
+      refusal = { ...base, code: "approval_required" };
+      break;
+    case "FAILED":
+      refusal = {
+        ...base,
+        code: "failed",
+        ...(view.lastError?.message ? { detail: `The last error: ${view.lastError.message}` } : {}),
+      };
+      break;
+    case "REJECTED":
+      refusal = {
+        ...base,
+        code: "rejected",
+        ...(op.rejectionReason ? { detail: `Reason: ${op.rejectionReason}` } : {}),
+      };
+      break;
+    case "EXPIRED":
+      refusal = { ...base, code: "approval_expired" };
+      break;
+    case "PLANNED":
+    case "AUTHORIZED":
+    case "DISPATCHED":
+    case "RETRY_SCHEDULED":
+      // Another request holds its lease (the same call made twice at once).
+      refusal = { ...base, code: "in_flight" };
+      break;
+    default:
+      return assertNever(phase, "phase");
+  }
+  return refusalResult(refusal);
+}
