@@ -43,6 +43,8 @@ const isCI = Boolean(process.env.CI);
 
 export default defineConfig({
   testDir: "e2e",
+  // Specs only: e2e/ also holds vitest tests of the harness's own servers (*.test.ts, run by the unit suite).
+  testMatch: "**/*.spec.ts",
   outputDir: "test-results/artifacts",
   fullyParallel: false,
   forbidOnly: isCI,

@@ -10,7 +10,7 @@ export default defineConfig({
     alias: [{ find: /^@\//, replacement: root }],
   },
   test: {
-    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts", "e2e/**/*.test.ts"],
     environment: "node",
     setupFiles: ["./tests/setup/fail-on-console.ts"],
     globalSetup: ["./tests/setup/db-template.ts"],

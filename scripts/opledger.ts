@@ -17,6 +17,7 @@ import {
   type VerifyingKey,
 } from "@/lib/ledger/audit/signing-key";
 import { verifyAuditChain, type ExpectedHead, type VerifyAuditOptions } from "@/lib/ledger/audit/verify-chain";
+import { runStdioBridgeCommand } from "@/lib/mcp/bridge/stdio-bridge";
 import { prepareDatabase } from "./prepare-database";
 
 const CLI_ACTOR: Actor = { type: "system", id: "system", label: "opledger CLI" };
@@ -35,7 +36,10 @@ const USAGE = `usage: npm run opledger -- <command> [options]
                                               with --require-checkpoint); with --expect-head the chain must still hold
                                               that head; exit code 1 if anything fails
   audit-keygen [--out DIR]                    makes an Ed25519 key pair for signed audit checkpoints and prints it
-                                              (with --out: writes it to DIR, created 0700, the private key 0600)`;
+                                              (with --out: writes it to DIR, created 0700, the private key 0600)
+  mcp                                         a stdio MCP server relaying to the gateway at OPLEDGER_URL/mcp (default
+                                              http://127.0.0.1:3000) with OPLEDGER_API_KEY; run it as
+                                              \`npm run -s opledger -- mcp\` so npm prints nothing on stdout`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -246,6 +250,8 @@ async function main(): Promise<void> {
     auditKeygen(values.out);
     return;
   }
+  // The bridge opens no database; it relays until the client hangs up, and stdin's listener would keep us running.
+  if (command === "mcp") process.exit(await runStdioBridgeCommand(process.env));
   // Bad arguments (an unreadable key, a malformed head) fail before the database is prepared.
   const verify = command === "verify-audit" ? verifyOptions(values) : {};
   const config = parseEnv(process.env);

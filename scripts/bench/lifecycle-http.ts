@@ -1,20 +1,21 @@
-// Benchmark 1: the full lifecycle of a tool call over HTTP on SQLite (16 agents) beside the same server's trivial JSON
-// route.
+// Benchmark 1: the full lifecycle of a tool call over HTTP on SQLite (16 agents) beside the same server's trivial route,
+// a plain route handler answering a constant JSON.
 import { freshSqlite } from "./databases";
 import { startBenchServer, buildIfStale } from "./bench-server";
 import { HttpLoad, type LoadRound, type Send } from "./http-load";
 import { sampleRss } from "./process-memory";
+import { RoundFigures, runRotated } from "./rounds";
 import { percentile } from "./stats";
-import type { BenchModule, Figure } from "./types";
+import type { BenchModule } from "./types";
 import { AGENTS, BENCH_CONTRACT, BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
 
 const WARM_UP_SECONDS = 3;
 /**
- * The trivial route: the API's own handler for unknown /api/v1 paths. It goes through the same proxy and router as
- * every
- * API call and answers a ~200-byte JSON problem document (404) without authentication or the database.
+ * The trivial route: the liveness probe, a plain route handler that answers a constant `{"status":"ok"}` without the
+ * key store or the database. It is in every build, so the benchmark server needs no route of its own; it passes through
+ * the same proxy and router as the API.
  */
-export const TRIVIAL_PATH = "/api/v1/bench/trivial";
+export const TRIVIAL_PATH = "/api/health/live";
 
 interface Operation {
   id: string;
@@ -68,23 +69,27 @@ export async function httpLifecycleClaimOnPlan(send: Send, agent: number, n: num
 }
 
 async function trivial(send: Send): Promise<void> {
-  await send({ method: "POST", path: TRIVIAL_PATH, body: {}, expect: 404 });
+  await send({ method: "GET", path: TRIVIAL_PATH, expect: 200 });
 }
+
+/**
+ * How much longer than a request that does nothing the slowest 1% of lifecycle calls may take, at the same concurrency
+ * in the same round (docs/benchmarks.md says how it was chosen).
+ */
+const P99_RATIO_LIMIT = 2;
 
 const perSecond = (r: LoadRound, count: number): number => count / r.seconds;
 
 export const benchmark: BenchModule = {
   name: "lifecycle-http",
-  title: "lifecycle over HTTP on SQLite (16 agents) beside the same server's trivial JSON route",
+  title: "lifecycle over HTTP on SQLite (16 agents) beside the same server's trivial route (a constant JSON)",
   async run({ rounds, roundSeconds, ports, workDir, reuseBuild, log }) {
     buildIfStale({ reuseBuild, log });
     const port = ports[0] ?? 3400;
     const server = await startBenchServer(freshSqlite(workDir, "http"), port, log);
     const load = new HttpLoad(server.url, AGENTS, server.apiKey);
-    const figures: Record<string, Figure> = {};
-    const record = (label: string, unit: string, value: number): void => {
-      (figures[label] ??= { label, unit, rounds: [] }).rounds.push(value);
-    };
+    const figures = new RoundFigures();
+    const orders: string[][] = [];
     try {
       const put = await fetch(`${server.url}/api/v1/contracts/${BENCH_TOOL}`, {
         method: "PUT",
@@ -97,35 +102,54 @@ export const benchmark: BenchModule = {
       await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) =>
         httpLifecycleClaimOnPlan(send, agent, -1_000_000 - n),
       );
+      let rss = 0;
       for (let round = 1; round <= rounds; round++) {
-        const base = await load.round(AGENTS, roundSeconds, trivial);
-        const memory = sampleRss(server.pid);
-        const life = await load.round(AGENTS, roundSeconds, (send, agent, n) =>
-          httpLifecycle(send, agent, round * 1_000_000 + n),
+        const { results, order } = await runRotated(
+          {
+            trivial: () => load.round(AGENTS, roundSeconds, trivial),
+            lifecycle: async () => {
+              const memory = sampleRss(server.pid);
+              const life = await load.round(AGENTS, roundSeconds, (send, agent, n) =>
+                httpLifecycle(send, agent, round * 1_000_000 + n),
+              );
+              rss = Math.max(...memory.stop());
+              return life;
+            },
+            "claim on plan": () =>
+              load.round(AGENTS, roundSeconds, (send, agent, n) =>
+                httpLifecycleClaimOnPlan(send, agent, round * 1_000_000 + 500_000 + n),
+              ),
+          },
+          round,
         );
-        const rss = Math.max(...memory.stop());
-        const ratio = perSecond(life, life.requests) / perSecond(base, base.requests);
-        record("trivial route requests/s", "1/s", perSecond(base, base.requests));
-        record("trivial route p50", "ms", percentile(base.latenciesMs, 50));
-        record("lifecycle requests/s", "1/s", perSecond(life, life.requests));
-        record("lifecycles/s", "1/s", perSecond(life, life.scenarios));
-        record("lifecycle call p50", "ms", percentile(life.latenciesMs, 50));
-        record("lifecycle call p99", "ms", percentile(life.latenciesMs, 99));
-        record("lifecycle / trivial requests/s", "ratio", ratio);
-        record("server RSS during lifecycle load", "MiB", rss);
-        const short = await load.round(AGENTS, roundSeconds, (send, agent, n) =>
-          httpLifecycleClaimOnPlan(send, agent, round * 1_000_000 + 500_000 + n),
+        orders.push(order);
+        const { trivial: base, lifecycle: life, "claim on plan": short } = results;
+        const baseP99 = percentile(base.latenciesMs, 99);
+        figures.record("trivial route requests/s", "1/s", perSecond(base, base.requests));
+        figures.record("trivial route p50", "ms", percentile(base.latenciesMs, 50));
+        figures.record("trivial route p99", "ms", baseP99);
+        figures.record("lifecycle requests/s", "1/s", perSecond(life, life.requests));
+        figures.record("lifecycles/s", "1/s", perSecond(life, life.scenarios));
+        figures.record("lifecycle call p50", "ms", percentile(life.latenciesMs, 50));
+        figures.record("lifecycle call p99", "ms", percentile(life.latenciesMs, 99));
+        figures.record(
+          "lifecycle / trivial requests/s",
+          "ratio",
+          perSecond(life, life.requests) / perSecond(base, base.requests),
         );
-        record("claim-on-plan lifecycles/s", "1/s", perSecond(short, short.scenarios));
-        record("claim-on-plan requests/s", "1/s", perSecond(short, short.requests));
-        record("claim-on-plan call p99", "ms", percentile(short.latenciesMs, 99));
-        record(
+        figures.record("lifecycle p99 / trivial p99", "ratio", percentile(life.latenciesMs, 99) / baseP99);
+        figures.record("server RSS during lifecycle load", "MiB", rss);
+        figures.record("claim-on-plan lifecycles/s", "1/s", perSecond(short, short.scenarios));
+        figures.record("claim-on-plan requests/s", "1/s", perSecond(short, short.requests));
+        figures.record("claim-on-plan call p99", "ms", percentile(short.latenciesMs, 99));
+        figures.record(
           "claim-on-plan / trivial requests/s",
           "ratio",
           perSecond(short, short.requests) / perSecond(base, base.requests),
         );
+        figures.record("claim-on-plan p99 / trivial p99", "ratio", percentile(short.latenciesMs, 99) / baseP99);
         log(
-          `round ${round}: trivial ${perSecond(base, base.requests).toFixed(0)} req/s; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p50 ${percentile(life.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(life.latenciesMs, 99).toFixed(1)} ms; ratio ${ratio.toFixed(2)}; RSS ${rss.toFixed(0)} MiB; claim on plan ${perSecond(short, short.scenarios).toFixed(0)} lifecycles/s`,
+          `round ${round} (${order.join(", ")}): trivial ${perSecond(base, base.requests).toFixed(0)} req/s, p99 ${baseP99.toFixed(1)} ms; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p99 ${percentile(life.latenciesMs, 99).toFixed(1)} ms (${(percentile(life.latenciesMs, 99) / baseP99).toFixed(2)}x trivial); RSS ${rss.toFixed(0)} MiB; claim on plan ${perSecond(short, short.scenarios).toFixed(0)} lifecycles/s, p99 ${percentile(short.latenciesMs, 99).toFixed(1)} ms`,
         );
       }
     } finally {
@@ -133,7 +157,7 @@ export const benchmark: BenchModule = {
       await server.stop();
     }
     return {
-      figures: Object.values(figures),
+      figures: figures.list(),
       targets: [
         {
           label: "lifecycle at least 70% of the trivial route's request rate",
@@ -143,11 +167,11 @@ export const benchmark: BenchModule = {
           limit: 0.7,
         },
         {
-          label: "p99 per lifecycle call under 50 ms",
-          figure: "lifecycle call p99",
+          label: `p99 per lifecycle call under ${P99_RATIO_LIMIT}x the trivial route's p99`,
+          figure: "lifecycle p99 / trivial p99",
           statistic: "median",
           comparison: "<",
-          limit: 50,
+          limit: P99_RATIO_LIMIT,
         },
         // The same targets for the lifecycle with fewer round trips, the way the issue names to reach them.
         {
@@ -158,15 +182,16 @@ export const benchmark: BenchModule = {
           limit: 0.7,
         },
         {
-          label: "p99 per claim-on-plan call under 50 ms",
-          figure: "claim-on-plan call p99",
+          label: `p99 per claim-on-plan call under ${P99_RATIO_LIMIT}x the trivial route's p99`,
+          figure: "claim-on-plan p99 / trivial p99",
           statistic: "median",
           comparison: "<",
-          limit: 50,
+          limit: P99_RATIO_LIMIT,
         },
       ],
       notes: {
-        trivialRoute: `POST ${TRIVIAL_PATH}: the existing catch-all for unknown /api/v1 paths (404 problem document, no auth, no database)`,
+        trivialRoute: `GET ${TRIVIAL_PATH}: the liveness probe, a route handler answering the constant {"status":"ok"} (no key check, no database), in the same build and server as the API`,
+        roundOrders: orders,
         agents: AGENTS,
         lifecycle: "POST /operations (201), /claim, /dispatch, /outcome confirmed: 4 requests",
         claimOnPlan: "POST /operations with claim (201), /dispatch, /outcome confirmed: 3 requests",

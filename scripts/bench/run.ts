@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { printResults, targetOutcomes } from "./report";
+import { spread } from "./stats";
 import type { BenchModule, BenchResult } from "./types";
 
 const BENCH_DIR = __dirname;
@@ -14,7 +15,14 @@ const RESULTS_DIR = path.join(process.cwd(), "bench-results");
 const PORT_BASE = 3400;
 const PORTS_PER_MODULE = 5;
 /** Modules run in this order (cheap and independent first); any other module found in scripts/bench runs after them. */
-const PREFERRED_ORDER = ["ledger-inprocess", "lifecycle-http", "pg-boss", "console", "memory"];
+const PREFERRED_ORDER = [
+  "ledger-inprocess",
+  "lifecycle-http",
+  "pg-queues",
+  // The MCP gateway's benchmark (scripts/bench/mcp-gateway.ts) goes here.
+  "console",
+  "memory",
+];
 
 function isBenchModule(value: unknown): value is BenchModule {
   const candidate = value as Partial<BenchModule> | null;
@@ -108,7 +116,12 @@ async function main(): Promise<void> {
     commit: gitCommit(),
     machine,
     options: { rounds, roundSeconds },
-    modules: results.map((r) => ({ ...r, targets: targetOutcomes(r.result) })),
+    // Each figure's per-round values stay beside their min/median/max (the median is what targets are checked on).
+    modules: results.map((r) => ({
+      ...r,
+      result: { ...r.result, figures: r.result.figures.map((figure) => ({ ...figure, ...spread(figure.rounds) })) },
+      targets: targetOutcomes(r.result),
+    })),
     failures,
   };
   fs.writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);

@@ -42,3 +42,12 @@ export interface BenchModule {
   title: string;
   run(options: BenchOptions): Promise<BenchResult>;
 }
+
+/** A PostgreSQL job queue the ledger is measured beside: one job is enqueued, fetched by a worker and completed. */
+export interface QueuePeer {
+  /** Enqueues agent's n-th job and resolves once a worker has fetched and completed it. */
+  job(agent: number, n: number): Promise<void>;
+  /** Resolves once every completion so far is committed (for a queue that completes after answering the worker). */
+  settled(): Promise<void>;
+  stop(): Promise<void>;
+}

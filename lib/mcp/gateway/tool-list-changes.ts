@@ -35,6 +35,8 @@ export class ToolListChanges {
 
   #start(): void {
     this.#stopUpstreams = this.upstreams.onToolsChanged(() => this.#notify());
+    // The first read is the baseline: a save after it is a change, one before it is what the subscriber listed.
+    void this.#poll();
     this.#timer = setInterval(() => void this.#poll(), POLL_MS);
     this.#timer.unref();
   }

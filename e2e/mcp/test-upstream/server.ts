@@ -1,0 +1,153 @@
+// The test upstream's MCP server: charge and put_record (effects, each one recorded durably before the answer) and
+// lookup (reads only), each of which can be told to hang, exit or fail around its commit.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { appendRecord, readEffects, type RecordedCall } from "../test-upstream-effects";
+import { behaviourFor, readControl } from "./behaviour";
+
+export interface TestUpstreamFiles {
+  /** TEST_UPSTREAM_EFFECTS: one line per committed effect. */
+  effects?: string;
+  /** TEST_UPSTREAM_CALLS: one line per call of any tool. */
+  calls?: string;
+  /** TEST_UPSTREAM_CONTROL: switches per tool and disabled tools, read at each call. */
+  control?: string;
+}
+
+export function testUpstreamFiles(env: Record<string, string | undefined>): TestUpstreamFiles {
+  return {
+    ...(env.TEST_UPSTREAM_EFFECTS ? { effects: env.TEST_UPSTREAM_EFFECTS } : {}),
+    ...(env.TEST_UPSTREAM_CALLS ? { calls: env.TEST_UPSTREAM_CALLS } : {}),
+    ...(env.TEST_UPSTREAM_CONTROL ? { control: env.TEST_UPSTREAM_CONTROL } : {}),
+  };
+}
+
+const testSwitch = z
+  .string()
+  .optional()
+  .describe(
+    "Test only: hang_after_commit, exit_after_commit, is_error, is_error_after_commit, fail_before_commit or slow:<ms>",
+  );
+
+function text(message: string, isError = false): CallToolResult {
+  return { content: [{ type: "text", text: message }], ...(isError ? { isError: true } : {}) };
+}
+
+function record(tool: string, args: Record<string, unknown>): RecordedCall {
+  return { tool, args, at: new Date().toISOString(), pid: process.pid };
+}
+
+/**
+ * Runs one call: records it, applies its switch, commits the effect (when `effect`), then answers. The commit is
+ * fsynced before any answer, so "exit after commit" leaves exactly the record a test counts.
+ */
+async function runCall(
+  files: TestUpstreamFiles,
+  tool: string,
+  { _test, ...args }: Record<string, unknown> & { _test?: string | undefined },
+  effect: boolean,
+  answer: () => CallToolResult,
+): Promise<CallToolResult> {
+  if (files.calls) appendRecord(files.calls, record(tool, args));
+  const behaviour = behaviourFor(tool, _test, files.control);
+  if ("problem" in behaviour) return text(behaviour.problem, true);
+  switch (behaviour.kind) {
+    case "is_error":
+      return text(`${tool} failed: the test asked for an error; nothing was done`, true);
+    case "fail_before_commit":
+      return text(`${tool} failed before committing; nothing was done`, true);
+    case "slow":
+      await delay(behaviour.ms);
+      break;
+    case "normal":
+    case "hang_after_commit":
+    case "exit_after_commit":
+    case "is_error_after_commit":
+      break;
+    default: {
+      const unhandled: never = behaviour;
+      throw new Error(`unhandled behaviour ${JSON.stringify(unhandled)}`);
+    }
+  }
+  if (effect && files.effects) appendRecord(files.effects, record(tool, args));
+  if (behaviour.kind === "hang_after_commit") return new Promise<never>(() => {});
+  if (behaviour.kind === "exit_after_commit") process.exit(1);
+  if (behaviour.kind === "is_error_after_commit")
+    return text(`${tool} committed its effect, then failed before answering normally`, true);
+  return answer();
+}
+
+/** Hides and shows tools as the control file's disabledTools says; the SDK sends tools/list_changed on a change. */
+function followDisabledTools(server: McpServer, tools: Record<string, RegisteredTool>, controlFile: string): void {
+  const apply = (): void => {
+    let disabled: string[];
+    try {
+      disabled = readControl(controlFile).disabledTools ?? [];
+    } catch {
+      return; // A control file being replaced by hand is read again at the next poll.
+    }
+    for (const [name, tool] of Object.entries(tools)) {
+      const enabled = !disabled.includes(name);
+      if (tool.enabled !== enabled) tool.update({ enabled });
+    }
+  };
+  apply();
+  // Polling, because the file is replaced by rename, which fs.watch loses; unref'd so it never keeps the process up.
+  const watcher = fs.watchFile(controlFile, { interval: 100 }, apply);
+  watcher.unref();
+  server.server.onclose = () => fs.unwatchFile(controlFile, apply);
+}
+
+/** A new server (one per stdio process, one per HTTP session). */
+export function createTestUpstream(files: TestUpstreamFiles): McpServer {
+  const server = new McpServer({ name: "opledger-test-upstream", version: "1.0.0" });
+  const tools = {
+    charge: server.registerTool(
+      "charge",
+      {
+        description: "Charge a customer. Not idempotent: every call is a new charge.",
+        inputSchema: { customer: z.string(), amount: z.number(), _test: testSwitch },
+        outputSchema: { chargeId: z.string() },
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      },
+      (args) =>
+        runCall(files, "charge", args, true, () => {
+          const chargeId = `ch_${randomBytes(8).toString("hex")}`;
+          return {
+            ...text(`charged ${args.customer} ${args.amount}`),
+            structuredContent: { chargeId },
+          };
+        }),
+    ),
+    put_record: server.registerTool(
+      "put_record",
+      {
+        description: "Store a value under an id, replacing the previous one. Repeating a call changes nothing more.",
+        inputSchema: { id: z.string(), value: z.string(), _test: testSwitch },
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      },
+      (args) => runCall(files, "put_record", args, true, () => text(`stored ${args.id}`)),
+    ),
+    lookup: server.registerTool(
+      "lookup",
+      {
+        description: "Read the value stored under an id. Reads only.",
+        inputSchema: { id: z.string(), _test: testSwitch },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      (args) =>
+        runCall(files, "lookup", args, false, () => {
+          const stored = (files.effects ? readEffects(files.effects) : [])
+            .filter((effect) => effect.tool === "put_record" && effect.args.id === args.id)
+            .at(-1);
+          return text(stored ? `${args.id} = ${String(stored.args.value)}` : `no record ${args.id}`);
+        }),
+    ),
+  };
+  if (files.control) followDisabledTools(server, tools, files.control);
+  return server;
+}
