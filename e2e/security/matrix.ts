@@ -268,6 +268,36 @@ export const MATRIX: readonly MatrixRow[] = [
     path: () => "/api/v1/no-such-endpoint",
   })),
 
+  // The MCP gateway: agent keys (and admin-scope keys, as everywhere). Those let through get the transport's own
+  // answer to what they sent: `{}` is no JSON-RPC message (400), a GET that does not accept an event stream 406.
+  {
+    kind: "route",
+    method: "POST",
+    route: "/mcp",
+    guard: { kind: "key", scopes: ["agent"], allowed: 400 },
+    path: () => "/mcp",
+    valid: () => ({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "role matrix", version: "1" } },
+    }),
+  },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/mcp",
+    guard: { kind: "key", scopes: ["agent"], allowed: 406 },
+    path: () => "/mcp",
+  },
+  {
+    kind: "route",
+    method: "DELETE",
+    route: "/mcp",
+    guard: { kind: "key", scopes: ["agent"], allowed: 200 },
+    path: () => "/mcp",
+  },
+
   {
     kind: "route",
     method: "GET",

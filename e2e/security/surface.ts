@@ -32,10 +32,15 @@ export function exportedValueNames(source: string): string[] {
   return names;
 }
 
-/** "METHOD /api/..." for every handler under app/api, the route named as its folder is ("/api/v1/operations/[id]"). */
+/**
+ * "METHOD /api/..." for every handler under app/api and app/mcp (the MCP gateway), the route named as its folder is
+ * ("/api/v1/operations/[id]").
+ */
 export function routeHandlers(): string[] {
   const appDir = path.join(REPO_ROOT, "app");
-  return filesUnder(path.join(appDir, "api"), (name) => /^route\.(ts|tsx|js)$/.test(name)).flatMap((file) => {
+  const isRoute = (name: string) => /^route\.(ts|tsx|js)$/.test(name);
+  const files = [...filesUnder(path.join(appDir, "api"), isRoute), ...filesUnder(path.join(appDir, "mcp"), isRoute)];
+  return files.flatMap((file) => {
     const route = `/${path
       .relative(appDir, path.dirname(file))
       .split(path.sep)
