@@ -1,22 +1,31 @@
 // The configuration and records pages: contracts (create with validation, edit into versions with a diff, conflicts,
 // roles,
-// a forged save), dependencies (forcing a breaker with a reason), the audit log with its URL filters, and the metrics
-// charts.
+// a forged save, the MCP gateway's fields, Classify from an upstream's hints), dependencies (forcing a breaker with a
+// reason), the audit log with its URL filters, and the metrics charts.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
-import { userIdOf } from "./fixtures/api";
+import { E2E_DB_URL, userIdOf } from "./fixtures/api";
 import { ensureUser, expect, signInThroughApi, test, testUser, type TestRole } from "./fixtures/login";
 import { LedgerSeed, uniqueName } from "./fixtures/seed";
-import { E2E_BASE_URL, SCREENSHOT_DIR, TEST_BOOTSTRAP_API_KEY } from "./fixtures/test-env";
+import { extraPort, ServerProcess } from "./fixtures/server-process";
+import { E2E_BASE_URL, REPO_ROOT, SCREENSHOT_DIR, TEST_BOOTSTRAP_API_KEY } from "./fixtures/test-env";
 
 // Specs share one server and database: every test makes tools and dependencies of its own.
 
 interface ContractAnswer {
   tool: string;
   version: number;
+  effect: string;
   maxAttempts: number;
   description: string | null;
   author: string;
+  timeoutMs: number;
+  keyFrom: string;
+  toolError: string;
+  mode: string;
 }
 
 const contractUrl = (tool: string) => `/api/v1/contracts/${encodeURIComponent(tool)}`;
@@ -52,11 +61,11 @@ async function getContract(request: APIRequestContext, tool: string): Promise<Co
   return (await response.json()) as ContractAnswer;
 }
 
-/** A second signed-in browser, for conflicts and forged requests. */
-async function secondSession(browser: Browser, role: TestRole): Promise<Page> {
+/** A second signed-in browser, for conflicts and forged requests (or on another server, for Classify). */
+async function secondSession(browser: Browser, role: TestRole, baseURL = E2E_BASE_URL): Promise<Page> {
   const user = testUser(role);
   await ensureUser(user);
-  const context = await browser.newContext({ baseURL: E2E_BASE_URL });
+  const context = await browser.newContext({ baseURL });
   const page = await context.newPage();
   await signInThroughApi(page, user);
   return page;
@@ -316,6 +325,152 @@ test.describe("contracts", () => {
       expect(await getContract(request, tool)).toMatchObject({ version: 3, description: "replayed by the admin" });
     } finally {
       await viewer.context().close();
+    }
+  });
+});
+
+test.describe("contracts: the MCP gateway", () => {
+  test("the gateway fields show their defaults, the schema's messages appear by each field, and observe mode is tagged", async ({
+    page,
+    login,
+    request,
+  }) => {
+    const tool = uniqueName("e2e.pages.gateway");
+    await login("admin");
+    await page.goto("/contracts/new");
+    const gateway = page.getByRole("region", { name: "MCP gateway" });
+    await expect(gateway.getByLabel("Upstream timeout (ms)")).toHaveValue("30000");
+    await expect(gateway.getByText("= 30 s")).toBeVisible();
+    await expect(gateway.getByLabel("Idempotency key from")).toHaveValue("args");
+    await expect(gateway.getByRole("radio", { name: "fatal (default)" })).toBeChecked();
+    await expect(gateway.getByRole("radio", { name: "enforce (default)" })).toBeChecked();
+    await expect(gateway.getByRole("radio", { name: /^observe/ })).toHaveAccessibleDescription(
+      /Forward every call and record what enforcing would have done/,
+    );
+
+    await page.getByLabel("Tool name").fill(tool);
+    await gateway.getByLabel("Upstream timeout (ms)").fill("50");
+    await gateway.getByLabel("Idempotency key from").fill("refund");
+    await page.getByRole("button", { name: "Create contract" }).click();
+    await expect(formAlert(page)).toContainText("2 fields need attention");
+    await expectFieldError(page, "Upstream timeout (ms)", /Must be at least 100\./);
+    await expectFieldError(page, "Idempotency key from", /Must be "args" or a template naming at least one argument/);
+    await expect(page.getByLabel("Upstream timeout (ms)")).toBeFocused();
+    await shot(page, "contracts-gateway-validation");
+
+    await gateway.getByLabel("Upstream timeout (ms)").fill("2500");
+    await gateway.getByLabel("Idempotency key from").fill("refund:{order_id}");
+    await gateway.getByRole("radio", { name: /^unknown/ }).check();
+    await gateway.getByRole("radio", { name: /^observe/ }).check();
+    await page.getByRole("button", { name: "Create contract" }).click();
+    await expect(page.getByText("Saved as version 1.")).toBeVisible();
+    expect(await getContract(request, tool)).toMatchObject({
+      version: 1,
+      timeoutMs: 2500,
+      keyFrom: "refund:{order_id}",
+      toolError: "unknown",
+      mode: "observe",
+    });
+    const current = page.getByRole("region", { name: /Current rules/ });
+    await expect(current.getByText("Upstream timeout (ms)")).toBeVisible();
+    await expect(current.getByText("refund:{order_id}")).toBeVisible();
+    await expect(current.locator('[data-mode="observe"]')).toHaveText("observe");
+
+    await page.goto("/contracts");
+    const row = page.getByRole("row", { name: new RegExp(tool.replaceAll(".", "\\.")) });
+    await expect(row.locator('[data-mode="observe"]')).toHaveText("observe");
+
+    // Back to enforce: the diff names the mode; then an unchanged save keeps the version.
+    await page.goto(`/contracts/${tool}/edit`);
+    await expect(page.getByLabel("Upstream timeout (ms)")).toHaveValue("2500");
+    await page.getByRole("radio", { name: /^enforce/ }).check();
+    await page.getByRole("button", { name: "Save as version 2" }).click();
+    await expect(page.getByText("Saved as version 2.")).toBeVisible();
+    await expect(diffTable(page).getByRole("row", { name: /Mode/ })).toContainText("enforce");
+    await page.getByRole("link", { name: "Edit contract" }).click();
+    await page.getByRole("button", { name: "Save as version 3" }).click();
+    await expect(page.getByText("Nothing changed, so no new version was made.")).toBeVisible();
+  });
+
+  test("an edit of a contract written without the gateway fields saves nothing new when nothing changed", async ({
+    page,
+    login,
+    request,
+  }) => {
+    const tool = uniqueName("e2e.pages.legacy");
+    await putContract(request, tool);
+    await login("admin");
+    await page.goto(`/contracts/${tool}/edit`);
+    await expect(page.getByLabel("Idempotency key from")).toHaveValue("args");
+    await page.getByRole("button", { name: "Save as version 2" }).click();
+    await expect(page.getByText("Nothing changed, so no new version was made.")).toBeVisible();
+    expect((await getContract(request, tool)).version).toBe(1);
+  });
+
+  test("Classify opens the editor drafted from an upstream tool's hints; the person picks the class and saves", async ({
+    browser,
+    request,
+  }) => {
+    test.setTimeout(120_000);
+    // A name of its own, so the contracts saved here are no other spec's.
+    const upstream = `classify-${randomBytes(4).toString("hex")}`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "opledger-classify-"));
+    const file = path.join(dir, "upstreams.json");
+    const script = path.join(REPO_ROOT, "e2e", "mcp", "test-upstream.ts");
+    const config = { command: process.execPath, args: ["--import", "tsx", script], cwd: REPO_ROOT };
+    fs.writeFileSync(file, JSON.stringify({ upstreams: { [upstream]: config } }));
+    const server = await ServerProcess.start({
+      name: "classify server",
+      port: extraPort(6),
+      databaseUrl: E2E_DB_URL,
+      env: { OPLEDGER_MCP_UPSTREAMS: file },
+    });
+    const admin = await secondSession(browser, "admin", server.url);
+    const viewer = await secondSession(browser, "viewer", server.url);
+    try {
+      // readOnlyHint: PURE is preselected, as a suggestion with its reason, and the hints are called untrusted.
+      const lookup = `${upstream}__lookup`;
+      await admin.goto(`/contracts/new?classify=${lookup}`);
+      await expect(admin.getByText(`Drafted from the upstream's description of ${lookup}.`)).toBeVisible();
+      await expect(admin.getByLabel("Tool name")).toHaveValue(lookup);
+      await expect(admin.getByLabel("Description", { exact: true })).toHaveValue(
+        "Read the value stored under an id. Reads only.",
+      );
+      await expect(admin.getByRole("radio", { name: /^PURE/ })).toBeChecked();
+      const suggestion = admin.getByTestId("class-suggestion");
+      await expect(suggestion).toContainText("Suggested from the upstream's hints: PURE (preselected).");
+      await expect(suggestion).toContainText("readOnlyHint");
+      await expect(suggestion).toContainText("not trusted: you choose the class");
+      await shot(admin, "contracts-classify");
+      await admin.getByRole("button", { name: "Create contract" }).click();
+      await expect(admin.getByText("Saved as version 1.")).toBeVisible();
+      expect(await getContract(request, lookup)).toMatchObject({ version: 1, effect: "PURE" });
+
+      // No safe hint: nothing suggested, the cautious class stays, and the person's choice is what is saved.
+      const charge = `${upstream}__charge`;
+      await admin.goto(`/contracts/new?classify=${charge}`);
+      await expect(admin.getByRole("radio", { name: /^NON_RETRYABLE/ })).toBeChecked();
+      await expect(admin.getByTestId("class-suggestion")).toContainText("No class suggested");
+      await expect(admin.getByTestId("class-suggestion")).toContainText("pick the class yourself");
+      await admin.getByRole("radio", { name: /^UNKNOWN/ }).check();
+      await admin.getByRole("button", { name: "Create contract" }).click();
+      await expect(admin.getByText("Saved as version 1.")).toBeVisible();
+      expect(await getContract(request, charge)).toMatchObject({ version: 1, effect: "UNKNOWN" });
+
+      // A tool no upstream lists: the empty form, said in one line.
+      await admin.goto(`/contracts/new?classify=${upstream}__nothing`);
+      await expect(admin.getByText(`No upstream lists a tool named “${upstream}__nothing” right now`)).toBeVisible();
+      await expect(admin.getByLabel("Tool name")).toHaveValue("");
+      await expect(admin.getByTestId("class-suggestion")).toHaveCount(0);
+
+      await viewer.goto(`/contracts/new?classify=${lookup}`);
+      await expect(viewer.getByRole("heading", { name: "This page needs the admin role" })).toBeVisible();
+      await expect(viewer.getByLabel("Tool name")).toHaveCount(0);
+    } finally {
+      await admin.context().close();
+      await viewer.context().close();
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

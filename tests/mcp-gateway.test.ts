@@ -5,7 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { approveOperation } from "@/lib/ledger/commands/approval";
+import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
+import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
+import { forceBreaker } from "@/lib/ledger/dependencies/dependencies";
 import { LedgerError } from "@/lib/ledger/errors";
 import { gatewayToolCall, gatewayTools, type GatewayServerContext } from "@/lib/mcp/gateway/gateway-server";
 import { openUpstreams, type Upstreams } from "@/lib/mcp/upstreams/registry";
@@ -218,6 +220,37 @@ describe("tools/call", () => {
     const a = await call("test__charge", { customer: "c-7", amount: 1 }, { "opledger/idempotencyKey": "k-1" });
     const op = await t.db.operation.findUniqueOrThrow({ where: { id: operationOf(a) } });
     expect(op.idempotencyKey).toBe("k-1");
+  });
+});
+
+describe("refusals of an operation that cannot run, none of them forwarded", () => {
+  it("an open breaker fails fast", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { dependency: "billing" });
+    await forceBreaker(t.ledger, "billing", { state: "open", reason: "provider outage" }, alice, new Date());
+    const refused = await call("test__charge", { customer: "b-1", amount: 1 });
+    expect(codeOf(refused)).toBe("breaker_open");
+    expect(textOf(refused)).toMatch(/unavailable/);
+    expect(calls()).toHaveLength(0);
+  });
+
+  it("a rejected call stays rejected, with the person's reason", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { approval: "required" });
+    const held = await call("test__charge", { customer: "r-1", amount: 1 });
+    await rejectOperation(t.ledger, operationOf(held), { reason: "not this customer" }, alice, new Date());
+    const again = await call("test__charge", { customer: "r-1", amount: 1 });
+    expect(codeOf(again)).toBe("rejected");
+    expect(textOf(again)).toMatch(/not this customer/);
+    expect(calls()).toHaveLength(0);
+  });
+
+  it("an approval nobody gave in time expires, and the call stays refused", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { approval: "required", approvalTtlMs: 1000 });
+    const held = await call("test__charge", { customer: "e-1", amount: 1 });
+    expect(await expireApprovals(t.ledger, new Date(Date.now() + 2000))).toBe(1);
+    const again = await call("test__charge", { customer: "e-1", amount: 1 });
+    expect(codeOf(again)).toBe("approval_expired");
+    expect(operationOf(again)).toBe(operationOf(held));
+    expect(calls()).toHaveLength(0);
   });
 });
 

@@ -6,8 +6,17 @@ import {
   formatContractValue,
   type ContractFieldPath,
 } from "@/lib/ledger/contracts/contract-diff";
-import { approvalLabel, effectHelp, humanDuration, keyPolicyHelp, reconcileHelp } from "./contract-words";
+import {
+  approvalLabel,
+  effectHelp,
+  humanDuration,
+  keyPolicyHelp,
+  modeHelp,
+  reconcileHelp,
+  toolErrorHelp,
+} from "./contract-words";
 import { EffectBadge } from "./effect-badge";
+import { ObserveBadge } from "./mode-badge";
 
 const DURATION_FIELDS = new Set<ContractFieldPath>([
   "backoff.baseMs",
@@ -15,6 +24,7 @@ const DURATION_FIELDS = new Set<ContractFieldPath>([
   "keyRetentionMs",
   "reconcile.timeoutMs",
   "approvalTtlMs",
+  "timeoutMs",
 ]);
 const MONO_FIELDS = new Set<ContractFieldPath>([
   "reconcile.urlTemplate",
@@ -23,6 +33,7 @@ const MONO_FIELDS = new Set<ContractFieldPath>([
   "reconcile.statusField",
   "reconcile.appliedValues",
   "dependency",
+  "keyFrom",
 ]);
 
 function helpFor(c: ContractView, path: ContractFieldPath): string | undefined {
@@ -31,6 +42,14 @@ function helpFor(c: ContractView, path: ContractFieldPath): string | undefined {
   if (path === "reconcile.method") return reconcileHelp(c.reconcile?.method ?? "none");
   if (path === "approvalTtlMs") return "A request for a person older than this expires, never approved.";
   if (path === "approvals") return "Distinct people who must approve before an attempt is granted.";
+  if (path === "timeoutMs") return "How long the MCP gateway waits for the upstream; no answer in time is UNKNOWN.";
+  if (path === "keyFrom") {
+    return c.keyFrom === "args"
+      ? "The gateway keys a call by its arguments, within one run."
+      : "The gateway keys a call by this template over its arguments, across runs.";
+  }
+  if (path === "toolError") return toolErrorHelp(c.toolError);
+  if (path === "mode") return modeHelp(c.mode);
   return undefined;
 }
 
@@ -38,6 +57,7 @@ export function ContractValue({ contract, path }: { contract: ContractView; path
   const value = contractFieldValue(contract, path);
   if (path === "effect") return <EffectBadge effect={contract.effect} />;
   if (path === "approval") return <span>{approvalLabel(contract.approval)}</span>;
+  if (path === "mode" && contract.mode === "observe") return <ObserveBadge />;
   const shown = formatContractValue(value);
   if (path === "approvalTtlMs" && value === null) {
     return (

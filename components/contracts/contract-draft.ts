@@ -2,6 +2,8 @@
 // it.
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { ContractBody, ContractView } from "@/lib/ledger/contracts/contract-schema";
+import type { ClassifyDraft } from "@/lib/mcp/upstreams/classify-draft";
+import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import type { ApprovalPolicy, EffectClass, KeyPolicy } from "@/lib/retry-gate/types";
 import type { ReconcileMethod } from "./contract-words";
 
@@ -11,7 +13,7 @@ export interface ContractDraft {
   idempotencyKey: KeyPolicy;
   reconcileMethod: ReconcileMethod;
   urlTemplate: string;
-  timeoutMs: string;
+  lookupTimeoutMs: string;
   authHeaderEnv: string;
   providerIdField: string;
   statusField: string;
@@ -28,16 +30,25 @@ export interface ContractDraft {
   approvals: string;
   dependency: string;
   description: string;
+  /** MCP gateway: how long the upstream may take to answer. Empty: the default. */
+  upstreamTimeoutMs: string;
+  /** "args" or a template such as "refund:{order_id}". Empty: the default. */
+  keyFrom: string;
+  toolError: ContractView["toolError"];
+  mode: ContractView["mode"];
 }
 
-/** A new contract starts from the cautious choice: a person approves retries until someone says otherwise. */
+/**
+ * A new contract starts from the cautious choice: a person approves retries until someone says otherwise. The gateway
+ * fields start at their defaults, shown as values, as an edit of a contract that never set them shows them.
+ */
 export const NEW_CONTRACT_DRAFT: ContractDraft = {
   tool: "",
   effect: "NON_RETRYABLE",
   idempotencyKey: "optional",
   reconcileMethod: "manual",
   urlTemplate: "",
-  timeoutMs: "",
+  lookupTimeoutMs: "",
   authHeaderEnv: "",
   providerIdField: "",
   statusField: "",
@@ -52,7 +63,24 @@ export const NEW_CONTRACT_DRAFT: ContractDraft = {
   approvals: "1",
   dependency: "",
   description: "",
+  upstreamTimeoutMs: String(GATEWAY_DEFAULTS.timeoutMs),
+  keyFrom: GATEWAY_DEFAULTS.keyFrom,
+  toolError: GATEWAY_DEFAULTS.toolError,
+  mode: GATEWAY_DEFAULTS.mode,
 };
+
+/**
+ * "Classify": a new contract for an upstream's tool, with its gateway name and description, and the class its hints
+ * suggest preselected; without a suggestion the cautious class stays. A person still picks the class and saves.
+ */
+export function classifiedDraft(hints: ClassifyDraft): ContractDraft {
+  return {
+    ...NEW_CONTRACT_DRAFT,
+    tool: hints.tool,
+    description: hints.description,
+    effect: hints.suggestedEffect ?? NEW_CONTRACT_DRAFT.effect,
+  };
+}
 
 const text = (value: string | number | null | undefined): string =>
   value === null || value === undefined ? "" : String(value);
@@ -65,7 +93,7 @@ export function draftOf(c: ContractView): ContractDraft {
     idempotencyKey: c.idempotencyKey,
     reconcileMethod: r ? r.method : "none",
     urlTemplate: text(r?.urlTemplate),
-    timeoutMs: text(r?.timeoutMs),
+    lookupTimeoutMs: text(r?.timeoutMs),
     authHeaderEnv: text(r?.authHeaderEnv),
     providerIdField: text(r?.providerIdField),
     statusField: text(r?.statusField),
@@ -80,6 +108,10 @@ export function draftOf(c: ContractView): ContractDraft {
     approvals: String(c.approvals),
     dependency: text(c.dependency),
     description: text(c.description),
+    upstreamTimeoutMs: String(c.timeoutMs),
+    keyFrom: c.keyFrom,
+    toolError: c.toolError,
+    mode: c.mode,
   };
 }
 
@@ -112,7 +144,7 @@ export function bodyOf(d: ContractDraft, expectedVersion: number | undefined): C
       reconcile = {
         method: "lookup",
         ...(optionalText(d.urlTemplate) !== undefined ? { urlTemplate: optionalText(d.urlTemplate) } : {}),
-        ...(numberField(d.timeoutMs) !== undefined ? { timeoutMs: numberField(d.timeoutMs) } : {}),
+        ...(numberField(d.lookupTimeoutMs) !== undefined ? { timeoutMs: numberField(d.lookupTimeoutMs) } : {}),
         ...(optionalText(d.authHeaderEnv) !== undefined ? { authHeaderEnv: optionalText(d.authHeaderEnv) } : {}),
         ...(optionalText(d.providerIdField) !== undefined ? { providerIdField: optionalText(d.providerIdField) } : {}),
         ...(optionalText(d.statusField) !== undefined ? { statusField: optionalText(d.statusField) } : {}),
@@ -138,6 +170,11 @@ export function bodyOf(d: ContractDraft, expectedVersion: number | undefined): C
     ...(numberField(d.approvals) !== undefined ? { approvals: numberField(d.approvals) } : {}),
     dependency: optionalText(d.dependency) ?? null,
     description: optionalText(d.description) ?? null,
+    // Empty is "not given": the default. A default sent is not stored either, so the version's hash is the same.
+    ...(numberField(d.upstreamTimeoutMs) !== undefined ? { timeoutMs: numberField(d.upstreamTimeoutMs) } : {}),
+    ...(optionalText(d.keyFrom) !== undefined ? { keyFrom: optionalText(d.keyFrom) } : {}),
+    toolError: d.toolError,
+    mode: d.mode,
     ...(expectedVersion === undefined ? {} : { expectedVersion }),
   };
 }

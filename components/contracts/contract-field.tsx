@@ -17,9 +17,19 @@ export interface ContractFieldProps {
   editing: boolean;
   /** The id of the list of dependencies already known. */
   dependencyListId: string;
+  /** Shown between a set of choices' legend and its choices (the class "Classify" suggests). */
+  aside?: ReactNode;
 }
 
-export function ContractFieldView({ field, draft, onChange, errors, editing, dependencyListId }: ContractFieldProps) {
+export function ContractFieldView({
+  field,
+  draft,
+  onChange,
+  errors,
+  editing,
+  dependencyListId,
+  aside,
+}: ContractFieldProps) {
   const id = useId();
   const messages = errors[field.name] ?? (field.errorsAlsoUnder ? errors[field.errorsAlsoUnder] : undefined);
   const invalid = Boolean(messages && messages.length > 0);
@@ -103,6 +113,7 @@ export function ContractFieldView({ field, draft, onChange, errors, editing, dep
           invalid={invalid}
           mono={field.mono ?? false}
           compact={field.compact ?? false}
+          aside={aside}
         />
       );
     default:
@@ -156,6 +167,7 @@ function RadioCards(props: {
   invalid: boolean;
   mono: boolean;
   compact: boolean;
+  aside: ReactNode;
 }) {
   const { id, choices, compact, errors, invalid } = props;
   const columns = compact
@@ -171,6 +183,7 @@ function RadioCards(props: {
       className="min-w-0"
     >
       <legend className="mb-1 font-medium text-ink">{props.legend}</legend>
+      {props.aside}
       <div className={`grid gap-1.5 ${columns}`}>
         {choices.map((choice) => {
           const checked = choice.value === props.value;
@@ -198,6 +211,8 @@ function RadioCards(props: {
                 <span className={`font-medium text-ink ${props.mono ? "font-mono text-[12.5px]" : ""}`}>
                   {choice.label}
                 </span>
+                {/* The space is text, so the radio's name reads "fatal (default)". */}
+                {choice.isDefault ? <span className="text-xs text-ink-subtle"> (default)</span> : null}
                 {/* Hidden from the name (it would repeat), read as the radio's description instead. */}
                 <span
                   id={`${id}-${choice.value}-help`}

@@ -1,6 +1,16 @@
 // The contract form as a table of fields: each rule's form name, label and help in the operator's words, in page order.
 import type { ContractDraft } from "./contract-draft";
-import { APPROVAL_CHOICES, EFFECT_CHOICES, KEY_POLICY_CHOICES, RECONCILE_CHOICES, type Choice } from "./contract-words";
+import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
+import {
+  APPROVAL_CHOICES,
+  EFFECT_CHOICES,
+  humanDuration,
+  KEY_POLICY_CHOICES,
+  MODE_CHOICES,
+  RECONCILE_CHOICES,
+  TOOL_ERROR_CHOICES,
+  type Choice,
+} from "./contract-words";
 
 type Draft = ContractDraft;
 /** Free text (the tool name, numbers as typed) versus one word of a fixed set (the class, the key policy). */
@@ -248,7 +258,7 @@ export const CONTRACT_SECTIONS: ContractSection[] = [
           },
           {
             kind: "text",
-            key: "timeoutMs",
+            key: "lookupTimeoutMs",
             name: "reconcile.timeoutMs",
             label: "Lookup timeout (ms)",
             help: "How long to wait for the provider's answer (100–60000).",
@@ -313,6 +323,57 @@ export const CONTRACT_SECTIONS: ContractSection[] = [
             name: "description",
             label: "Description",
             help: "What the tool does and anything an on-call engineer should know (up to 2000 characters).",
+          },
+        ],
+      },
+    ],
+  },
+  {
+    title: "MCP gateway",
+    hint: "How the gateway (/mcp) calls this tool on its upstream server; agents calling the API directly ignore these.",
+    groups: [
+      {
+        layout: "two",
+        fields: [
+          {
+            kind: "text",
+            key: "upstreamTimeoutMs",
+            name: "timeoutMs",
+            label: "Upstream timeout (ms)",
+            help: `How long the upstream may take to answer (100–600000; default ${GATEWAY_DEFAULTS.timeoutMs}, ${humanDuration(GATEWAY_DEFAULTS.timeoutMs)}). No answer in time: the outcome is UNKNOWN, never retried blindly.`,
+            numeric: true,
+            duration: true,
+            placeholder: `${humanDuration(GATEWAY_DEFAULTS.timeoutMs)} when empty`,
+          },
+          {
+            kind: "text",
+            key: "keyFrom",
+            name: "keyFrom",
+            label: "Idempotency key from",
+            help: `"${GATEWAY_DEFAULTS.keyFrom}" (the default): the call's arguments, the same key within one run; or a template over the arguments, e.g. refund:{order_id}, the same key across runs.`,
+            mono: true,
+            placeholder: `${GATEWAY_DEFAULTS.keyFrom} when empty`,
+          },
+        ],
+      },
+      {
+        layout: "stack",
+        fields: [
+          {
+            kind: "choice",
+            key: "toolError",
+            name: "toolError",
+            label: "A tool error means",
+            choices: TOOL_ERROR_CHOICES,
+            compact: true,
+          },
+          {
+            kind: "choice",
+            key: "mode",
+            name: "mode",
+            label: "Mode",
+            choices: MODE_CHOICES,
+            compact: true,
           },
         ],
       },

@@ -8,6 +8,7 @@ import { saveContract } from "@/lib/actions/contract-actions";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { buttonClass } from "@/components/ui/button-styles";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { ClassSuggestionNote, type ClassSuggestion } from "./class-suggestion";
 import { bodyOf, draftOf, formErrors, NEW_CONTRACT_DRAFT, type ContractDraft } from "./contract-draft";
 import { ContractFieldView } from "./contract-field";
 import { CONTRACT_SECTIONS, type GroupLayout } from "./contract-fields";
@@ -19,6 +20,8 @@ export interface ContractFormProps {
   initial: ContractView | null;
   /** Dependency names already known, offered as suggestions. */
   knownDependencies: string[];
+  /** Creating from an upstream tool's hints ("Classify"): the prefilled draft, and the class they suggest. */
+  classified?: { draft: ContractDraft; suggestion: ClassSuggestion };
 }
 
 const UNREACHABLE: SaveFailure = {
@@ -34,11 +37,13 @@ const GROUP_LAYOUT: Record<Exclude<GroupLayout, "stack">, string> = {
   lookup: "grid gap-4 rounded-md border border-line bg-surface-muted p-3 md:grid-cols-2",
 };
 
-export function ContractForm({ mode, initial, knownDependencies }: ContractFormProps) {
+export function ContractForm({ mode, initial, knownDependencies, classified }: ContractFormProps) {
   const router = useRouter();
   const formRef = useRef<HTMLFormElement>(null);
   const alertRef = useRef<HTMLDivElement>(null);
-  const [draft, setDraft] = useState<ContractDraft>(() => (initial ? draftOf(initial) : NEW_CONTRACT_DRAFT));
+  const [draft, setDraft] = useState<ContractDraft>(() =>
+    initial ? draftOf(initial) : (classified?.draft ?? NEW_CONTRACT_DRAFT),
+  );
   const [failure, setFailure] = useState<SaveFailure | null>(null);
   const [pending, startTransition] = useTransition();
   // A submit before hydration would be the browser's own; typing would be merged by the first render. Both wait.
@@ -130,6 +135,11 @@ export function ContractForm({ mode, initial, knownDependencies }: ContractFormP
                   errors={errors}
                   editing={editing}
                   dependencyListId={dependencyListId}
+                  aside={
+                    field.name === "effect" && classified ? (
+                      <ClassSuggestionNote suggestion={classified.suggestion} />
+                    ) : undefined
+                  }
                 />
               ));
               return group.layout === "stack" ? (

@@ -1,12 +1,20 @@
-// The contract's vocabulary in the operator's words: what each side-effect class, key policy, reconcile method and
-// approval setting means.
-import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
+// The contract's vocabulary in the operator's words: what each side-effect class, key policy, reconcile method,
+// approval setting, tool-error meaning and gateway mode means.
+import {
+  CONTRACT_MODES,
+  TOOL_ERROR_MEANINGS,
+  type ContractBody,
+  type ContractView,
+} from "@/lib/ledger/contracts/contract-schema";
+import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import { EFFECT_CLASSES, type ApprovalPolicy, type EffectClass, type KeyPolicy } from "@/lib/retry-gate/types";
 
 export interface Choice<T extends string> {
   value: T;
   label: string;
   help: string;
+  /** What the contract means when it leaves the field out; marked "default" beside the label. */
+  isDefault?: boolean;
 }
 
 /** "none" is the form's word for a contract without a reconcile block; the others are the schema's methods. */
@@ -47,9 +55,24 @@ const APPROVAL_WORDS: Record<ApprovalPolicy, { label: string; help: string }> = 
   },
 };
 
+const TOOL_ERROR_HELP: Record<ContractView["toolError"], string> = {
+  fatal: "The upstream refused the call for good (bad arguments, not allowed): the operation fails and is not retried.",
+  transient: "The upstream failed this time and nothing happened: the gate may retry under the class's rules.",
+  unknown:
+    "A failed call may still have had its effect: the outcome is UNKNOWN until someone reconciles it, never retried blindly.",
+};
+
+const MODE_HELP: Record<ContractView["mode"], string> = {
+  enforce:
+    "The gateway applies the contract: it refuses, holds for approval or sends to reconcile as the gate decides.",
+  observe: "Forward every call and record what enforcing would have done, without refusing or holding anything.",
+};
+
 export const effectHelp = (effect: EffectClass): string => EFFECT_HELP[effect];
 export const keyPolicyHelp = (policy: KeyPolicy): string => KEY_POLICY_HELP[policy];
 export const reconcileHelp = (method: ReconcileMethod): string => RECONCILE_HELP[method];
+export const toolErrorHelp = (meaning: ContractView["toolError"]): string => TOOL_ERROR_HELP[meaning];
+export const modeHelp = (mode: ContractView["mode"]): string => MODE_HELP[mode];
 /** The setting inside a sentence or a table cell: "every attempt". */
 export const approvalLabel = (approval: ApprovalPolicy): string => APPROVAL_WORDS[approval].label.toLowerCase();
 
@@ -68,6 +91,19 @@ export const RECONCILE_CHOICES = valueChoices(RECONCILE_HELP);
 export const APPROVAL_CHOICES: Choice<ApprovalPolicy>[] = (Object.keys(APPROVAL_WORDS) as ApprovalPolicy[]).map(
   (value) => ({ value, ...APPROVAL_WORDS[value] }),
 );
+
+export const TOOL_ERROR_CHOICES: Choice<ContractView["toolError"]>[] = TOOL_ERROR_MEANINGS.map((value) => ({
+  value,
+  label: value,
+  help: TOOL_ERROR_HELP[value],
+  isDefault: value === GATEWAY_DEFAULTS.toolError,
+}));
+export const MODE_CHOICES: Choice<ContractView["mode"]>[] = CONTRACT_MODES.map((value) => ({
+  value,
+  label: value,
+  help: MODE_HELP[value],
+  isDefault: value === GATEWAY_DEFAULTS.mode,
+}));
 
 /** "86 400 000 ms" reads badly at 3 a.m.; "24 h" does not. Whole units only, otherwise the exact milliseconds. */
 export function humanDuration(ms: number): string {

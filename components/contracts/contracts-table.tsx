@@ -1,10 +1,12 @@
-// Every tool contract at its current version, one dense row each, the tool name linking to its versions.
+// Every tool contract at its current version, one dense row each, the tool name linking to its versions; observe-mode
+// tools are tagged beside their name.
 import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHeader, type TableHeaderProps } from "@/components/ui/table-header";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { approvalLabel } from "./contract-words";
 import { EffectBadge } from "./effect-badge";
+import { ObserveBadge } from "./mode-badge";
 
 const TD = "px-2.5 py-1.5 align-middle whitespace-nowrap";
 const CONTRACT_COLUMNS: TableHeaderProps["columns"] = [
@@ -40,6 +42,7 @@ export function ContractsTable({ contracts }: { contracts: ContractView[] }) {
                   <span className="text-xs text-ink-subtle tabular-nums" title={`Version ${c.version}`}>
                     v{c.version}
                   </span>
+                  {c.mode === "observe" ? <ObserveBadge /> : null}
                 </span>
               </th>
               <td className={TD}>

@@ -1,7 +1,9 @@
-// Agent API v1, tool contracts (API.md "Contracts"): create, replace, read, validation, scopes, optimistic concurrency.
+// Agent API v1, tool contracts (API.md "Contracts"): create, replace, read, validation, scopes, optimistic concurrency,
+// and the MCP gateway's fields (MCP.md) with gateway tool names.
 import { expect, test } from "../fixtures";
 import {
   api,
+  type Contract,
   contractBody,
   createKey,
   errorFields,
@@ -9,8 +11,17 @@ import {
   expectProblem,
   ISO_UTC,
   putContract,
+  uniqueId,
   uniqueTool,
 } from "../fixtures/api";
+
+/** A contract as answered since the MCP gateway: its gateway fields always carry the value in force. */
+type GatewayContract = Contract & { timeoutMs: number; keyFrom: string; toolError: string; mode: string };
+
+const GATEWAY_DEFAULTS = { timeoutMs: 30_000, keyFrom: "args", toolError: "fatal", mode: "enforce" };
+
+/** The suite's usual body with gateway fields (valid or not) laid over it. */
+const gatewayBody = (fields: Record<string, unknown>) => ({ ...contractBody(), ...fields });
 
 test.describe("PUT /api/v1/contracts/{tool}", () => {
   test("creates version 1 (201), keeps it for an identical body (200), and a change makes version 2", async ({
@@ -223,5 +234,125 @@ test.describe("PUT /api/v1/contracts/{tool}", () => {
     const detail = expectJson(await client.getOp(op.id), 200);
     expect(detail.contractVersion).toBe(1);
     expect(detail.maxAttempts).toBe(3);
+  });
+});
+
+test.describe("PUT /api/v1/contracts/{tool}: the MCP gateway's fields", () => {
+  test("a contract without them answers their defaults, and each valid value is stored and answered", async ({
+    request,
+  }) => {
+    const client = api(request);
+    const tool = uniqueTool("gateway");
+    const created = expectJson(await client.putContract(tool, contractBody()), 201) as GatewayContract;
+    expect(created).toMatchObject(GATEWAY_DEFAULTS);
+
+    const valid: [keyof typeof GATEWAY_DEFAULTS, string | number][] = [
+      ["timeoutMs", 100],
+      ["timeoutMs", 600_000],
+      ["keyFrom", "refund:{order_id}"],
+      ["keyFrom", "{customer.id}-{amount}"],
+      ["toolError", "transient"],
+      ["toolError", "unknown"],
+      ["mode", "observe"],
+    ];
+    let version = created.version;
+    for (const [field, value] of valid) {
+      const answered = expectJson(await client.putContract(tool, gatewayBody({ [field]: value })), 200);
+      expect(answered, `${field}: ${value}`).toMatchObject({ ...GATEWAY_DEFAULTS, [field]: value });
+      expect(answered.version).toBe(++version);
+    }
+    const all = { timeoutMs: 5000, keyFrom: "refund:{order_id}", toolError: "unknown", mode: "observe" };
+    expect(expectJson(await client.putContract(tool, gatewayBody(all)), 200)).toMatchObject(all);
+    expect(expectJson(await client.getContract(tool), 200)).toMatchObject({ ...all, version: version + 1 });
+  });
+
+  test.describe("an invalid value is a 400 naming its field, and nothing is written", () => {
+    for (const [field, value] of [
+      ["timeoutMs", 50],
+      ["timeoutMs", 600_001],
+      ["keyFrom", "refund"],
+      ["keyFrom", "refund:{}"],
+      ["toolError", "maybe"],
+      ["mode", "shadow"],
+    ] as const) {
+      test(`${field}: ${JSON.stringify(value)}`, async ({ request }) => {
+        const client = api(request);
+        const fresh = uniqueTool("invalid");
+        expect(
+          errorFields(
+            expectProblem(await client.putContract(fresh, gatewayBody({ [field]: value })), 400, "invalid_body"),
+          ),
+        ).toEqual([field]);
+        expectProblem(await client.getContract(fresh), 404, "not_found");
+
+        // On an existing contract too: the version stays as it was.
+        const existing = uniqueTool("invalid");
+        await putContract(request, existing);
+        expectProblem(await client.putContract(existing, gatewayBody({ [field]: value })), 400, "invalid_body");
+        expect(expectJson(await client.getContract(existing), 200)).toMatchObject({ version: 1, ...GATEWAY_DEFAULTS });
+      });
+    }
+
+    test("all four at once are all listed", async ({ request }) => {
+      const tool = uniqueTool("invalid");
+      const bad = { timeoutMs: 50, keyFrom: "refund", toolError: "maybe", mode: "shadow" };
+      const problem = expectProblem(await api(request).putContract(tool, gatewayBody(bad)), 400, "invalid_body");
+      expect(errorFields(problem)).toEqual(["keyFrom", "mode", "timeoutMs", "toolError"]);
+      expect(problem.errors?.keyFrom?.[0]).toMatch(/template naming at least one argument/);
+      expectProblem(await api(request).getContract(tool), 404, "not_found");
+    });
+  });
+
+  test("an identical PUT keeps the version, and so does a body that spells out the defaults", async ({ request }) => {
+    const client = api(request);
+    const tool = uniqueTool("gateway");
+    const body = gatewayBody({
+      timeoutMs: 2500,
+      keyFrom: "refund:{order_id}",
+      toolError: "transient",
+      mode: "observe",
+    });
+    expect(expectJson(await client.putContract(tool, body), 201).version).toBe(1);
+    expect(expectJson(await client.putContract(tool, body), 200).version).toBe(1);
+
+    const plain = uniqueTool("gateway");
+    expect(expectJson(await client.putContract(plain, contractBody()), 201).version).toBe(1);
+    const spelled = expectJson(await client.putContract(plain, gatewayBody(GATEWAY_DEFAULTS)), 200);
+    expect(spelled.version).toBe(1);
+    const nulls = { timeoutMs: null, keyFrom: null, toolError: null, mode: null };
+    expect(expectJson(await client.putContract(plain, gatewayBody(nulls)), 200).version).toBe(1);
+  });
+
+  test("a body written before the gateway fields existed keeps its version; leaving observe mode is a change", async ({
+    request,
+  }) => {
+    const client = api(request);
+    const tool = uniqueTool("gateway");
+    // The body older clients send: none of the four fields.
+    const old = contractBody({ effect: "REPLAYABLE", maxAttempts: 4, keyRetentionMs: 3_600_000 });
+    const created = expectJson(await client.putContract(tool, old), 201);
+    const again = expectJson(await client.putContract(tool, old), 200);
+    expect(again).toMatchObject({ version: 1, createdAt: created.createdAt });
+
+    expect(expectJson(await client.putContract(tool, { ...old, mode: "observe" }), 200).version).toBe(2);
+    // The old body again says "enforce" by leaving the mode out: a new version, never a silent keep.
+    expect(expectJson(await client.putContract(tool, old), 200)).toMatchObject({ version: 3, mode: "enforce" });
+  });
+
+  test("a gateway tool name (<upstream>__<tool>) is a tool name: PUT, GET, the list and a plan", async ({
+    request,
+  }) => {
+    const client = api(request);
+    const tool = `${uniqueId("fs").replaceAll("-", "_")}__write_file`;
+    expect(expectJson(await client.putContract(tool, gatewayBody({ mode: "observe" })), 201)).toMatchObject({
+      tool,
+      version: 1,
+      mode: "observe",
+    });
+    expect(expectJson(await client.getContract(tool), 200)).toMatchObject({ tool, version: 1 });
+    const list = expectJson(await client.listContracts(), 200);
+    expect(list.items.map((c: { tool: string }) => c.tool)).toContain(tool);
+    const op = expectJson(await client.plan({ tool, args: { path: "/tmp/x", content: "y" } }), 201);
+    expect(op).toMatchObject({ tool, contractVersion: 1 });
   });
 });

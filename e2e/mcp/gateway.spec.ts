@@ -19,7 +19,7 @@ test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  world = await GatewayWorld.start(extraPort(6));
+  world = await GatewayWorld.start(extraPort(9));
   await world.contract("fs__write_file", { effect: "NON_RETRYABLE" });
   await world.contract("fs__read_text_file", { effect: "PURE", reconcile: null });
   await world.contract("everything__echo", { effect: "PURE", reconcile: null });

@@ -1,5 +1,7 @@
 // Checks the OpenAPI document looks like valid 3.1, covers every path of API.md and has no dangling $ref.
 import { describe, expect, it } from "vitest";
+import { CONTRACT_MODES, TOOL_ERROR_MEANINGS } from "@/lib/ledger/contracts/contract-schema";
+import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import { openApiDocument } from "./openapi";
 
 const API_PATHS: [string, string[]][] = [
@@ -178,6 +180,26 @@ describe("openApiDocument", () => {
       maximum: 30 * 86_400_000,
     });
     expect(child(schemas, "ContractInput", "properties", "approvals")).toMatchObject({ minimum: 1, maximum: 10 });
+  });
+
+  it("describes the MCP gateway's contract fields: optional in the body, always in the answer, with their defaults", () => {
+    const schemas = child(document, "components", "schemas");
+    expect(child(schemas, "Contract", "required")).toEqual(
+      expect.arrayContaining(["timeoutMs", "keyFrom", "toolError", "mode"]),
+    );
+    expect(child(schemas, "ContractInput", "required")).not.toEqual(expect.arrayContaining(["timeoutMs"]));
+    for (const name of ["ContractInput", "Contract"]) {
+      const properties = child(schemas, name, "properties");
+      expect(child(properties, "timeoutMs"), name).toMatchObject({ minimum: 100, maximum: 600_000 });
+      for (const field of ["timeoutMs", "keyFrom", "toolError", "mode"] as const) {
+        expect(child(properties, field, "default"), `${name}.${field}`).toBe(GATEWAY_DEFAULTS[field]);
+      }
+    }
+    expect(child(schemas, "Contract", "properties", "toolError", "enum")).toEqual([...TOOL_ERROR_MEANINGS]);
+    expect(child(schemas, "Contract", "properties", "mode", "enum")).toEqual([...CONTRACT_MODES]);
+    // Null asks for the default, so the body's enums admit it.
+    expect(child(schemas, "ContractInput", "properties", "mode", "enum")).toEqual([...CONTRACT_MODES, null]);
+    expect(child(schemas, "ContractInput", "properties", "timeoutMs", "type")).toEqual(["integer", "null"]);
   });
 
   it("takes approve and reject without an actor, which is ignored", () => {

@@ -1,4 +1,6 @@
 // The OpenAPI 3.1 description of the agent-facing ledger API (API.md), served at GET /api/v1/openapi.json.
+import { CONTRACT_MODES, TOOL_ERROR_MEANINGS } from "@/lib/ledger/contracts/contract-schema";
+import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "@/lib/retry-gate/types";
 
 /** A JSON value: the document is a plain literal, checked by openapi.test.ts rather than by a schema type. */
@@ -66,6 +68,47 @@ const body = (schema: string): JsonObject => ({
   required: true,
   content: { "application/json": { schema: ref(schema) } },
 });
+
+/**
+ * The MCP gateway's fields of a contract (MCP.md). A body may leave them out or send null for the default; a contract
+ * always answers with the value in force.
+ */
+function gatewayFields(input: boolean): JsonObject {
+  const type = (name: string): Json => (input ? [name, "null"] : name);
+  const oneOf = (values: readonly string[]): Json => (input ? [...values, null] : [...values]);
+  const absent = input ? " Null or absent: the default." : "";
+  return {
+    timeoutMs: {
+      type: type("integer"),
+      minimum: 100,
+      maximum: 600_000,
+      default: GATEWAY_DEFAULTS.timeoutMs,
+      description: `MCP gateway: how long the upstream may take to answer; no answer in time is UNKNOWN.${absent}`,
+    },
+    keyFrom: {
+      type: type("string"),
+      maxLength: 200,
+      default: GATEWAY_DEFAULTS.keyFrom,
+      description:
+        'MCP gateway: where a call\'s idempotency key comes from: "args" (the canonical arguments, within the run) or ' +
+        `a template naming at least one argument, such as "refund:{order_id}" (the same key across runs).${absent}`,
+    },
+    toolError: {
+      type: type("string"),
+      enum: oneOf(TOOL_ERROR_MEANINGS),
+      default: GATEWAY_DEFAULTS.toolError,
+      description:
+        "MCP gateway: what an answer with isError means: fatal (not retried), transient (retried under the class's " +
+        `rules) or unknown (the effect may exist, so the outcome is UNKNOWN).${absent}`,
+    },
+    mode: {
+      type: type("string"),
+      enum: oneOf(CONTRACT_MODES),
+      default: GATEWAY_DEFAULTS.mode,
+      description: `enforce, or observe: forward every call and record what enforcing would have done.${absent}`,
+    },
+  };
+}
 
 const scope = (...scopes: string[]): Json[] => scopes.map((s) => ({ apiKey: [s] }));
 /** Any valid key, whatever its scopes. */
@@ -326,6 +369,7 @@ function schemas(): JsonObject {
           default: 1,
           description: "Quorum: how many distinct persons must approve before an attempt is granted.",
         },
+        ...gatewayFields(true),
         expectedVersion: {
           type: "integer",
           minimum: 0,
@@ -365,6 +409,10 @@ function schemas(): JsonObject {
         "backoff",
         "approvalTtlMs",
         "approvals",
+        "timeoutMs",
+        "keyFrom",
+        "toolError",
+        "mode",
         "author",
         "createdAt",
       ],
@@ -386,6 +434,7 @@ function schemas(): JsonObject {
         description: nullable("string"),
         approvalTtlMs: nullable("integer", { description: "How long a request for a person waits; null: 24 h." }),
         approvals: { type: "integer", minimum: 1, maximum: 10, description: "Approvals needed (quorum)." },
+        ...gatewayFields(false),
         author: { type: "string", description: "The label of who saved this version." },
         createdAt: dateTime("When this version was written."),
       },
@@ -807,8 +856,10 @@ export function openApiDocument(): object {
           name: "tool",
           in: "path",
           required: true,
-          schema: { type: "string" },
-          description: "The tool's name, for example email.send.",
+          schema: { type: "string", maxLength: 128 },
+          description:
+            "The tool's name: letters, digits and . _ : -, for example email.send, or fs__write_file for the MCP " +
+            "gateway's tool write_file of the upstream fs.",
         },
       },
       responses: {

@@ -1,6 +1,6 @@
 // The field-by-field diff of two contract versions: pure, so it is tested on plain views.
 import { describe, expect, it } from "vitest";
-import type { ContractView } from "./contract-schema";
+import { contractBodySchema, type ContractView } from "./contract-schema";
 import { CONTRACT_FIELDS, contractFieldValue, diffContracts, formatContractValue } from "./contract-diff";
 
 const v1: ContractView = {
@@ -17,6 +17,10 @@ const v1: ContractView = {
   description: "Charge a card",
   approvalTtlMs: null,
   approvals: 1,
+  timeoutMs: 30_000,
+  keyFrom: "args",
+  toolError: "fatal",
+  mode: "enforce",
   author: "alice@example.test",
   createdAt: "2026-11-30T12:00:00.000Z",
 };
@@ -76,10 +80,30 @@ describe("diffContracts", () => {
     ).toEqual(["reconcile.appliedValues"]);
   });
 
+  it("names the MCP gateway's fields, so a switch to observe mode or a new key template shows in the diff", () => {
+    const v2: ContractView = {
+      ...v1,
+      timeoutMs: 5000,
+      keyFrom: "refund:{order_id}",
+      toolError: "unknown",
+      mode: "observe",
+    };
+    expect(diffContracts(v1, v2)).toEqual([
+      { path: "timeoutMs", label: "Upstream timeout (ms)", before: 30_000, after: 5000 },
+      { path: "keyFrom", label: "Idempotency key from", before: "args", after: "refund:{order_id}" },
+      { path: "toolError", label: "A tool error means", before: "fatal", after: "unknown" },
+      { path: "mode", label: "Mode", before: "enforce", after: "observe" },
+    ]);
+  });
+
   it("covers every rule of the contract body", () => {
     const paths = CONTRACT_FIELDS.map((f) => f.path);
     expect(new Set(paths).size).toBe(paths.length);
     for (const path of paths) expect(() => contractFieldValue(v1, path)).not.toThrow();
+    // A field added to the schema breaks this until the diff (and so the form's order) names it.
+    const roots = new Set(paths.map((p) => p.split(".")[0]));
+    const rules = Object.keys(contractBodySchema.shape).filter((k) => k !== "expectedVersion");
+    expect(rules.filter((k) => !roots.has(k))).toEqual([]);
   });
 });
 

@@ -31,6 +31,10 @@ export const CONTRACT_FIELDS = [
   { path: "description", label: "Description" },
   { path: "approvalTtlMs", label: "Approval expires after (ms)" },
   { path: "approvals", label: "Approvals needed" },
+  { path: "timeoutMs", label: "Upstream timeout (ms)" },
+  { path: "keyFrom", label: "Idempotency key from" },
+  { path: "toolError", label: "A tool error means" },
+  { path: "mode", label: "Mode" },
 ] as const satisfies readonly ContractField[];
 
 export type ContractFieldPath = (typeof CONTRACT_FIELDS)[number]["path"];
@@ -76,6 +80,14 @@ export function contractFieldValue(c: ContractView, path: ContractFieldPath): Co
       return c.approvalTtlMs;
     case "approvals":
       return c.approvals;
+    case "timeoutMs":
+      return c.timeoutMs;
+    case "keyFrom":
+      return c.keyFrom;
+    case "toolError":
+      return c.toolError;
+    case "mode":
+      return c.mode;
     default:
       return assertNever(path, "contract field");
   }
