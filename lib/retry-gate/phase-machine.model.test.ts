@@ -1,6 +1,8 @@
 // Model-based test of the phase machine driven by the gate: random plans, dispatches, outcomes, crashes,
-// reconciliations, approvals and approval expiry never apply a non-PURE effect twice, and a request nobody decides on
-// in time ends EXPIRED instead of being approved by default or waiting forever.
+// reconciliations, approvals and approval expiry never apply a non-PURE effect twice, never send an attempt that needs
+// a person without that person's approval of exactly that attempt, and a request nobody decides on in time ends
+// EXPIRED instead of being approved by default or waiting forever. Every command and every phase a class can reach is
+// reached, so a generator that stops reaching one fails the test instead of passing it vacuously.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { approvalExpired, approvalExpiresAt, approvalTtl } from "./approval-expiry";
@@ -11,6 +13,7 @@ import { NOW, operation, seededRandom } from "./gate-arbitraries.test-helper";
 import { assertTransition } from "./phases";
 import {
   EFFECT_CLASSES,
+  PHASES,
   type Breaker,
   type BreakerConfig,
   type EffectClass,
@@ -36,6 +39,8 @@ interface Sim {
   dispatchesWithoutApproval: number;
   /** The operation as the sweep left it when it expired: nothing may change it afterwards. */
   expiredAs: GateOperation | null;
+  /** The commands run and phases reached, across all runs of one effect class. */
+  reached: Set<string>;
 }
 
 type SimCommand = fc.Command<Sim, Sim>;
@@ -54,12 +59,23 @@ const inputOf = (s: Sim): GateInput => ({
  */
 function move(s: Sim, to: Phase, changes: Partial<GateOperation> = {}): void {
   assertTransition(s.op.phase, to);
+  s.reached.add(`phase ${to}`);
   const deadline = to === "AWAITING_APPROVAL" ? { approvalExpiresAt: approvalExpiresAt(s.now, s.contract) } : {};
   s.op = { ...s.op, ...changes, ...deadline, phase: to };
 }
 
 function onBreaker(s: Sim, event: BreakerEvent): void {
   s.breaker = nextBreaker(s.breaker, event, s.config, s.now);
+}
+
+/**
+ * Whether attempt `n` may leave only with a person's approval of exactly that attempt: every attempt of a contract that
+ * requires approval, any attempt beyond the budget, and every retry of a class whose repeat a person must allow
+ * (NON_RETRYABLE, and UNKNOWN, which is reconciled first and then approved).
+ */
+function personMustApprove(contract: GateContract, n: number): boolean {
+  if (contract.approval === "required" || n > contract.maxAttempts) return true;
+  return n > 1 && (contract.effect === "NON_RETRYABLE" || contract.effect === "UNKNOWN");
 }
 
 /** The provider receives the request; `applies` is whether the world changed if nothing stops it. */
@@ -78,6 +94,7 @@ class Tick implements SimCommand {
   // Requests are instantaneous next to backoffs and retention windows, so time stands still while one is out.
   check = (s: Readonly<Sim>) => s.op.phase !== "DISPATCHED";
   run(s: Sim): void {
+    s.reached.add("command tick");
     s.now += this.ms;
   }
   toString = () => `tick(${this.ms})`;
@@ -87,6 +104,7 @@ class Tick implements SimCommand {
 class Dispatch implements SimCommand {
   check = () => true;
   run(s: Sim): void {
+    s.reached.add("command dispatch");
     const decision = decide(inputOf(s));
     switch (decision.action) {
       case "DISPATCH":
@@ -98,6 +116,9 @@ class Dispatch implements SimCommand {
         if (verdict.allowed && verdict.probe) onBreaker(s, { type: "probe" });
         const attempt = s.op.attempt + 1;
         if (s.op.approvedAttempt !== attempt) s.dispatchesWithoutApproval += 1;
+        if (personMustApprove(s.contract, attempt)) {
+          expect(s.op.approvedAttempt, `attempt ${attempt} needs a person's approval of it`).toBe(attempt);
+        }
         move(s, "AUTHORIZED");
         // Evidence and the approval are left as they were: the gate must not depend on the store clearing them.
         move(s, "DISPATCHED", { attempt, notBefore: null, firstDispatchedAt: s.op.firstDispatchedAt ?? s.now });
@@ -132,6 +153,7 @@ class Outcome implements SimCommand {
   ) {}
   check = (s: Readonly<Sim>) => s.op.phase === "DISPATCHED";
   run(s: Sim): void {
+    s.reached.add("command outcome");
     switch (this.report.result) {
       case "confirmed":
         deliver(s, true);
@@ -168,6 +190,7 @@ class Crash implements SimCommand {
   constructor(readonly applies: boolean) {}
   check = (s: Readonly<Sim>) => s.op.phase === "DISPATCHED";
   run(s: Sim): void {
+    s.reached.add("command crash");
     deliver(s, this.applies);
     move(s, "UNKNOWN");
   }
@@ -178,6 +201,7 @@ class Crash implements SimCommand {
 class Reconcile implements SimCommand {
   check = (s: Readonly<Sim>) => s.op.phase === "UNKNOWN";
   run(s: Sim): void {
+    s.reached.add("command reconcile");
     move(s, "RECONCILED", { evidence: s.effects > 0 ? "applied" : "not_applied" });
   }
   toString = () => "reconcile";
@@ -193,6 +217,7 @@ const EXPIRED_REASON =
 class Approve implements SimCommand {
   check = (s: Readonly<Sim>) => s.op.phase === "AWAITING_APPROVAL";
   run(s: Sim): void {
+    s.reached.add("command approve");
     // Past its deadline the request is gone even before the sweep comes by: the ledger refuses, nothing moves.
     if (approvalExpired(s.op, s.now)) {
       expect(decide(inputOf(s))).toMatchObject({ action: "STOP", reason: EXPIRED_REASON });
@@ -211,6 +236,7 @@ class Approve implements SimCommand {
 class ExpireApprovals implements SimCommand {
   check = () => true;
   run(s: Sim): void {
+    s.reached.add("command expireApprovals");
     if (s.op.phase !== "AWAITING_APPROVAL" || !approvalExpired(s.op, s.now)) return;
     const before = decide(inputOf(s));
     move(s, "EXPIRED");
@@ -226,6 +252,7 @@ class Operator implements SimCommand {
   constructor(readonly event: BreakerEvent) {}
   check = () => true;
   run(s: Sim): void {
+    s.reached.add("command breaker");
     onBreaker(s, this.event);
   }
   toString = () => `breaker(${this.event.type})`;
@@ -283,6 +310,18 @@ const arbContract = (effect: EffectClass): fc.Arbitrary<GateContract> =>
     approvalTtlMs: fc.option(fc.integer({ min: 1_000, max: 120_000 }), { nil: null, freq: 4 }),
   });
 
+const COMMANDS = ["tick", "dispatch", "outcome", "crash", "reconcile", "approve", "expireApprovals", "breaker"];
+
+/**
+ * The careful person rejects only a request whose effect already happened. PURE has no effect to protect, and
+ * REPLAYABLE and UNKNOWN never ask a person while an effect is possible: the gate sends them to a reconciliation,
+ * which ends them once it proves the effect. So REJECTED is reached only by IDEMPOTENT and NON_RETRYABLE.
+ */
+function reachablePhases(effect: EffectClass): Phase[] {
+  const rejects = effect === "IDEMPOTENT" || effect === "NON_RETRYABLE";
+  return PHASES.filter((phase) => rejects || phase !== "REJECTED");
+}
+
 describe("the phase machine driven by the gate", () => {
   /** Runs in which a request expired, per class: the expiry rows must actually be exercised. */
   const expirations = Object.fromEntries(EFFECT_CLASSES.map((effect) => [effect, 0])) as Record<EffectClass, number>;
@@ -290,6 +329,7 @@ describe("the phase machine driven by the gate", () => {
   test.each(EFFECT_CLASSES)(
     "%s: never applies a non-PURE effect twice, nor spends more than the budget without a person, and expires a request nobody decides on",
     (effect) => {
+      const reached = new Set<string>();
       fc.assert(
         fc.property(arbContract(effect), fc.integer(), arbCommands, (contract, seed, commands) => {
           const sim: Sim = {
@@ -303,6 +343,7 @@ describe("the phase machine driven by the gate", () => {
             keyStoredAt: null,
             dispatchesWithoutApproval: 0,
             expiredAs: null,
+            reached,
           };
           fc.modelRun(() => ({ model: sim, real: sim }), commands);
           if (contract.effect !== "PURE") expect(sim.effects).toBeLessThanOrEqual(1);
@@ -327,6 +368,14 @@ describe("the phase machine driven by the gate", () => {
         { numRuns: 1000 },
       );
       expect(expirations[effect]).toBeGreaterThan(0);
+      const expected = [
+        ...COMMANDS.map((command) => `command ${command}`),
+        ...reachablePhases(effect).map((phase) => `phase ${phase}`),
+      ];
+      expect(
+        expected.filter((name) => !reached.has(name)),
+        `never reached for ${effect}`,
+      ).toEqual([]);
     },
   );
 });

@@ -10,7 +10,7 @@ import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError, type LedgerErrorCode } from "@/lib/ledger/errors";
 import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
 import { isLegalTransition } from "@/lib/retry-gate/phases";
-import type { EffectClass, Phase } from "@/lib/retry-gate/types";
+import type { EffectClass, GateContract, Phase } from "@/lib/retry-gate/types";
 import { alice, contractFor, T0 } from "./ledger-fixtures";
 import {
   AGENT_KEY_IDS,
@@ -19,6 +19,8 @@ import {
   type ApprovalHistory,
   type ApprovalRules,
 } from "./ledger-model-authority";
+import type { Coverage } from "./ledger-model-coverage";
+import { personMustGrant } from "./ledger-model-gate";
 import { createTestDb, type TestDb } from "./test-db";
 
 export const TOOLS: Record<string, EffectClass> = {
@@ -46,16 +48,16 @@ export interface World {
   ledger: Ledger;
   now: number;
   ops: ModelOperation[];
-  /** Effects the provider applied, per operation, with the key each request carried. */
-  effects: Map<string, string[]>;
+  /** Effects the provider applied, per operation, with the key and the attempt number each request carried. */
+  effects: Map<string, { key: string; attempt: number }[]>;
   /** Keys an IDEMPOTENT provider has seen: a repeat converges to the first result. */
   seenKeys: Set<string>;
   /** The fence each worker holds per operation (`worker:id`). */
   fences: Map<string, number>;
   /** Highest fence the ledger ever issued per operation. */
   issued: Map<string, number>;
-  /** Attempts granted by a person, per operation. */
-  approvals: Map<string, number>;
+  /** The attempt numbers a person granted, per operation (the quorum's last approval grants the next attempt). */
+  personGrants: Map<string, number[]>;
   /** The current contract version per tool, as the model knows it. */
   contractVersions: Map<string, number>;
   /** Stale fences refused per operation: each refusal must be audited. */
@@ -68,8 +70,10 @@ export interface World {
   granted: Map<string, number[]>;
   /** OPLEDGER_FOUR_EYES for this run: the approvals are asked for with it. */
   fourEyes: boolean;
-  /** Approval rules per contract version (`tool@version`), as the model put them. */
-  rules: Map<string, ApprovalRules>;
+  /** Each contract version (`tool@version`) as the model put it: the budget, the approval flag and rules. */
+  contracts: Map<string, ContractEdit>;
+  /** Counts what the runs of one test reached, across all its runs. */
+  coverage: Coverage;
 }
 
 export const at = (w: World): Date => new Date(w.now);
@@ -136,7 +140,7 @@ export const runSetup: fc.Arbitrary<RunSetup> = fc.record({
   ),
 });
 
-export function newWorld(ledger: Ledger, setup: RunSetup): World {
+export function newWorld(ledger: Ledger, setup: RunSetup, coverage: Coverage): World {
   return {
     ledger,
     now: T0.getTime(),
@@ -145,14 +149,15 @@ export function newWorld(ledger: Ledger, setup: RunSetup): World {
     seenKeys: new Set(),
     fences: new Map(),
     issued: new Map(),
-    approvals: new Map(),
+    personGrants: new Map(),
     contractVersions: new Map(TOOL_NAMES.map((tool) => [tool, 1])),
     staleRefusals: new Map(),
     outcomes: [],
     dispatches: [],
     granted: new Map(),
     fourEyes: setup.fourEyes,
-    rules: new Map(TOOL_NAMES.map((tool) => [`${tool}@1`, rulesOfEdit(setup.contracts[tool])])),
+    contracts: new Map(TOOL_NAMES.map((tool) => [`${tool}@1`, firstContract(setup, tool)])),
+    coverage,
   };
 }
 
@@ -204,16 +209,29 @@ export function recordGrant(w: World, id: string, worker: string, fence: number)
   w.fences.set(fenceKey(worker, id), fence);
 }
 
-/** A person granted an attempt (the quorum's last approval, or a retry approved with a reconciliation). */
-export function recordApproval(w: World, id: string): void {
-  bump(w.approvals, id);
+/** A person granted `attempt` (the quorum's last approval, or a retry approved with a reconciliation). */
+export function recordApproval(w: World, id: string, attempt: number): void {
+  w.personGrants.set(id, [...(w.personGrants.get(id) ?? []), attempt]);
 }
 
-/** The approval rules an operation runs under: those of the contract version it was planned under. */
-export function rulesOf(w: World, op: Pick<ModelOperation, "tool" | "contractVersion">): ApprovalRules {
-  const rules = w.rules.get(`${op.tool}@${op.contractVersion}`);
+/** The contract version an operation runs under (the one it was planned under), as the model put it. */
+export function rulesOf(w: World, op: Pick<ModelOperation, "tool" | "contractVersion">): ContractEdit {
+  const rules = w.contracts.get(`${op.tool}@${op.contractVersion}`);
   if (!rules) throw new Error(`the model never put ${op.tool} version ${op.contractVersion}`);
   return rules;
+}
+
+/** The contract the gate reads for an operation, built from the body the model put, not from what the ledger read. */
+export function gateContractOf(w: World, op: Pick<ModelOperation, "tool" | "contractVersion">): GateContract {
+  const body = editedContract(op.tool, rulesOf(w, op));
+  return {
+    effect: body.effect,
+    approval: body.approval,
+    maxAttempts: body.maxAttempts,
+    backoff: body.backoff,
+    keyRetentionMs: body.keyRetentionMs,
+    approvalTtlMs: body.approvalTtlMs ?? null,
+  };
 }
 
 /** Dispatch as the operation's planning key, as the API answers it: the dispatched operation, or the refusal thrown. */
@@ -279,12 +297,13 @@ const REPORT: Record<Behaviour, Omit<OutcomeInput, "fence"> | null> = {
 export function sendToProvider(
   w: World,
   op: ModelOperation,
-  key: string,
+  sent: { key: string; attempt: number },
   behaviour: Behaviour,
 ): Omit<OutcomeInput, "fence"> | null {
+  const { key } = sent;
   const applied = behaviour === "confirm" || behaviour.endsWith("_applied");
   if (applied && !(TOOLS[op.tool] === "IDEMPOTENT" && w.seenKeys.has(`${op.tool}:${key}`))) {
-    w.effects.set(op.id, [...(w.effects.get(op.id) ?? []), key]);
+    w.effects.set(op.id, [...(w.effects.get(op.id) ?? []), sent]);
   }
   if (applied) w.seenKeys.add(`${op.tool}:${key}`);
   const report = REPORT[behaviour];
@@ -306,49 +325,90 @@ export function editedContract(tool: string, edit: ContractEdit) {
   });
 }
 
-/** An admin edits a contract; the model keeps the version's approval rules. */
+/** An admin edits a contract; the model keeps the version as it put it. */
 export async function editContract(w: World, tool: string, edit: ContractEdit) {
   const saved = await putContract(w.ledger, tool, editedContract(tool, edit), alice, at(w));
-  w.rules.set(`${tool}@${saved.contract.version}`, rulesOfEdit(edit));
+  w.contracts.set(`${tool}@${saved.contract.version}`, edit);
   return saved;
 }
 
-function rulesOfEdit(edit: ContractEdit | undefined): ApprovalRules {
-  return { approvals: edit?.approvals ?? 1, approvalTtlMs: edit?.approvalTtlMs ?? null };
+function firstContract(setup: RunSetup, tool: string): ContractEdit {
+  return setup.contracts[tool] ?? { maxAttempts: 3, approval: false, approvals: 1, approvalTtlMs: null };
 }
 
 export async function freshLedger(setup: RunSetup): Promise<TestDb> {
   const t = await createTestDb();
   for (const tool of TOOL_NAMES) {
-    const first = setup.contracts[tool] ?? { maxAttempts: 3, approval: false, ...rulesOfEdit(undefined) };
-    await putContract(t.ledger, tool, editedContract(tool, first), alice, T0);
+    await putContract(t.ledger, tool, editedContract(tool, firstContract(setup, tool)), alice, T0);
   }
   return t;
 }
 
+function positiveInteger(name: string): number | null {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return null;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not "${raw}"`);
+  return value;
+}
+
 /** The replayable seed: OPLEDGER_MODEL_SEED, or a new one, logged either way. */
 export function modelSeed(name: string): number {
-  const seed = Number(process.env.OPLEDGER_MODEL_SEED ?? Date.now() % 2_147_483_647);
+  const seed = positiveInteger("OPLEDGER_MODEL_SEED") ?? Date.now() % 2_147_483_647;
   process.stdout.write(`${name} seed: ${seed} (replay with OPLEDGER_MODEL_SEED=${seed})\n`);
   return seed;
 }
 
-export function modelRuns(fallback: number): number {
-  return Number(process.env.OPLEDGER_MODEL_RUNS ?? fallback);
+/** Runs per test: 100 in CI, OPLEDGER_MODEL_RUNS for a deeper search (`npm run test:deep` asks for 10,000). */
+export function modelRuns(): number {
+  return positiveInteger("OPLEDGER_MODEL_RUNS") ?? 100;
+}
+
+/**
+ * A test's time limit for `runs` runs: a run takes about a second on PostgreSQL and up to three on a busy machine, and
+ * shrinking a failure replays a few hundred more.
+ */
+export function modelTimeoutMs(runs: number): number {
+  return Math.max(300_000, runs * 3_000);
+}
+
+/**
+ * At most one effect per granted attempt: the ledger let each attempt number go once, every effect went out under one
+ * of them, and an attempt that needs a person left only with a person's grant for exactly that attempt. So a tool that
+ * requires approval has no effect a person did not grant, and any other non-PURE tool at most one (its first attempt,
+ * or a retry the gate allows without a person, which a truthful reconciliation licenses only when nothing happened).
+ */
+function checkEffects(w: World, op: ModelOperation): void {
+  const effects = w.effects.get(op.id) ?? [];
+  const sent = w.dispatches.filter((d) => d.id === op.id).map((d) => d.attempt);
+  const grants = w.personGrants.get(op.id) ?? [];
+  const contract = gateContractOf(w, op);
+  const label = `${op.tool} ${op.id} (approval ${contract.approval}, budget ${contract.maxAttempts})`;
+  // Every request carried the operation's one key.
+  expect(new Set(effects.map((e) => e.key)).size).toBeLessThanOrEqual(1);
+  expect(
+    [...sent].sort((a, b) => a - b),
+    `${label}: attempts the ledger let go`,
+  ).toEqual(sent.map((_, i) => i + 1));
+  expect(new Set(grants).size, `${label}: attempts persons granted: ${grants.join(", ")}`).toBe(grants.length);
+  const applied = effects.map((e) => e.attempt);
+  expect(new Set(applied).size, `${label}: effects per attempt: ${applied.join(", ")}`).toBe(applied.length);
+  for (const n of applied) expect(sent, `${label}: an effect under attempt ${n}, never let go`).toContain(n);
+  for (const n of sent.filter((attempt) => personMustGrant(contract, attempt))) {
+    expect(grants, `${label}: attempt ${n} left without a person's grant for it`).toContain(n);
+  }
+  if (contract.effect !== "PURE") {
+    const ungranted = applied.filter((n) => !grants.includes(n));
+    expect(
+      ungranted.length,
+      `${label}: effects no person granted, under attempts ${ungranted.join(", ")}`,
+    ).toBeLessThanOrEqual(contract.approval === "required" ? 0 : 1);
+  }
 }
 
 export async function checkInvariants(w: World): Promise<void> {
   for (const op of w.ops) {
-    const effects = w.effects.get(op.id) ?? [];
-    // Every request carried the operation's one key.
-    expect(new Set(effects).size).toBeLessThanOrEqual(1);
-    if (TOOLS[op.tool] !== "PURE") {
-      const approvals = w.approvals.get(op.id) ?? 0;
-      expect(
-        effects.length,
-        `${op.tool} ${op.id} applied ${effects.length} times with ${approvals} approvals`,
-      ).toBeLessThanOrEqual(1 + approvals);
-    }
+    checkEffects(w, op);
     const row = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     expect(row.contractVersion, `${op.id} keeps the contract version it was planned under`).toBe(op.contractVersion);
     const attempts = await w.ledger.db.attempt.findMany({ where: { operationId: op.id }, orderBy: { number: "asc" } });
@@ -387,6 +447,7 @@ export async function checkInvariants(w: World): Promise<void> {
         expect(isLegalTransition(phase, event.toPhase as Phase), `${phase} -> ${event.toPhase}`).toBe(true);
       }
       phase = event.toPhase as Phase;
+      w.coverage.count("phase", phase);
     }
     expect(phase).toBe(row.phase);
     checkAuthority(w, op, attempts, await approvalState(w, op));
@@ -407,7 +468,7 @@ function checkAuthority(
     strangers.map((e) => `${e.action} by ${e.actorId}`),
     `other agent keys on ${op.id}`,
   ).toEqual([]);
-  expect(history.grants, `attempts granted by persons on ${op.id}`).toBe(w.approvals.get(op.id) ?? 0);
+  expect(history.grants, `attempts granted by persons on ${op.id}`).toBe(w.personGrants.get(op.id)?.length ?? 0);
   if (history.expiredAtAttempt !== null) {
     // EXPIRED is terminal and nothing was sent after it.
     expect([row.phase, row.attempt], `${op.id} expired at attempt ${history.expiredAtAttempt}`).toEqual([
