@@ -548,6 +548,44 @@ test.describe("acting on an operation", () => {
   });
 });
 
+test.describe("observe mode", () => {
+  test("a call that enforcing would have held for approval went out, and its page says what enforcing would have done", async ({
+    page,
+    login,
+    request,
+  }) => {
+    const seed = new LedgerSeed(request);
+    const tool = await seed.tool("NON_RETRYABLE", { approval: "required", mode: "observe" });
+    // Observe mode lets the dispatch through and records the hold it would have made.
+    const { op } = await seed.dispatched(tool);
+    expect(op.phase).toBe("DISPATCHED");
+    const stored = await seed.call<{ via: string | null; wouldHave: { code: string; reason: string } | null }>(
+      "GET",
+      `/api/v1/operations/${op.id}`,
+    );
+    expect(stored.body.via).toBeNull();
+    expect(stored.body.wouldHave).toMatchObject({ code: "approval_required" });
+
+    await login("viewer");
+    await page.goto(`/?tool=${tool}`);
+    await expectRows(page, [op.id]);
+    // Planned over the agent API, not through the MCP gateway: no MCP mark.
+    await expect(rows(page).first().locator("[data-via]")).toHaveCount(0);
+
+    await page.goto(operationPage(op.id));
+    const panel = page.getByRole("region", {
+      name: "Observe mode: enforcing would have held it for a person's approval.",
+    });
+    await expect(panel).toBeVisible();
+    await expect(panel).toHaveAttribute("data-would-have", "approval_required");
+    await expect(panel).toContainText(`The contract of ${tool} only observes`);
+    await expect(panel).toContainText(`The gate's reason: ${stored.body.wouldHave?.reason ?? "?"}`);
+    await expect(page.getByRole("region", { name: "Identity" })).toContainText("over the agent API");
+    await expect(page.locator("[data-via]")).toHaveCount(0);
+    await screenshot(page, "operation-observe-mode");
+  });
+});
+
 test.describe("roles", () => {
   test("a viewer sees the decision but no action buttons", async ({ page, login, request }) => {
     const seed = new LedgerSeed(request);

@@ -1,11 +1,26 @@
 // The main job on a laptop, through the browser: the demo world's providers and agent make an UNKNOWN payment, a lost
 // rollout answer and an ambiguous email; the payment is reconciled by an operator through the provider lookup, the
-// rollout by the server's own lookup, and the email is sent a second time only after one person's approval.
+// rollout by the server's own lookup, and the email is sent a second time only after one person's approval. And the
+// demo world as `npm start` runs it: the desk's calls come through the MCP gateway into the ledger beside the others.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { APIRequestContext, Page } from "@playwright/test";
+import { writeDemoUpstreamsFile } from "@/lib/demo/mcp/demo-upstreams";
 import type { CallStatus } from "@/lib/demo/agent";
 import { demoTool, type DemoTool } from "@/lib/demo/tools";
 import { api, expectJson, userIdOf, type OperationDetail } from "./fixtures/api";
+import { signInThroughApi } from "./fixtures/login";
 import { uniqueName } from "./fixtures/seed";
+import { extraPort, ServerProcess } from "./fixtures/server-process";
+import {
+  E2E_PORT,
+  REPO_ROOT,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  TEST_BOOTSTRAP_API_KEY,
+} from "./fixtures/test-env";
+import { freshDatabase } from "./scale-out/support/fresh-database";
 import { screenshot } from "./demo/screenshot";
 import { expect, test, type E2eDemoWorld } from "./demo/world";
 
@@ -262,5 +277,87 @@ test.describe("the demo world in the browser", () => {
     await expect(page.locator("[data-timeline='audit'][data-action='operation.approved']")).toHaveCount(1);
     await expect(page.locator("[data-timeline='attempt']")).toHaveCount(2);
     await screenshot(page, "demo-world-email-confirmed");
+  });
+});
+
+/** Between the e2e demo providers (just above E2E_PORT) and the extra servers (E2E_PORT + 41 and up). */
+const DEMO_SERVER_PROVIDER_PORT = E2E_PORT + 30;
+
+test.describe("the demo world as npm start runs it", () => {
+  // A server of its own with the demo on: start-up, then the MCP agent's first calls through the gateway.
+  test.describe.configure({ timeout: 180_000 });
+
+  test("the desk's calls come through the MCP gateway into the ledger beside the HTTP agent's, marked MCP", async ({
+    browser,
+  }) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "opledger-demo-world-"));
+    const database = await freshDatabase(`demo_world_${E2E_PORT}`);
+    let server: ServerProcess | null = null;
+    try {
+      server = await ServerProcess.start({
+        name: "demo world",
+        port: extraPort(2),
+        databaseUrl: database.url,
+        env: {
+          OPLEDGER_DEMO: "on",
+          // What `npm start` hands the server when the user names no upstreams file of their own.
+          OPLEDGER_MCP_UPSTREAMS: writeDemoUpstreamsFile(dir, { rootDir: REPO_ROOT }),
+          OPLEDGER_DEMO_PROVIDER_PORT: String(DEMO_SERVER_PROVIDER_PORT),
+          OPLEDGER_DEMO_KILL_EVERY_MS: "0",
+          OPLEDGER_DEMO_OUTAGE_EVERY_MS: "0",
+        },
+      });
+      const url = server.url;
+      type Listed = { id: string; tool: string; via: string | null };
+      const listed = async (): Promise<Listed[]> => {
+        const response = await fetch(`${url}/api/v1/operations?limit=200`, {
+          headers: { authorization: `Bearer ${TEST_BOOTSTRAP_API_KEY}` },
+        });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { items: Listed[] }).items;
+      };
+      let gateway: Listed | undefined;
+      const running = server;
+      await expect
+        .poll(
+          async () => {
+            const items = await listed();
+            gateway = items.find((op) => op.tool.startsWith("desk__") && op.via === "mcp");
+            const overHttp = items.some((op) => !op.tool.startsWith("desk__") && op.via === null);
+            return Boolean(gateway) && overHttp;
+          },
+          { timeout: 90_000, intervals: [1000] },
+        )
+        .toBe(true)
+        .catch((error: unknown) => {
+          // What the server and its demo said is what explains a gateway that called nothing.
+          throw new Error(`${String(error)}\n--- the demo world's server said:\n${running.logs().slice(-4000)}`);
+        });
+      const viaMcp = gateway?.id ?? "";
+
+      const context = await browser.newContext({ baseURL: url });
+      try {
+        const page = await context.newPage();
+        await signInThroughApi(page, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+        await page.goto("/");
+        // The newest page moves on quickly: any gateway row is marked, any other row is not.
+        const table = page.locator("table[aria-label='Operations'] tbody");
+        const marked = table.locator("tr:has([data-via='mcp'])").first();
+        await expect(marked).toContainText("desk__");
+        await expect(marked.locator("[data-via='mcp']")).toHaveText(/^MCP/);
+        await expect(table.locator("tr:not(:has([data-via]))").first()).not.toContainText("desk__");
+        await screenshot(page, "demo-world-mcp-ledger");
+        await page.goto(`/operations/${viaMcp}`);
+        await expect(page.locator("article > header [data-via='mcp']")).toContainText("MCP");
+        await expect(page.getByRole("region", { name: "Identity" })).toContainText("through the MCP gateway");
+        await screenshot(page, "demo-world-mcp-operation");
+      } finally {
+        await context.close();
+      }
+    } finally {
+      await server?.stop("SIGTERM");
+      await database.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,14 @@
-// `npm start`: the one command for a laptop — builds if needed, migrates SQLite, seeds the demo world, creates an
-// admin, serves the console on 127.0.0.1 (HOSTNAME to change it), with data files readable by their owner only.
+// `npm start`: the one command for a laptop — builds if needed, migrates SQLite, seeds the demo world (its desk behind
+// the MCP gateway too), creates an admin, serves the console on 127.0.0.1 (HOSTNAME to change it), with data files
+// readable by their owner only.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { createUser } from "../lib/auth/users";
-import { parseEnv } from "../lib/config/env";
+import { parseEnv, type Env } from "../lib/config/env";
 import { openLedger } from "@/lib/ledger/ledger";
+import { demoDataDir } from "../lib/demo/data-dir";
+import { writeDemoUpstreamsFile } from "../lib/demo/mcp/demo-upstreams";
 import { seedDemo } from "../lib/demo/seed";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { launchServer, publicUrl } from "./launch";
@@ -18,6 +22,16 @@ function buildIfStale(): void {
   if (result.status !== 0) throw new Error("opledger cannot start: the build failed (see above).");
 }
 
+/**
+ * The server's environment for the gateway: with the demo and no upstreams file of the user's own, the demo's file
+ * (the desk), which the server reads at start-up as OPLEDGER_MCP_UPSTREAMS.
+ */
+function demoUpstreamsEnv(config: Env): Record<string, string> {
+  if (config.OPLEDGER_DEMO !== "on" || config.OPLEDGER_MCP_UPSTREAMS) return {};
+  const file = writeDemoUpstreamsFile(demoDataDir(config.DATABASE_URL), { rootDir: path.resolve(__dirname, "..") });
+  return { OPLEDGER_MCP_UPSTREAMS: file };
+}
+
 async function main(): Promise<void> {
   process.env.OPLEDGER_DEMO ??= "on";
   // The demo's providers listen on loopback, which outbound requests reach only when private addresses are allowed.
@@ -26,6 +40,7 @@ async function main(): Promise<void> {
   buildIfStale();
   createFilesOwnerOnly();
   prepareDatabase(config.DATABASE_URL);
+  const serverEnv = demoUpstreamsEnv(config);
   const ledger = openLedger(config.DATABASE_URL);
   if (config.DATABASE_URL.startsWith("file:")) await applySqliteSettings(ledger.db);
   let credentials: string | null = null;
@@ -48,7 +63,7 @@ async function main(): Promise<void> {
   console.log(`\n  opledger console: ${publicUrl(config)}`);
   if (credentials) console.log(`  first admin (shown once, change it in Admin): ${credentials}`);
   console.log("");
-  launchServer(config);
+  launchServer(config, serverEnv);
 }
 
 main().catch((error: unknown) => {

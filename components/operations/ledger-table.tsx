@@ -169,7 +169,7 @@ export function OperationsGrid({ rows, busy }: { rows: OperationRow[]; busy: boo
                 <OperationLink id={op.id} />
               </td>
               <td className="px-2 py-1.5">
-                <ToolName tool={op.tool} version={op.contractVersion} />
+                <ToolName tool={op.tool} version={op.contractVersion} via={op.via} />
               </td>
               <td className="px-2 py-1.5">
                 <EffectClassText effect={op.effect} />

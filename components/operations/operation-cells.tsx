@@ -1,4 +1,5 @@
-// Small pieces every operations table shares: the id link, the effect class, attempts, run/agent and the last error.
+// Small pieces every operations table shares: the id link, the tool (marked when called through the MCP gateway), the
+// effect class, attempts, run/agent and the last error.
 import Link from "next/link";
 import type { ClassifiedError, EffectClass } from "@/lib/retry-gate/types";
 import { MonoId } from "@/components/ui/mono-id";
@@ -19,14 +20,29 @@ export function OperationLink({ id }: { id: string }) {
   );
 }
 
+/** A call that came through the MCP gateway, marked in words: a colour here would read as a phase. */
+export function ViaMark({ via }: { via: string | null }) {
+  if (via !== "mcp") return null;
+  return (
+    <span
+      className="shrink-0 self-center rounded-sm px-1 font-mono text-[10px] leading-4 font-semibold tracking-wide text-ink-muted ring-1 ring-line-strong"
+      title="Called through the MCP gateway (/mcp)"
+      data-via="mcp"
+    >
+      MCP<span className="sr-only"> (called through the MCP gateway)</span>
+    </span>
+  );
+}
+
 /**
  * A tool name can be long: it is cut at a fixed width with the whole name on hover, and the contract version beside it.
  */
-export function ToolName({ tool, version }: { tool: string; version: number }) {
+export function ToolName({ tool, version, via }: { tool: string; version: number; via: string | null }) {
   return (
-    <span className="flex max-w-[13rem] items-baseline gap-1" title={`${tool}, contract version ${version}`}>
+    <span className="flex max-w-[15rem] items-baseline gap-1" title={`${tool}, contract version ${version}`}>
       <span className="truncate font-mono text-[12.5px] text-ink">{tool}</span>
       <span className="shrink-0 font-mono text-[11px] text-ink-subtle">v{version}</span>
+      <ViaMark via={via} />
     </span>
   );
 }

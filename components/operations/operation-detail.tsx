@@ -12,11 +12,12 @@ import { ApprovalDeadline, QuorumCount } from "./approval-deadline";
 import { consoleKeys, fetchOperation, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { DecisionBadge } from "./decision-badge";
 import { ListError, LiveStatus } from "./list-states";
-import { AttemptCount, EffectClassText, LastError } from "./operation-cells";
+import { AttemptCount, EffectClassText, LastError, ViaMark } from "./operation-cells";
 import { OperationActions } from "./operation-actions";
 import { OperationTimeline } from "./operation-timeline";
 import { PhaseBadge } from "./phase-badge";
 import { ReconciliationEvidence } from "./reconciliation-evidence";
+import { WouldHavePanel } from "./would-have-panel";
 
 export function OperationDetail({ initial, canAct }: { initial: Operation; canAct: boolean }) {
   const query = useQuery({
@@ -43,6 +44,7 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
             </h1>
             <PhaseBadge phase={op.phase} className="text-[13px]" />
             <EffectClassText effect={op.effect} />
+            <ViaMark via={op.via} />
           </div>
           <p className="mt-1 font-mono text-[12.5px] break-all text-ink-muted" translate="no">
             <span className="sr-only">Operation id </span>
@@ -87,6 +89,8 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
           <OperationActions operation={op} canAct={canAct} />
         </div>
       </section>
+
+      {op.wouldHave ? <WouldHavePanel tool={op.tool} wouldHave={op.wouldHave} /> : null}
 
       <div className="grid gap-6 xl:grid-cols-[minmax(0,1fr)_26rem]">
         <section aria-labelledby="timeline-title" className="min-w-0 xl:order-1">
@@ -234,6 +238,7 @@ function Identity({ op }: { op: Operation }) {
         <Fact label="Effect class">
           <EffectClassText effect={op.effect} />
         </Fact>
+        <Fact label="Called">{op.via === "mcp" ? "through the MCP gateway" : "over the agent API"}</Fact>
         <Fact label="Idempotency key">
           <span className={mono}>{op.idempotencyKey}</span>
         </Fact>

@@ -188,7 +188,7 @@ function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: str
                 <OperationLink id={op.id} />
               </td>
               <td className="px-3 py-2">
-                <ToolName tool={op.tool} version={op.contractVersion} />
+                <ToolName tool={op.tool} version={op.contractVersion} via={op.via} />
               </td>
               <td className="px-3 py-2">
                 <EffectClassText effect={op.effect} />

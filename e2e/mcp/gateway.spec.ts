@@ -9,7 +9,14 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
 import { extraPort } from "../fixtures/server-process";
-import { REPO_ROOT, TEST_BOOTSTRAP_API_KEY } from "../fixtures/test-env";
+import { signInThroughApi } from "../fixtures/login";
+import {
+  REPO_ROOT,
+  SCREENSHOT_DIR,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  TEST_BOOTSTRAP_API_KEY,
+} from "../fixtures/test-env";
 import { codeOf, GatewayWorld, operationOf, textOf } from "./support/gateway-world";
 
 const run = promisify(execFile);
@@ -169,6 +176,23 @@ test("a contract change is passed on as tools/list_changed", async () => {
   await client.close();
 });
 
+test("the Upstreams page shows each upstream, its tools with their untrusted hints, and Classify for the rest", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ baseURL: world.url });
+  const page = await context.newPage();
+  await signInThroughApi(page, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+  await page.goto("/upstreams");
+  await expect(page.getByRole("heading", { name: "Upstreams" })).toBeVisible();
+  for (const name of ["fs", "everything", "test"])
+    await expect(page.getByText(name, { exact: true }).first()).toBeVisible();
+  await expect(page.getByText(/untrusted/i).first()).toBeVisible();
+  const classify = page.getByRole("link", { name: /Classify/ }).first();
+  await expect(classify).toHaveAttribute("href", /\/contracts\/new\?classify=\w+__/);
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, "mcp-upstreams.png"), fullPage: true });
+  await context.close();
+});
+
 test.describe("crash windows: never a second effect without a person", () => {
   test("the upstream exits after committing: UNKNOWN, and the same call again is not forwarded", async () => {
     const client = await world.client();
@@ -187,6 +211,19 @@ test.describe("crash windows: never a second effect without a person", () => {
   test("the client disconnects mid-call: the gateway finishes, and the same call again gets the kept result", async () => {
     const client = await world.client();
     const args = { customer: "gone-1", amount: 2 };
+    // The test upstream may still be waiting to restart after the last test killed it: the gateway refuses calls
+    // then, recording nothing, until it is back.
+    let probe = 0;
+    await expect
+      .poll(async () =>
+        codeOf(
+          (await client.callTool({
+            name: "test__charge",
+            arguments: { customer: `probe-${probe++}`, amount: 1 },
+          })) as CallToolResult,
+        ),
+      )
+      .not.toBe("upstream_unavailable");
     world.control({ charge: "slow:1000" });
     const abort = new AbortController();
     const pending = client.callTool({ name: "test__charge", arguments: args }, undefined, { signal: abort.signal });

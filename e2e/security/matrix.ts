@@ -269,12 +269,12 @@ export const MATRIX: readonly MatrixRow[] = [
   })),
 
   // The MCP gateway: agent keys (and admin-scope keys, as everywhere). Those let through get the transport's own
-  // answer to what they sent: `{}` is no JSON-RPC message (400), a GET that does not accept an event stream 406.
+  // JSON-RPC answer: 406, since the matrix's requests do not accept an event stream as MCP clients must.
   {
     kind: "route",
     method: "POST",
     route: "/mcp",
-    guard: { kind: "key", scopes: ["agent"], allowed: 400 },
+    guard: { kind: "key", scopes: ["agent"], allowed: 406 },
     path: () => "/mcp",
     valid: () => ({
       jsonrpc: "2.0",

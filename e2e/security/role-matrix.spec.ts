@@ -71,8 +71,10 @@ async function routeAnswer(row: RouteRow, p: PrincipalClient, w: World): Promise
   });
   const status = response.status();
   const type = response.headers()["content-type"] ?? "";
-  // Every refusal our code writes is a problem document; next-auth's redirects are its own.
-  if (status >= 400 && !type.startsWith("application/problem+json"))
+  // Every refusal our code writes is a problem document; next-auth's redirects are its own, and so are the MCP
+  // transport's JSON-RPC errors once the key is let through.
+  const protocolAnswer = row.route === "/mcp" && type.startsWith("application/json");
+  if (status >= 400 && !type.startsWith("application/problem+json") && !protocolAnswer)
     return `${status} with ${type || "no content type"}`;
   return String(status);
 }

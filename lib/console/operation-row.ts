@@ -17,6 +17,7 @@ export type OperationRow = Pick<
   | "decision"
   | "runId"
   | "agentId"
+  | "via"
   | "lastError"
   | "createdAt"
   | "updatedAt"
@@ -37,6 +38,7 @@ export function operationRow(op: OperationView): OperationRow {
     decision: op.decision,
     runId: op.runId,
     agentId: op.agentId,
+    via: op.via,
     lastError: op.lastError,
     createdAt: op.createdAt,
     updatedAt: op.updatedAt,

@@ -1,4 +1,5 @@
-// The demo seed leaves operations in every phase an operator must handle, and a second run adds nothing.
+// The demo seed leaves operations in every phase an operator must handle, and a second run adds nothing; the demo
+// contracts include the desk's, for the MCP gateway.
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { countByPhase } from "@/lib/ledger/reads/operations";
@@ -18,7 +19,8 @@ it(
   async () => {
     const now = new Date("2026-11-30T12:00:00Z");
     const first = await seedDemo(t.ledger, now);
-    expect(first.contracts).toBe(6);
+    // Six for the HTTP demo tools, four for the desk behind the MCP gateway.
+    expect(first.contracts).toBe(10);
     const phases = await countByPhase(t.ledger);
     expect(phases).toMatchObject({ CONFIRMED: 15, UNKNOWN: 3, AWAITING_APPROVAL: 3, FAILED: 1 });
     expect(await t.db.auditEvent.count({ where: { action: "operation.planned" } })).toBe(first.operations);
@@ -37,6 +39,9 @@ it("points the demo contracts at the providers, follows a new provider address, 
     auto: true,
   });
   expect((await ensureDemoContracts(t.ledger, "http://127.0.0.1:3999", now)).written).toEqual([]);
+  // The desk's tools as the gateway lists them; its notes are observed only.
+  expect(await getContract(t.ledger, "desk__add_note")).toMatchObject({ mode: "observe", effect: "UNKNOWN" });
+  expect(await getContract(t.ledger, "desk__create_ticket")).toMatchObject({ mode: "enforce" });
 
   const email = DEMO_CONTRACTS["email.send"];
   if (!email) throw new Error("no email contract");

@@ -2,6 +2,7 @@
 // first.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
+import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { demoProviderUrl } from "./config";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
@@ -9,6 +10,7 @@ import { claimLease } from "@/lib/ledger/commands/lease";
 import { reportOutcome, type OutcomeInput } from "@/lib/ledger/commands/outcome";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { demoContracts } from "./contracts";
+import { demoMcpContracts } from "./mcp/demo-mcp-contracts";
 
 /** The key id the seeded history was planned under; the demo agent's key is handed its operations at each start. */
 export const DEMO_SEED_KEY_ID = "demo-agent-seed";
@@ -91,6 +93,11 @@ function scripts(): Script[] {
 
 const DEMO_AUTHOR: Actor = { type: "system", id: "system", label: "demo seed" };
 
+/** The HTTP demo tools' contracts and the desk's, which the MCP gateway lists as `desk__<tool>`. */
+function everyDemoContract(providerUrl: string): Record<string, ContractBody> {
+  return { ...demoContracts(providerUrl), ...demoMcpContracts() };
+}
+
 /**
  * Writes the demo contracts for the providers at `providerUrl`: a missing one is created, one the demo wrote itself
  * is brought up to date (a new version only if it changed, e.g. another provider port), and one a person edited
@@ -103,7 +110,7 @@ export async function ensureDemoContracts(
 ): Promise<{ written: string[]; keptEdited: string[] }> {
   const written: string[] = [];
   const keptEdited: string[] = [];
-  for (const [tool, body] of Object.entries(demoContracts(providerUrl))) {
+  for (const [tool, body] of Object.entries(everyDemoContract(providerUrl))) {
     const head = await ledger.db.toolContract.findUnique({ where: { tool } });
     const current = head
       ? await ledger.db.contractVersion.findUnique({
@@ -127,7 +134,7 @@ export async function seedDemo(
   now: Date,
   providerUrl: string = demoProviderUrl(),
 ): Promise<{ contracts: number; operations: number }> {
-  const contracts = Object.keys(demoContracts(providerUrl)).length;
+  const contracts = Object.keys(everyDemoContract(providerUrl)).length;
   await ensureDemoContracts(ledger, providerUrl, now);
   if ((await ledger.db.operation.count()) > 0) return { contracts, operations: 0 };
   let operations = 0;

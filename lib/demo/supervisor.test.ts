@@ -1,5 +1,5 @@
-// The demo supervisor: a fresh agent-scoped key (never logged), contracts pointing at its providers, the agent child
-// killed and restarted, and a clean stop.
+// The demo supervisor: a fresh agent-scoped key (never logged), contracts pointing at its providers (and the desk's),
+// the agent child killed and restarted, the demo MCP agent beside it, and a clean stop.
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createApiKey, scopesOf } from "@/lib/auth/api-keys";
 import { getContract } from "@/lib/ledger/contracts/contract-versions";
@@ -115,6 +115,11 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
     });
     expect(alive(first ?? 0)).toBe(false);
     expect(lines.some((l) => l.includes("killed the demo agent") && l.includes("SIGKILL"))).toBe(true);
+    // The demo MCP agent calls this server's gateway; nothing listens there, which it says once and keeps trying.
+    expect((await getContract(t.ledger, "desk__add_note")).mode).toBe("observe");
+    await until("the demo MCP agent to try the gateway", () =>
+      lines.some((l) => l.startsWith("opledger demo mcp: cannot reach the gateway at http://127.0.0.1:9/mcp")),
+    );
     // The key itself is never logged; not even its prefix.
     expect(lines.join("\n")).not.toMatch(/opl_/);
   } finally {

@@ -1,5 +1,5 @@
 // The demo world's supervisor, in the server process: providers in-process, the demo agent as a child that is killed
-// and restarted now and then.
+// and restarted now and then, and the demo MCP agent in-process, calling the desk through this server's gateway.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -10,6 +10,7 @@ import { hostsVariable } from "@/lib/outbound/secrets";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { PAYMENTS_AUTH_ENV, type DemoEnv } from "./config";
+import { runDemoMcpAgent } from "./mcp/demo-mcp-agent";
 import { startProviderServer, type ProviderServer } from "./providers/server";
 import { DEMO_SEED_KEY_ID, ensureDemoContracts } from "./seed";
 import { handOverOperations } from "@/lib/ledger/commands/hand-over";
@@ -21,7 +22,7 @@ const PASSED_ENV = ["PATH", "HOME", "TMPDIR", "LANG", "OPLEDGER_DEMO_PACE_MS", "
 
 export interface DemoWorldOptions {
   ledger: Ledger;
-  /** Where the agent reaches the ledger API, e.g. http://127.0.0.1:3000. */
+  /** Where the agents reach the ledger API and the MCP gateway, e.g. http://127.0.0.1:3000. */
   ledgerUrl: string;
   env: DemoEnv;
   /** Keeps the providers' effects and keys across restarts; null for memory only. */
@@ -192,6 +193,15 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
   spawnAgent();
   scheduleKill();
   scheduleOutage(20_000);
+  // The same key: the gateway plans the desk's calls as this key's operations, handed over at the next start too.
+  const mcpAgent = new AbortController();
+  const mcpAgentDone = runDemoMcpAgent({
+    gatewayUrl: options.ledgerUrl,
+    apiKey: key,
+    signal: mcpAgent.signal,
+    log,
+    logCalls: false,
+  });
   const killOnExit = (): void => {
     child?.kill("SIGKILL");
   };
@@ -200,7 +210,8 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     `opledger demo: providers on ${providers.url} (random fault rate ${env.OPLEDGER_DEMO_FAULT_RATE}), demo agent running with its own agent-scoped API key` +
       (env.OPLEDGER_DEMO_KILL_EVERY_MS > 0
         ? `, killed and restarted about every ${Math.round(env.OPLEDGER_DEMO_KILL_EVERY_MS / 1000)} s`
-        : ""),
+        : "") +
+      "; the demo MCP agent calls the desk's tools through the gateway (/mcp)",
   );
 
   return {
@@ -208,6 +219,7 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     agentPid: () => child?.pid ?? null,
     stop: async () => {
       stopping = true;
+      mcpAgent.abort();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       process.off("exit", killOnExit);
@@ -219,6 +231,7 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
         await exited;
         clearTimeout(forced);
       }
+      await mcpAgentDone;
       await providers.close();
       await revokeApiKey(ledger, keyId, DEMO_ACTOR, new Date()).catch(() => undefined);
     },

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { ensureBootstrapApiKey } from "@/lib/auth/api-keys";
 import { ensureAdminUser } from "@/lib/auth/users";
-import { defaultDataDir, sqliteFilePath } from "@/lib/config/database-url";
+import { sqliteFilePath } from "@/lib/config/database-url";
 import { env, type Env } from "@/lib/config/env";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
@@ -26,13 +26,12 @@ async function startDemo(config: Env, ledger: Ledger): Promise<void> {
   try {
     const { demoEnv } = await import("@/lib/demo/config");
     const { startDemoWorld } = await import("@/lib/demo/supervisor");
-    const file = sqliteFilePath(config.DATABASE_URL);
-    const dataDir = file ? path.dirname(path.resolve(file)) : defaultDataDir();
+    const { demoDataDir } = await import("@/lib/demo/data-dir");
     const world = await startDemoWorld({
       ledger,
       ledgerUrl: localUrl(config),
       env: demoEnv(),
-      stateFile: path.join(dataDir, "demo-providers.jsonl"),
+      stateFile: path.join(demoDataDir(config.DATABASE_URL), "demo-providers.jsonl"),
       rootDir: process.cwd(),
     });
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void world.stop());

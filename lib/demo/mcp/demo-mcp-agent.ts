@@ -20,8 +20,10 @@ export interface DemoMcpAgentOptions {
   /** Pause before connecting again after the gateway could not be reached; default 5000 ms. */
   reconnectMs?: number;
   random?: () => number;
-  /** One line per call, and connection problems. */
+  /** One line per call (unless logCalls is false), and connection problems. */
   log?: (line: string) => void;
+  /** Default true; the demo world turns it off, as a line every few seconds would bury the server's own log. */
+  logCalls?: boolean;
 }
 
 /** Few subjects on purpose: the same customer and subject come back, and the gateway answers from the ledger. */
@@ -119,7 +121,8 @@ export async function runDemoMcpAgent(options: DemoMcpAgentOptions): Promise<voi
             timeout: CALL_TIMEOUT_MS,
           })) as CallToolResult;
           calls.remember(result);
-          log(`opledger demo mcp: ${call.name} ${result.isError ? "refused or failed" : "ok"}: ${firstLine(result)}`);
+          if (options.logCalls ?? true)
+            log(`opledger demo mcp: ${call.name} ${result.isError ? "refused or failed" : "ok"}: ${firstLine(result)}`);
         }
         await pause(paceMs * (0.5 + random() / 2), signal);
       }

@@ -23,7 +23,7 @@ const MIN_ATTEMPT_MS = 100;
 export interface GatewayContext {
   ledger: Ledger;
   actor: KeyActor;
-  upstreams: Pick<Upstreams, "callUpstreamTool" | "tools">;
+  upstreams: Pick<Upstreams, "callUpstreamTool" | "tools" | "unavailable">;
   /** This gateway instance as a worker: `mcp:<host>:<pid>`. */
   worker: string;
   log: (line: string) => void;

@@ -62,6 +62,9 @@ export async function gatewayToolCall(
       detail: "Its upstream is not running, or no longer offers it.",
     });
   }
+  // An upstream waiting to restart would only fail the call as not sent: refuse it before anything is recorded.
+  const down = ctx.upstreams.unavailable(parsed.upstream);
+  if (down) return refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
   const problem = argumentsProblem(upstreamTool.tool, args);
   if (problem) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${problem}` });
   const meta = params._meta;

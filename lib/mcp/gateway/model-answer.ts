@@ -18,7 +18,8 @@ export type GatewayCode =
   | "retry_not_due"
   | "in_flight"
   | "result_not_kept"
-  | "already_applied";
+  | "already_applied"
+  | "upstream_unavailable";
 
 export interface GatewayRefusal {
   code: GatewayCode;
@@ -67,6 +68,8 @@ function sentence(r: GatewayRefusal): string {
       return `This call already succeeded${op}, but its result was too large to keep. Do not call it again: it would run a second time.`;
     case "already_applied":
       return `A person confirmed that this call's effect already happened${op}. Do not call it again.`;
+    case "upstream_unavailable":
+      return `${r.tool} cannot be reached right now, so nothing was sent and nothing was recorded.${detail} Call it again in a few seconds, or tell the user.`;
     default: {
       const unreachable: never = r.code;
       return unreachable;

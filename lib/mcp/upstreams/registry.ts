@@ -25,6 +25,8 @@ export interface Upstreams {
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<UpstreamCall>;
+  /** Null when a call to `upstream` may be sent now; else why not (unknown, stopped, or waiting to restart). */
+  unavailable(upstream: string): string | null;
   /** Called with the upstream's name whenever its tools change (or it is added or removed). */
   onToolsChanged(listener: ToolsChangedListener): () => void;
   /** Stops every upstream and the file watch. */
@@ -145,6 +147,10 @@ export function openUpstreams(file: string | null, options: UpstreamsOptions = {
     async tools() {
       const all = await Promise.all([...connections.values()].map((c) => c.tools()));
       return all.flat();
+    },
+    unavailable(upstream) {
+      const connection = connections.get(upstream);
+      return connection ? connection.unavailable() : `There is no upstream "${upstream}" in the upstreams file.`;
     },
     callUpstreamTool(upstream, tool, args, callOptions) {
       const connection = connections.get(upstream);

@@ -145,16 +145,24 @@ export class UpstreamConnection {
     }
   }
 
+  /**
+   * Null when a call may be sent now (connected, starting, or its restart is due); else the sentence why it cannot,
+   * so the gateway can refuse a call before it records anything.
+   */
+  unavailable(): string | null {
+    if (this.#live || this.#starting) return null;
+    if (this.#state === "stopped") return `Upstream "${this.name}" is stopped.`;
+    const wait = this.#retryAt - this.settings.now();
+    if (wait <= 0) return null;
+    return `Upstream "${this.name}" is ${this.#state === "failed" ? "failing to start" : "restarting"} (${this.#lastError ?? "no reason given"}); the next try is in ${Math.ceil(wait / 1000)} s.`;
+  }
+
   /** The live connection, started now if it may be; else the sentence why not. */
   #ready(): Promise<Live | string> {
     if (this.#live) return Promise.resolve(this.#live);
-    if (this.#state === "stopped") return Promise.resolve(`Upstream "${this.name}" is stopped.`);
     if (this.#starting) return this.#starting;
-    const wait = this.#retryAt - this.settings.now();
-    if (wait > 0)
-      return Promise.resolve(
-        `Upstream "${this.name}" is ${this.#state === "failed" ? "failing to start" : "restarting"} (${this.#lastError ?? "no reason given"}); the next try is in ${Math.ceil(wait / 1000)} s.`,
-      );
+    const why = this.unavailable();
+    if (why !== null) return Promise.resolve(why);
     this.#starting = this.#start().finally(() => {
       this.#starting = null;
     });
