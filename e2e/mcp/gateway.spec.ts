@@ -8,7 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
-import { extraPort } from "../fixtures/server-process";
+import { extraPort, ServerProcess } from "../fixtures/server-process";
+import { freshDatabase } from "../scale-out/support/fresh-database";
 import { signInThroughApi } from "../fixtures/login";
 import {
   REPO_ROOT,
@@ -125,6 +126,24 @@ test("bad requests: no key, malformed JSON-RPC, a foreign page; the older protoc
   expect(older.status).toBe(200);
   expect(older.headers.get("mcp-session-id")).toBeTruthy();
   expect(((await older.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe("2025-06-18");
+});
+
+test("a broken upstreams file stops start-up with one sentence naming the problem", async () => {
+  test.setTimeout(150_000);
+  const file = path.join(world.dir, "broken-upstreams.json");
+  fs.writeFileSync(file, JSON.stringify({ upstreams: { "Bad Name": { command: "node" } } }));
+  const database = await freshDatabase(`mcp_broken_${extraPort(4)}`);
+  try {
+    const started = ServerProcess.start({
+      name: "server with a broken upstreams file",
+      port: extraPort(4),
+      databaseUrl: database.url,
+      env: { OPLEDGER_MCP_UPSTREAMS: file },
+    });
+    await expect(started).rejects.toThrow(/exited before it was healthy[\s\S]*OPLEDGER_MCP_UPSTREAMS[\s\S]*Bad Name/);
+  } finally {
+    await database.drop();
+  }
 });
 
 test("the MCP Inspector's command line lists and calls through the gateway", async () => {

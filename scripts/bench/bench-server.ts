@@ -49,11 +49,15 @@ async function waitUntilHealthy(url: string, child: ChildProcess, timeoutMs: num
   throw new Error(`the benchmark server did not answer ${url}/api/health within ${timeoutMs} ms`);
 }
 
-/** Migrates the database, starts `next start` on the port with an all-scope API key, and waits for /api/health. */
+/**
+ * Migrates the database, starts `next start` on the port with an all-scope API key (and `env` on top of the
+ * benchmark's own variables), and waits for /api/health.
+ */
 export async function startBenchServer(
   databaseUrl: string,
   port: number,
   log: (line: string) => void,
+  env: Record<string, string> = {},
 ): Promise<BenchServer> {
   prepareDatabase(databaseUrl);
   const url = `http://127.0.0.1:${port}`;
@@ -73,6 +77,7 @@ export async function startBenchServer(
       OPLEDGER_BOOTSTRAP_API_KEY: apiKey,
       NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
       NEXTAUTH_URL: url,
+      ...env,
     },
   });
   child.stderr?.on("data", (chunk: Buffer) => log(`server: ${chunk.toString().trimEnd()}`));

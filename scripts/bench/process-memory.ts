@@ -1,7 +1,7 @@
 // Resident memory of a process and all its descendants, read from /proc (Linux), in MiB.
 import fs from "node:fs";
 
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   const children: number[] = [];
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
