@@ -94,7 +94,9 @@ function exchange(url: URL, host: string, addresses: ResolvedAddress[], init: Re
         // A fresh connection every time: a pooled one may have been opened under other settings.
         agent: false,
         lookup: pinnedLookup(addresses),
-        signal: init?.signal ?? undefined,
+        // A signal of its own that follows the caller's: the SDK passes one signal to every request of a session,
+        // and a listener per concurrent request on it trips Node's max-listeners warning.
+        signal: init?.signal ? AbortSignal.any([init.signal]) : undefined,
       });
     } catch (error) {
       reject(new NotSentError(`the request to ${host} could not be made: ${messageOf(error)}`));

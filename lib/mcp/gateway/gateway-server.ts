@@ -8,8 +8,9 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { getContract, listContracts } from "@/lib/ledger/contracts/contract-versions";
-import { LedgerError } from "@/lib/ledger/errors";
+import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
+import { listContracts } from "@/lib/ledger/contracts/contract-versions";
+import { contractView } from "@/lib/ledger/contracts/contract-view";
 import { parseGatewayToolName } from "@/lib/mcp/upstreams/tool-names";
 import { argumentsProblem } from "./arguments-check";
 import { callKey } from "./call-key";
@@ -36,13 +37,11 @@ export async function gatewayTools(ctx: GatewayServerContext): Promise<Tool[]> {
   });
 }
 
-async function contractOf(ctx: GatewayServerContext, name: string) {
-  try {
-    return await getContract(ctx.ledger, name);
-  } catch (error) {
-    if (error instanceof LedgerError && error.code === "not_found") return null;
-    throw error;
-  }
+/** The tool's current contract through the ledger's store: one query, the version itself from the store's cache. */
+async function contractOf(ctx: GatewayServerContext, name: string): Promise<ContractView | null> {
+  const head = await ctx.ledger.store.contractHead(name);
+  const row = head ? await ctx.ledger.store.contractVersion(name, head.version) : null;
+  return row ? contractView(row) : null;
 }
 
 export async function gatewayToolCall(
