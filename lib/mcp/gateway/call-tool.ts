@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KeyActor } from "@/lib/auth/api-keys";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { reportOutcome, type OutcomeInput } from "@/lib/ledger/commands/outcome";
-import { planOperation } from "@/lib/ledger/commands/plan";
+import { planOperation, type PlanInput } from "@/lib/ledger/commands/plan";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { LedgerError, type LedgerErrorCode } from "@/lib/ledger/errors";
 import type { Ledger } from "@/lib/ledger/ledger";
@@ -60,8 +60,20 @@ const MODEL_CODES: Partial<Record<LedgerErrorCode, GatewayCode>> = {
 };
 
 /** The run lease of a call: its whole deadline and a margin, so the gateway's own report is never refused as late. */
-export function leaseMsFor(contract: Pick<ContractView, "timeoutMs">): number {
+function leaseMsFor(contract: Pick<ContractView, "timeoutMs">): number {
   return contract.timeoutMs + LEASE_MARGIN_MS;
+}
+
+/** The plan of a gateway call, with the claim in the same transaction: the key, the run, `via: "mcp"`. */
+export function planInputOf(ctx: GatewayContext, call: GatewayCall): PlanInput & { idempotencyKey: string } {
+  return {
+    tool: call.name,
+    args: call.args,
+    idempotencyKey: call.key,
+    runId: call.run,
+    via: "mcp",
+    claim: { workerId: ctx.worker, leaseMs: leaseMsFor(call.contract) },
+  };
 }
 
 export async function callThroughGateway(ctx: GatewayContext, call: GatewayCall): Promise<CallToolResult> {
@@ -71,19 +83,7 @@ export async function callThroughGateway(ctx: GatewayContext, call: GatewayCall)
   const deadline = started + call.contract.timeoutMs;
   let operation: OperationView;
   try {
-    const planned = await planOperation(
-      ctx.ledger,
-      {
-        tool: call.name,
-        args: call.args,
-        idempotencyKey: call.key,
-        runId: call.run,
-        via: "mcp",
-        claim: { workerId: ctx.worker, leaseMs: leaseMsFor(call.contract) },
-      },
-      ctx.actor,
-      now(),
-    );
+    const planned = await planOperation(ctx.ledger, planInputOf(ctx, call), ctx.actor, now());
     operation = planned.operation;
   } catch (error) {
     if (!(error instanceof LedgerError)) throw error;

@@ -7,25 +7,13 @@ import { reportOutcome } from "@/lib/ledger/commands/outcome";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { LedgerError } from "@/lib/ledger/errors";
 import type { OperationView } from "@/lib/ledger/reads/operation-view";
-import { leaseMsFor, type GatewayCall, type GatewayContext } from "./call-tool";
+import { planInputOf, type GatewayCall, type GatewayContext } from "./call-tool";
 import { upstreamReport } from "./upstream-report";
 
 /** Planned and dispatched; a second try covers the same call planned at the same moment by another request. */
 async function plannedAndDispatched(ctx: GatewayContext, call: GatewayCall, now: () => Date): Promise<OperationView> {
   for (let tries = 0; ; tries++) {
-    const input = await observedPlanInput(
-      ctx.ledger,
-      {
-        tool: call.name,
-        args: call.args,
-        idempotencyKey: call.key,
-        runId: call.run,
-        via: "mcp",
-        claim: { workerId: ctx.worker, leaseMs: leaseMsFor(call.contract) },
-      },
-      ctx.actor,
-      now(),
-    );
+    const input = await observedPlanInput(ctx.ledger, planInputOf(ctx, call), ctx.actor, now());
     try {
       const { operation } = await planOperation(ctx.ledger, input, ctx.actor, now());
       const dispatched = await dispatchOperation(
