@@ -254,6 +254,25 @@ describe("refusals of an operation that cannot run, none of them forwarded", () 
   });
 });
 
+describe("an upstream waiting to restart", () => {
+  it("refuses a new call recording nothing, and answers an earlier call from its operation", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { timeoutMs: 1000 });
+    writeControl(files().control, { charge: "hang_after_commit" });
+    const lost = await call("test__charge", { customer: "d-1", amount: 1 });
+    writeControl(files().control, {});
+    const restarting = `Upstream "test" is restarting (it exited); the next try is in 3 s.`;
+    ctx = { ...ctx, upstreams: { ...upstreams, unavailable: () => restarting } };
+    const fresh = await call("test__charge", { customer: "d-2", amount: 1 });
+    expect(codeOf(fresh)).toBe("upstream_unavailable");
+    expect(textOf(fresh)).toContain("the next try is in 3 s");
+    expect(await t.db.operation.count()).toBe(1);
+    const again = await call("test__charge", { customer: "d-1", amount: 1 });
+    expect(codeOf(again)).toBe("outcome_unknown");
+    expect(operationOf(again)).toBe(operationOf(lost));
+    expect(calls()).toHaveLength(1);
+  });
+});
+
 describe("observe mode", () => {
   it("forwards every call and records what enforcing would have done", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { mode: "observe", approval: "required" });

@@ -85,6 +85,21 @@ test("the everything server's echo goes through, and a read-only tool too", asyn
   await client.close();
 });
 
+test("prompts and resources of the upstreams are relayed unchanged, prompts named like tools", async () => {
+  const client = await world.client();
+  const { prompts } = await client.listPrompts();
+  expect(prompts.map((p) => p.name)).toContain("everything__simple-prompt");
+  const prompt = await client.getPrompt({ name: "everything__simple-prompt" });
+  expect(prompt.messages.length).toBeGreaterThan(0);
+  const { resources } = await client.listResources();
+  const first = resources[0];
+  expect(first?.uri).toMatch(/^demo:\/\//);
+  const read = await client.readResource({ uri: first?.uri ?? "" });
+  expect(read.contents[0]?.uri).toBe(first?.uri);
+  await expect(client.readResource({ uri: "demo://no/such/resource" })).rejects.toThrow();
+  await client.close();
+});
+
 test("refusals: no contract, unknown tool and bad arguments reach no upstream", async () => {
   const client = await world.client();
   const calls = world.calls().length;

@@ -23,7 +23,7 @@ const MIN_ATTEMPT_MS = 100;
 export interface GatewayContext {
   ledger: Ledger;
   actor: KeyActor;
-  upstreams: Pick<Upstreams, "callUpstreamTool" | "tools" | "unavailable">;
+  upstreams: Pick<Upstreams, "callUpstreamTool" | "tools" | "unavailable" | "list" | "client">;
   /** This gateway instance as a worker: `mcp:<host>:<pid>`. */
   worker: string;
   log: (line: string) => void;

@@ -1,5 +1,5 @@
-// The MCP server one gateway request is answered by: `tools/list` (tools with a contract only, annotated from it) and
-// `tools/call` (through the ledger). Built per request, since everything it knows lives in the ledger and upstreams.
+// The MCP server one gateway request is answered by: `tools/list` (tools with a contract only, annotated from it),
+// `tools/call` (through the ledger), and prompts and resources relayed from the upstreams. Built per request, since everything it knows lives in the ledger and upstreams.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -17,7 +17,9 @@ import { callKey } from "./call-key";
 import { callThroughGateway, type GatewayContext } from "./call-tool";
 import { listedTool } from "./listed-tool";
 import { refusalResult } from "./model-answer";
+import { relayRequests } from "./relayed-requests";
 import { observeCall } from "./observe-call";
+import { answerFromState } from "./operation-answer";
 
 export interface GatewayServerContext extends GatewayContext {
   /** The run this request's calls belong to (the MCP session, X-Opledger-Run, or the key's day). */
@@ -61,14 +63,20 @@ export async function gatewayToolCall(
       detail: "Its upstream is not running, or no longer offers it.",
     });
   }
-  // An upstream waiting to restart would only fail the call as not sent: refuse it before anything is recorded.
-  const down = ctx.upstreams.unavailable(parsed.upstream);
-  if (down) return refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
   const problem = argumentsProblem(upstreamTool.tool, args);
   if (problem) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${problem}` });
   const meta = params._meta;
   const key = callKey(contract.keyFrom, args, `${ctx.actor.id}\n${ctx.run}`, meta?.["opledger/idempotencyKey"]);
   if ("problem" in key) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${key.problem}` });
+  // An upstream waiting to restart would only fail a new attempt as not sent: such a call is refused before anything
+  // is recorded, and the same call as an earlier one gets that operation's answer.
+  const down = ctx.upstreams.unavailable(parsed.upstream);
+  if (down) {
+    const earlier = await ctx.ledger.store.operationByKey(name, key.key);
+    return earlier && earlier.plannedByKeyId === ctx.actor.id
+      ? answerFromState(ctx.ledger, ctx.actor, name, key.key, new Date(), down)
+      : refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
+  }
   const call = { name, ...parsed, args, key: key.key, run: ctx.run, contract };
   return contract.mode === "observe" ? observeCall(ctx, call) : callThroughGateway(ctx, call);
 }
@@ -76,9 +84,10 @@ export async function gatewayToolCall(
 export function gatewayServer(ctx: GatewayServerContext): Server {
   const server = new Server(
     { name: "opledger", title: "opledger MCP gateway", version: "1" },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await gatewayTools(ctx) }));
   server.setRequestHandler(CallToolRequestSchema, (request) => gatewayToolCall(ctx, request.params));
+  relayRequests(server, ctx.upstreams);
   return server;
 }

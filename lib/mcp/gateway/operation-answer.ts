@@ -1,5 +1,5 @@
-// The answer to a call whose operation already exists and cannot run now: the kept result of a confirmed call (not
-// executed again), or why nothing was forwarded.
+// The answer to a call whose operation already exists and cannot run now (or whose upstream is down): the kept result
+// of a confirmed call (not executed again), or why nothing was forwarded.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KeyActor } from "@/lib/auth/api-keys";
 import { LedgerError } from "@/lib/ledger/errors";
@@ -22,6 +22,8 @@ export async function answerFromState(
   tool: string,
   key: string,
   now: Date,
+  /** Why the upstream cannot be reached now, when it cannot: an operation that could run is told so. */
+  upstreamDown?: string,
 ): Promise<CallToolResult> {
   const found = await ledger.store.operationByKey(tool, key);
   // planOperation refuses another key's operation before this is asked; the same sentence as a missing one otherwise.
@@ -31,6 +33,10 @@ export async function answerFromState(
   const { op, contract, dependency, attempt } = await loadContext(ledger.store, found.id);
   const view = operationView(op, contract, dependency, now);
   const base = { tool, operationId: op.id, decision: view.decision };
+  const runnable = ["DISPATCH", "RETRY", "RETRY_SAME_KEY"].includes(view.decision.action);
+  if (upstreamDown !== undefined && runnable) {
+    return refusalResult({ ...base, code: "upstream_unavailable", detail: upstreamDown });
+  }
   const phase = op.phase as Phase;
   let refusal: GatewayRefusal;
   switch (phase) {

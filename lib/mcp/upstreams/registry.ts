@@ -12,6 +12,7 @@ import type {
   UpstreamTool,
 } from "./types";
 import { UpstreamConnection, type ConnectionSettings } from "./upstream-connection";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { readUpstreamsFile, type UpstreamConfig } from "./upstreams-file";
 
 export interface Upstreams {
@@ -25,6 +26,8 @@ export interface Upstreams {
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<UpstreamCall>;
+  /** The connected client of `upstream` for the requests relayed unchanged (prompts, resources), or why there is none. */
+  client(upstream: string): Promise<Client | string>;
   /** Null when a call to `upstream` may be sent now; else why not (unknown, stopped, or waiting to restart). */
   unavailable(upstream: string): string | null;
   /** Called with the upstream's name whenever its tools change (or it is added or removed). */
@@ -147,6 +150,10 @@ export function openUpstreams(file: string | null, options: UpstreamsOptions = {
     async tools() {
       const all = await Promise.all([...connections.values()].map((c) => c.tools()));
       return all.flat();
+    },
+    client(upstream) {
+      const connection = connections.get(upstream);
+      return connection ? connection.client() : Promise.resolve(`There is no upstream "${upstream}".`);
     },
     unavailable(upstream) {
       const connection = connections.get(upstream);

@@ -75,6 +75,12 @@ export class UpstreamConnection {
     return this.#tools ?? [];
   }
 
+  /** The connected SDK client for requests other than tools (prompts, resources), or why there is none. */
+  async client(): Promise<Client | string> {
+    const live = await this.#ready();
+    return typeof live === "string" ? live : live.client;
+  }
+
   async call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<UpstreamCall> {
     const live = await this.#readyWithin(options.timeoutMs);
     if (typeof live === "string") return { outcome: "not_sent", reason: live };
