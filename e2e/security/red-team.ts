@@ -57,6 +57,9 @@ const ROUTES: Record<string, string> = {
     "evidence only: approveRetry is the human gate, 403 person_required; another key's operation 404",
   "POST /api/v1/operations/[id]/approve": "the human gate: 403 person_required, whatever `actor` says",
   "POST /api/v1/operations/[id]/reject": "the agent gives up its own operation: it ends, never runs again",
+  "POST /mcp":
+    "the MCP gateway: only `<upstream>__<tool>` tools with a contract, through the same plan/dispatch/outcome with the agent's own key; anything else answers isError and is not forwarded",
+  "DELETE /mcp": "ends an MCP session: the gateway keeps none, nothing changes",
 };
 
 /** The server actions, each with the answer the red team expects for it: a console session only, and never cross-site. */
@@ -656,6 +659,39 @@ export function redTeamSuite(): void {
         const rejection = rejected.audit.find((e) => e.action === "operation.rejected")!;
         expect(rejection.actorId, "the forged actor named nobody").toBe(keyA.id);
         expect(rejection.onBehalfOf).toBeNull();
+
+        // 7. The MCP gateway: the same call (its tool, args and key) through /mcp is no way around the gate.
+        log.scenario = "through the MCP gateway";
+        const mcpHeaders = {
+          authorization: `Bearer ${keyA.key}`,
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+        };
+        const viaGateway = await request.post("/mcp", {
+          headers: mcpHeaders,
+          data: {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: s6.op.tool, arguments: s6.op.args, _meta: { "opledger/idempotencyKey": s6.key } },
+          },
+        });
+        const gatewayAnswer = (await viaGateway.json()) as {
+          result?: { isError?: boolean; _meta?: Record<string, unknown> };
+        };
+        const gatewayCode = String(gatewayAnswer.result?._meta?.["opledger/code"]);
+        log.record(
+          "POST /mcp",
+          "call the rejected operation's tool with its args and key",
+          `${viaGateway.status()} ${gatewayCode}`,
+        );
+        expect(viaGateway.status()).toBe(200);
+        expect(gatewayAnswer.result?.isError).toBe(true);
+        expect(gatewayCode).toBe("no_contract");
+        const ended = await request.delete("/mcp", { headers: mcpHeaders });
+        log.record("DELETE /mcp", "end a session", String(ended.status()));
+        expect(ended.status()).toBe(200);
+        expect(provider.effectsOf(s6.key), "the gateway forwarded nothing").toBe(1);
 
         // Every path of the list was attacked at least once.
         const attacked = new Set(log.attacks.map((a) => a.path));
