@@ -215,6 +215,36 @@ describe("tools/call", () => {
     expect(effects()).toHaveLength(1);
   });
 
+  it("sends the operation's one key with every attempt, so an upstream that dedupes by key converges", async () => {
+    await withContract(t.ledger, "test__put_record", "IDEMPOTENT", {
+      idempotencyKey: "optional",
+      toolError: "transient",
+      backoff: { baseMs: 1, maxMs: 5 },
+    });
+    const sent: unknown[] = [];
+    ctx = {
+      ...ctx,
+      upstreams: {
+        ...upstreams,
+        callUpstreamTool: (upstream, tool, args, options) => {
+          sent.push(options.meta);
+          return upstreams.callUpstreamTool(upstream, tool, args, options);
+        },
+      },
+    };
+    writeControl(files().control, { put_record: "fail_before_commit" });
+    const answer = await call("test__put_record", { id: "k-1", value: "v" }, { "opledger/trace": "t-1" });
+    const op = await t.db.operation.findUniqueOrThrow({ where: { id: operationOf(answer) } });
+    expect(sent).toHaveLength(3);
+    for (const meta of sent) {
+      expect(meta).toEqual({
+        "opledger/trace": "t-1",
+        "opledger/idempotencyKey": op.idempotencyKey,
+        "opledger/operation": op.id,
+      });
+    }
+  });
+
   it("takes the client's key from _meta", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
     const a = await call("test__charge", { customer: "c-7", amount: 1 }, { "opledger/idempotencyKey": "k-1" });

@@ -59,6 +59,9 @@ const MODEL_CODES: Partial<Record<LedgerErrorCode, GatewayCode>> = {
   retry_not_due: "retry_not_due",
 };
 
+/** Why an existing operation's claim is refused when the same call comes again: its state answers the call. */
+const CLAIM_REFUSALS = new Set<LedgerErrorCode>(["already_finished", "approval_expired", "lease_held"]);
+
 /** The run lease of a call: its whole deadline and a margin, so the gateway's own report is never refused as late. */
 function leaseMsFor(contract: Pick<ContractView, "timeoutMs">): number {
   return contract.timeoutMs + LEASE_MARGIN_MS;
@@ -95,6 +98,7 @@ export async function callThroughGateway(ctx: GatewayContext, call: GatewayCall)
       });
     }
     // The same call again, and its operation cannot be run now (finished, expired, or running elsewhere).
+    if (!CLAIM_REFUSALS.has(error.code)) throw error;
     return answerFromState(ctx.ledger, ctx.actor, call.name, call.key, now());
   }
   const fence = operation.fence;
@@ -122,9 +126,10 @@ export async function callThroughGateway(ctx: GatewayContext, call: GatewayCall)
     }
     operation = dispatched.operation;
     const remaining = Math.max(MIN_ATTEMPT_MS, deadline - now().getTime());
+    // Every attempt carries the operation's one key, so an upstream that dedupes by key converges (IDEMPOTENT).
     const sent = await ctx.upstreams.callUpstreamTool(call.upstream, call.tool, call.args, {
       timeoutMs: remaining,
-      ...(call.meta ? { meta: call.meta } : {}),
+      meta: { ...call.meta, "opledger/idempotencyKey": operation.idempotencyKey, "opledger/operation": operation.id },
     });
     lastAnswer = sent.outcome === "answered" && sent.result.isError ? sent.result : null;
     const report: OutcomeInput = { fence, ...upstreamReport(sent) };

@@ -77,7 +77,9 @@ export async function gatewayToolCall(
       ? answerFromState(ctx.ledger, ctx.actor, name, key.key, new Date(), down)
       : refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
   }
-  const call = { name, ...parsed, args, key: key.key, run: ctx.run, contract };
+  // The client's _meta goes on to the upstream, but for its progress token: progress is not relayed.
+  const { progressToken: _progress, ...passedOn } = meta ?? {};
+  const call = { name, ...parsed, args, key: key.key, run: ctx.run, contract, meta: passedOn };
   return contract.mode === "observe" ? observeCall(ctx, call) : callThroughGateway(ctx, call);
 }
 
