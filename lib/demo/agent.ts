@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { ApiProblem, OpledgerClient, runTool, type Operation, type RunToolResult } from "@/lib/executor";
+import { letsAttemptGo } from "@/lib/retry-gate/types";
 import { DEMO_AGENT_ID } from "./config";
 import { DEMO_TOOLS, demoTool, pickTool, type DemoTool, type ToolCallSettings } from "./tools";
 
@@ -40,8 +41,6 @@ export interface DemoAgentStats {
   byTool: Record<string, number>;
 }
 
-/** Statuses a resumed run can move on from by itself: the gate lets the next attempt go. */
-const RUNNABLE = new Set(["DISPATCH", "RETRY", "RETRY_SAME_KEY"]);
 /** Where resumable operations wait; an UNKNOWN one only for a PURE tool, which the gate lets retry. */
 const RESUMABLE: { phase: Operation["phase"]; effect?: "PURE"; pages: number }[] = [
   { phase: "PLANNED", pages: 5 },
@@ -164,7 +163,8 @@ export class DemoAgent {
     const leased = op.leaseExpiresAt ? Date.parse(op.leaseExpiresAt) > now : false;
     if (leased) return false;
     const { action, retryAfterMs } = op.decision;
-    if (RUNNABLE.has(action)) return (retryAfterMs ?? 0) <= (this.options.resumeEveryMs ?? 3000);
+    // A resumed run can move on by itself when the gate lets the next attempt go.
+    if (letsAttemptGo(action)) return (retryAfterMs ?? 0) <= (this.options.resumeEveryMs ?? 3000);
     // A reconciled "not applied" that needs a person: one dispatch attempt moves it to the approvals queue.
     return action === "APPROVAL" && op.phase === "RECONCILED";
   }

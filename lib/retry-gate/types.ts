@@ -35,6 +35,13 @@ export const DECISION_ACTIONS = [
 ] as const;
 export type DecisionAction = (typeof DECISION_ACTIONS)[number];
 
+const GO_ACTIONS: ReadonlySet<DecisionAction> = new Set(["DISPATCH", "RETRY", "RETRY_SAME_KEY"]);
+
+/** Does the decision let the next attempt go (now, or once its retryAfterMs has passed)? */
+export function letsAttemptGo(action: DecisionAction): boolean {
+  return GO_ACTIONS.has(action);
+}
+
 export interface Decision {
   action: DecisionAction;
   /** One sentence an operator can read at 3 a.m. */

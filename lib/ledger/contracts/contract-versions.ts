@@ -123,6 +123,11 @@ export async function getContract(ledger: Ledger, tool: string): Promise<Contrac
   return contractView(row);
 }
 
+/** Each tool with its current version, by tool: what changes whenever any contract is saved. */
+export function contractHeads(ledger: Ledger): Promise<{ tool: string; currentVersion: number }[]> {
+  return ledger.db.toolContract.findMany({ select: { tool: true, currentVersion: true }, orderBy: { tool: "asc" } });
+}
+
 export async function listContracts(ledger: Ledger): Promise<ContractView[]> {
   const heads = await ledger.db.toolContract.findMany({ orderBy: { tool: "asc" } });
   const rows = await ledger.db.contractVersion.findMany({

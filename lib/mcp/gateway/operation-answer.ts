@@ -7,7 +7,7 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import { loadContext } from "@/lib/ledger/reads/operation-context";
 import { operationView } from "@/lib/ledger/reads/operation-view";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
-import type { Phase } from "@/lib/retry-gate/types";
+import { letsAttemptGo, type Phase } from "@/lib/retry-gate/types";
 import { refusalResult, type GatewayRefusal } from "./model-answer";
 
 /** The confirmed answer as the upstream gave it, marked as served from the ledger. */
@@ -33,8 +33,7 @@ export async function answerFromState(
   const { op, contract, dependency, attempt } = await loadContext(ledger.store, found.id);
   const view = operationView(op, contract, dependency, now);
   const base = { tool, operationId: op.id, decision: view.decision };
-  const runnable = ["DISPATCH", "RETRY", "RETRY_SAME_KEY"].includes(view.decision.action);
-  if (upstreamDown !== undefined && runnable) {
+  if (upstreamDown !== undefined && letsAttemptGo(view.decision.action)) {
     return refusalResult({ ...base, code: "upstream_unavailable", detail: upstreamDown });
   }
   const phase = op.phase as Phase;

@@ -1,6 +1,7 @@
 // Tells open gateway streams that the tool list changed: an upstream's tools changed, or a contract was saved on any
 // instance (noticed by polling the contract heads, since another instance's save leaves no trace in this process).
 import { createHash } from "node:crypto";
+import { contractHeads } from "@/lib/ledger/contracts/contract-versions";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Upstreams } from "@/lib/mcp/upstreams/registry";
 
@@ -51,10 +52,7 @@ export class ToolListChanges {
 
   async #poll(): Promise<void> {
     try {
-      const heads = await this.ledger.db.toolContract.findMany({
-        select: { tool: true, currentVersion: true },
-        orderBy: { tool: "asc" },
-      });
+      const heads = await contractHeads(this.ledger);
       const fingerprint = createHash("sha256").update(JSON.stringify(heads)).digest("hex");
       const changed = this.#contracts !== null && this.#contracts !== fingerprint;
       this.#contracts = fingerprint;

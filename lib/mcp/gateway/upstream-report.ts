@@ -5,7 +5,7 @@ import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
 import type { UpstreamCall } from "@/lib/mcp/upstreams/types";
 
 /** The largest answer kept to serve the same call again (MCP.md); a larger one is confirmed but not kept. */
-export const MAX_KEPT_RESULT_BYTES = 256 * 1024;
+const MAX_KEPT_RESULT_BYTES = 256 * 1024;
 const MAX_MESSAGE = 500;
 
 /** JSON-RPC errors that say the tool never ran: the request itself was refused. */
@@ -13,7 +13,7 @@ const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 
 /** The answer as stored, or undefined when it is too large to keep. */
-export function keptResult(result: CallToolResult): string | undefined {
+function keptResult(result: CallToolResult): string | undefined {
   const json = JSON.stringify(result);
   return Buffer.byteLength(json) <= MAX_KEPT_RESULT_BYTES ? json : undefined;
 }
