@@ -285,7 +285,8 @@ test.describe("crash windows: never a second effect without a person", () => {
     await world.killAndRestart();
     world.control({});
     const after = await world.client();
-    // The dead gateway's lease runs out (the call's 1.5 s deadline and its margin), then the sweep makes it UNKNOWN.
+    // The dead gateway's lease runs out (the call's 1.5 s deadline and its margin), then the sweep makes it UNKNOWN;
+    // the restarted server first starts the upstream again, slow on a loaded machine.
     await expect
       .poll(async () => codeOf((await after.callTool({ name: "test__charge", arguments: args })) as CallToolResult), {
         timeout: 30_000,
