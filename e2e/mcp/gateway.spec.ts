@@ -289,7 +289,7 @@ test.describe("crash windows: never a second effect without a person", () => {
     // the restarted server first starts the upstream again, slow on a loaded machine.
     await expect
       .poll(async () => codeOf((await after.callTool({ name: "test__charge", arguments: args })) as CallToolResult), {
-        timeout: 30_000,
+        timeout: 60_000,
       })
       .toBe("outcome_unknown");
     expect(world.effects().filter((e) => e.args.customer === "killed-1")).toHaveLength(1);
