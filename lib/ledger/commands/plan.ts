@@ -24,6 +24,8 @@ export interface PlanInput {
   via?: "mcp";
   /** Observe mode: what enforcing would have done with this call, as found before planning it (observe.ts). */
   wouldHave?: WouldHave;
+  /** A replay with edited arguments: the operation it replays (set by the replay command only, never by a client). */
+  replayOf?: string;
   /** Take the run lease in the same transaction (an extension of API.md: saves the claim's round trip). */
   claim?: { workerId: string; leaseMs: number };
 }
@@ -152,6 +154,7 @@ function draftOf(
     plannedByKeyId: actor.type === "api_key" ? actor.id : null,
     via: input.via ?? null,
     wouldHave: input.wouldHave ? JSON.stringify(input.wouldHave) : null,
+    replayOf: input.replayOf ?? null,
     phase: "PLANNED",
     attempt: 0,
     evidence: "none",

@@ -30,6 +30,7 @@ function draft(id: string, key: string): Operation {
     plannedByKeyId: "k1",
     via: null,
     wouldHave: null,
+    replayOf: null,
     phase: "PLANNED",
     attempt: 0,
     evidence: "none",
