@@ -15,6 +15,8 @@ const SUBJECT_LABEL: Record<AuditSubject, string> = {
   dependency: "Dependency",
   user: "User",
   api_key: "API key",
+  webhook: "Webhook",
+  bulk: "Bulk action",
 };
 
 function Labelled({ label, htmlFor, children }: { label: string; htmlFor: string; children: ReactNode }) {

@@ -24,6 +24,7 @@ const DURATION_FIELDS = new Set<ContractFieldPath>([
   "keyRetentionMs",
   "reconcile.timeoutMs",
   "approvalTtlMs",
+  "unknownAlertMs",
   "timeoutMs",
 ]);
 const MONO_FIELDS = new Set<ContractFieldPath>([
@@ -41,6 +42,7 @@ function helpFor(c: ContractView, path: ContractFieldPath): string | undefined {
   if (path === "idempotencyKey") return keyPolicyHelp(c.idempotencyKey);
   if (path === "reconcile.method") return reconcileHelp(c.reconcile?.method ?? "none");
   if (path === "approvalTtlMs") return "A request for a person older than this expires, never approved.";
+  if (path === "unknownAlertMs") return "An operation Unknown for longer than this is announced as unknowns.aged.";
   if (path === "approvals") return "Distinct people who must approve before an attempt is granted.";
   if (path === "timeoutMs") return "How long the MCP gateway waits for the upstream; no answer in time is UNKNOWN.";
   if (path === "keyFrom") {
@@ -63,6 +65,13 @@ export function ContractValue({ contract, path }: { contract: ContractView; path
     return (
       <span>
         24 h <span className="text-xs text-ink-subtle">(the default)</span>
+      </span>
+    );
+  }
+  if (path === "unknownAlertMs" && value === null) {
+    return (
+      <span>
+        15 min <span className="text-xs text-ink-subtle">(the default)</span>
       </span>
     );
   }

@@ -27,6 +27,8 @@ export interface ContractDraft {
   keyRetentionMs: string;
   /** Empty: the default, 24 h. */
   approvalTtlMs: string;
+  /** Empty: the default, 15 min. */
+  unknownAlertMs: string;
   approvals: string;
   dependency: string;
   description: string;
@@ -60,6 +62,7 @@ export const NEW_CONTRACT_DRAFT: ContractDraft = {
   backoffMaxMs: "30000",
   keyRetentionMs: "",
   approvalTtlMs: "",
+  unknownAlertMs: "",
   approvals: "1",
   dependency: "",
   description: "",
@@ -105,6 +108,7 @@ export function draftOf(c: ContractView): ContractDraft {
     backoffMaxMs: String(c.backoff.maxMs),
     keyRetentionMs: text(c.keyRetentionMs),
     approvalTtlMs: text(c.approvalTtlMs),
+    unknownAlertMs: text(c.unknownAlertMs),
     approvals: String(c.approvals),
     dependency: text(c.dependency),
     description: text(c.description),
@@ -166,6 +170,7 @@ export function bodyOf(d: ContractDraft, expectedVersion: number | undefined): C
     backoff: { baseMs: numberField(d.backoffBaseMs) as number, maxMs: numberField(d.backoffMaxMs) as number },
     keyRetentionMs: numberField(d.keyRetentionMs) ?? null,
     approvalTtlMs: numberField(d.approvalTtlMs) ?? null,
+    unknownAlertMs: numberField(d.unknownAlertMs) ?? null,
     // Empty is "not given": the schema's default, one approval.
     ...(numberField(d.approvals) !== undefined ? { approvals: numberField(d.approvals) } : {}),
     dependency: optionalText(d.dependency) ?? null,

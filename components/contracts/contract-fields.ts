@@ -299,6 +299,21 @@ export const CONTRACT_SECTIONS: ContractSection[] = [
           },
         ],
       },
+      {
+        layout: "two",
+        fields: [
+          {
+            kind: "text",
+            key: "unknownAlertMs",
+            name: "unknownAlertMs",
+            label: "Alert on UNKNOWN after (ms)",
+            help: "How long an operation may stay Unknown before the unknowns.aged webhook event tells someone (1000 ms to 30 days). Empty: 15 min.",
+            numeric: true,
+            duration: true,
+            placeholder: "15 min when empty",
+          },
+        ],
+      },
     ],
   },
   {

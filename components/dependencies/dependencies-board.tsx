@@ -1,6 +1,6 @@
 "use client";
-// The live table of dependencies: breaker state, override and reason, failures; operators force a breaker from here,
-// each change confirmed and audited.
+// The live table of dependencies: breaker state, override and reason, failures, settings and their versions; operators
+// force a breaker and admins tune its settings from here, each change confirmed and audited.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -13,6 +13,8 @@ import { humanDuration } from "@/components/contracts/contract-words";
 import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies/dependencies";
 import { BreakerBadge } from "./breaker-badge";
 import { BreakerOverrideButton } from "./breaker-dialog";
+import { BreakerSettingsButton } from "./breaker-settings-dialog";
+import { SettingsHistory } from "./settings-history";
 
 export interface DependenciesResponse {
   items: DependencyView[];
@@ -37,7 +39,16 @@ function overridesFor(dep: DependencyView): BreakerOverride[] {
   }
 }
 
-export function DependenciesBoard({ initial, canAct }: { initial: DependenciesResponse; canAct: boolean }) {
+export function DependenciesBoard({
+  initial,
+  canAct,
+  canEdit,
+}: {
+  initial: DependenciesResponse;
+  canAct: boolean;
+  /** An admin: may edit the breaker settings. */
+  canEdit: boolean;
+}) {
   const queryClient = useQueryClient();
   const [announcement, setAnnouncement] = useState("");
   const query = useQuery({
@@ -80,7 +91,7 @@ export function DependenciesBoard({ initial, canAct }: { initial: DependenciesRe
               "Last failure",
               { label: "Last hour", align: "right", hint: "Failed or unknown attempts in the last hour" },
               "Used by",
-              ...(canAct ? [ACTIONS_COLUMN] : []),
+              ...(canAct || canEdit ? [ACTIONS_COLUMN] : []),
             ]}
           />
           {data.items.map((dep) => (
@@ -96,6 +107,9 @@ export function DependenciesBoard({ initial, canAct }: { initial: DependenciesRe
                   <span className="font-mono text-[12.5px] font-medium break-all text-ink">{dep.name}</span>
                   <span className="block text-xs whitespace-nowrap text-ink-subtle">
                     opens after {dep.failureThreshold} in a row · probes after {humanDuration(dep.cooldownMs)}
+                  </span>
+                  <span className="block text-xs whitespace-nowrap text-ink-subtle">
+                    closes after {dep.probes} good {dep.probes === 1 ? "probe" : "probes in a row"}
                   </span>
                 </th>
                 <td className={`${TD} whitespace-nowrap`}>
@@ -134,23 +148,31 @@ export function DependenciesBoard({ initial, canAct }: { initial: DependenciesRe
                     <span className="text-ink-subtle">no current contract</span>
                   )}
                 </td>
-                {canAct ? (
+                {canAct || canEdit ? (
                   <td className={`${TD} w-px whitespace-nowrap`}>
                     <div className="flex justify-end gap-1.5">
-                      {overridesFor(dep).map((target) => (
-                        <BreakerOverrideButton key={target} dependency={dep} target={target} onDone={done} />
-                      ))}
+                      {canAct
+                        ? overridesFor(dep).map((target) => (
+                            <BreakerOverrideButton key={target} dependency={dep} target={target} onDone={done} />
+                          ))
+                        : null}
+                      {canEdit ? <BreakerSettingsButton dependency={dep} onDone={done} /> : null}
                     </div>
                   </td>
                 ) : null}
               </tr>
               {dep.forced !== null ? (
                 <tr>
-                  <td colSpan={canAct ? 7 : 6} className="px-3 pb-2">
+                  <td colSpan={canAct || canEdit ? 7 : 6} className="px-3 pb-2">
                     <ForcedNote dep={dep} />
                   </td>
                 </tr>
               ) : null}
+              <tr>
+                <td colSpan={canAct || canEdit ? 7 : 6} className="px-3 pb-2">
+                  <SettingsHistory dep={dep} />
+                </td>
+              </tr>
             </tbody>
           ))}
         </table>
@@ -210,7 +232,8 @@ function BreakerNote({ dep }: { dep: DependencyView }) {
     case "half_open":
       return (
         <p className="mt-1 text-xs text-ink-subtle">
-          {dep.probeInFlight ? "One probe call in flight." : "The next call is a probe."}
+          {dep.probeInFlight ? "A probe call in flight." : "The next call is a probe."}
+          {dep.probes > 1 ? ` ${dep.probeSuccesses} of ${dep.probes} probes succeeded.` : ""}
         </p>
       );
     default:

@@ -1,22 +1,21 @@
 "use client";
-// The metrics page's live part: four counters and retries by effect class as charts over the chosen window, with the
-// all-time totals beside them.
+// The metrics page's live part over the chosen window: where the wall-clock went, four counters, retries by effect class
+// and per tool (spikes marked), and the outcome mix with drift, with the all-time totals beside them.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Notice } from "@/components/ui/form-controls";
 import { consoleGet, ConsoleApiError, keepPolling } from "@/components/operations/console-api";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { MetricsSnapshot } from "@/lib/ledger/reads/metrics";
+import type { ConsoleMetrics, MetricsSnapshot } from "@/lib/ledger/reads/metrics";
 import type { ActionSeries, MetricSeries, MetricWindow } from "@/lib/ledger/reads/metrics-series";
 import { EFFECT_CLASSES } from "@/lib/retry-gate/types";
 import type { ChartPoint } from "./chart-points";
 import { MetricChart } from "./metric-chart";
+import { OutcomeMixSection } from "./outcome-mix";
+import { TimeSplitSection } from "./time-split";
+import { ToolRetriesSection } from "./tool-retries";
 
-export interface MetricsResponse {
-  series: MetricSeries;
-  snapshot: MetricsSnapshot;
-  at: string;
-}
+export type MetricsResponse = ConsoleMetrics;
 
 const REFRESH_MS = 30_000;
 
@@ -80,7 +79,7 @@ export function MetricsBoard({ window, initial }: { window: MetricWindow; initia
     initialData: initial,
     refetchInterval: (q) => (keepPolling(q.state.error) ? REFRESH_MS : false),
   });
-  const { series, snapshot, at } = query.data;
+  const { series, snapshot, at, time, mix, drift, spikes } = query.data;
   const windowLabel = WINDOW_LABEL[window];
   const today = series.to.slice(0, 10);
   const pointsOf = (pick: (b: MetricSeries["buckets"][number]) => number): ChartPoint[] =>
@@ -104,6 +103,8 @@ export function MetricsBoard({ window, initial }: { window: MetricWindow; initia
           charts show what was loaded <RelativeTime value={at} />.
         </Notice>
       ) : null}
+
+      <TimeSplitSection time={time} windowLabel={windowLabel} />
 
       <div className="grid gap-4 lg:grid-cols-2">
         {COUNTERS.map((c) => (
@@ -177,6 +178,10 @@ export function MetricsBoard({ window, initial }: { window: MetricWindow; initia
           ))}
         </div>
       </section>
+
+      <ToolRetriesSection series={series} spikes={spikes} windowLabel={windowLabel} />
+
+      <OutcomeMixSection mix={mix} drift={drift} today={today} windowLabel={windowLabel} />
     </div>
   );
 }

@@ -8,6 +8,8 @@ const SERIES: [string, string][] = [
   ["opledger_retries_total{effect}", "counter: attempts after the first, by class"],
   ["opledger_unknown_outcomes", "gauge: operations in UNKNOWN now"],
   ["opledger_operations{phase}", "gauge: operations by phase"],
+  ["opledger_backoff_seconds_total{tool,dependency}", "counter: seconds waited in backoff"],
+  ["opledger_attempt_seconds{tool}", "histogram: how long attempts took"],
 ];
 
 export function PrometheusNote() {

@@ -49,6 +49,11 @@ export function Nav({ unknownCount, approvalCount, isAdmin = false }: NavProps) 
         <li>
           <NavLink href="/upstreams">Upstreams</NavLink>
         </li>
+        {isAdmin ? (
+          <li>
+            <NavLink href="/webhooks">Webhooks</NavLink>
+          </li>
+        ) : null}
       </NavSection>
       <NavSection title="Records">
         <li>

@@ -1,10 +1,12 @@
 "use server";
-// Console action that pins a dependency's circuit breaker open or closed, or returns it to automatic (operator role,
-// with a reason).
+// Console actions on a dependency's circuit breaker: pin it open or closed, or return it to automatic (operator role,
+// with a reason); edit its settings (admin role, with a reason and the version the admin saw).
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
 import { forceBreaker, type DependencyView } from "@/lib/ledger/dependencies/dependencies";
+import { breakerSettingsSchema, DEPENDENCY_NAME } from "@/lib/ledger/dependencies/breaker-settings-schema";
+import { putBreakerSettings, type PutBreakerSettingsResult } from "@/lib/ledger/dependencies/breaker-settings";
 
 const forceBreakerSchema = z
   .object({
@@ -36,6 +38,20 @@ export const forceDependencyBreaker = consoleAction(
       ctx.actor,
       ctx.now,
     );
+    revalidatePath("/dependencies");
+    return result;
+  },
+);
+
+const editSettingsSchema = breakerSettingsSchema.extend({ name: z.string().regex(DEPENDENCY_NAME) }).strict();
+
+export type EditBreakerSettingsInput = z.input<typeof editSettingsSchema>;
+
+export const editBreakerSettings = consoleAction(
+  "admin",
+  editSettingsSchema,
+  async ({ name, ...settings }, ctx): Promise<PutBreakerSettingsResult> => {
+    const result = await putBreakerSettings(ctx.ledger, name, settings, ctx.actor, ctx.now);
     revalidatePath("/dependencies");
     return result;
   },

@@ -1,7 +1,11 @@
 // Tests for the circuit breaker: closed -> open -> half-open -> closed, the single probe, and operator overrides.
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   CLOSED_BREAKER,
+  DEFAULT_BREAKER_SETTINGS,
+  type ProbedBreaker,
+  type TunedBreakerConfig,
   breakerAllowsDispatch,
   effectiveBreakerState,
   nextBreaker,
@@ -30,6 +34,7 @@ describe("CLOSED_BREAKER", () => {
       forced: null,
       forcedReason: null,
       probeInFlight: false,
+      probeSuccesses: 0,
     });
   });
 
@@ -181,5 +186,106 @@ describe("breakerAllowsDispatch when closed", () => {
       allowed: true,
       probe: false,
     });
+  });
+});
+
+describe("half-open probes (a tunable count)", () => {
+  const tuned = (probes: number): TunedBreakerConfig => ({ ...config, probes });
+  const open = openAt(T);
+  const after = T + 30_000;
+  const step = (b: ProbedBreaker, event: BreakerEvent, probes: number, now = after): ProbedBreaker =>
+    nextBreaker(b, event, tuned(probes), now);
+
+  test("the defaults are 5 failures, 30 s and one probe", () => {
+    expect(DEFAULT_BREAKER_SETTINGS).toEqual({ failureThreshold: 5, cooldownMs: 30_000, probes: 1 });
+  });
+
+  test.each([1, 2, 3, 7])("with %i probes it closes on exactly that many successful probes in a row", (probes) => {
+    let b: ProbedBreaker = open;
+    for (let i = 1; i <= probes; i += 1) {
+      expect(breakerAllowsDispatch(b, tuned(probes), after)).toEqual({ allowed: true, probe: true });
+      b = step(b, probe, probes);
+      expect(breakerAllowsDispatch(b, tuned(probes), after).allowed).toBe(false);
+      b = step(b, success, probes);
+      if (i < probes) expect(b).toMatchObject({ state: "half_open", probeInFlight: false, probeSuccesses: i });
+    }
+    expect(b).toEqual(CLOSED_BREAKER);
+  });
+
+  test("a failed probe reopens it from now and the count starts again", () => {
+    const later = after + 1_000;
+    let b = step(step(step(open, probe, 3), success, 3), probe, 3);
+    b = step(b, failure, 3, later);
+    expect(b).toMatchObject({ state: "open", openedAt: later, probeSuccesses: 0, probeInFlight: false });
+    expect(effectiveBreakerState(b, tuned(3), later + 29_999)).toBe("open");
+    expect(effectiveBreakerState(b, tuned(3), later + 30_000)).toBe("half_open");
+  });
+
+  test("the refusal while a probe is out names which probe of how many", () => {
+    const b = step(step(step(open, probe, 3), success, 3), probe, 3);
+    const verdict = breakerAllowsDispatch(b, tuned(3), after);
+    expect(verdict.allowed === false && verdict.reason).toMatch(/probe 2 of 3 is already in flight/);
+  });
+
+  test("a late success during the cooldown counts as the first probe when more are needed", () => {
+    const b = step(open, success, 2, T + 1_000);
+    expect(b).toMatchObject({ state: "half_open", probeSuccesses: 1, consecutiveFailures: 0 });
+    expect(step(step(b, probe, 2, T + 2_000), success, 2, T + 2_000)).toEqual(CLOSED_BREAKER);
+  });
+
+  test("a breaker without a probe count (written before it was tunable) behaves as one probe", () => {
+    const legacy: ProbedBreaker = { ...openAt(T) };
+    delete legacy.probeSuccesses;
+    expect(nextBreaker(nextBreaker(legacy, probe, config, after), success, config, after)).toEqual(CLOSED_BREAKER);
+  });
+
+  test("for any probe count and any run of probes, successes and failures, it closes exactly when that many probes in a row succeeded", () => {
+    const arbEvent = fc.constantFrom<BreakerEvent>(probe, success, failure);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(arbEvent, { maxLength: 60 }), (probes, events) => {
+        // A threshold nobody reaches here, so once closed it stays closed, and every step is a cooldown apart.
+        const settings: TunedBreakerConfig = { failureThreshold: 1_000, cooldownMs: 30_000, probes };
+        let b: ProbedBreaker = openAt(T);
+        let now = T;
+        let inARow = 0;
+        let shut = false;
+        for (const event of events) {
+          now += settings.cooldownMs;
+          b = nextBreaker(b, event, settings, now);
+          if (!shut) {
+            if (event.type === "success") inARow += 1;
+            if (event.type === "failure") inARow = 0;
+            if (inARow >= probes) shut = true;
+          }
+          expect(b.state === "closed").toBe(shut);
+          if (!shut) {
+            expect(b.probeSuccesses ?? 0).toBe(inARow);
+            if (event.type === "failure") expect(b).toMatchObject({ state: "open", openedAt: now });
+          }
+        }
+      }),
+    );
+  });
+
+  test("for any probe count, a half-open breaker never has two probes out", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.constantFrom<BreakerEvent>(probe, success, failure), { maxLength: 40 }),
+        (probes, events) => {
+          const settings = tuned(probes);
+          let b: ProbedBreaker = openAt(T);
+          let now = T;
+          for (const event of events) {
+            now += settings.cooldownMs;
+            const verdict = breakerAllowsDispatch(b, settings, now);
+            // The ledger only records a probe the gate let out.
+            if (event.type === "probe" && !(verdict.allowed && verdict.probe)) continue;
+            b = nextBreaker(b, event, settings, now);
+            if (b.probeInFlight) expect(breakerAllowsDispatch(b, settings, now).allowed).toBe(false);
+          }
+        },
+      ),
+    );
   });
 });

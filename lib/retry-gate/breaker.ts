@@ -2,14 +2,38 @@
 import { assertNever } from "./exhaustive";
 import { type Breaker, type BreakerConfig, type BreakerState } from "./types";
 
-export const CLOSED_BREAKER: Breaker = Object.freeze({
+/**
+ * A breaker that counts its half-open probes: `probeSuccesses` successful probes in a row so far. Absent means none,
+ * so a Breaker written before probes were counted is read the same way.
+ */
+export type ProbedBreaker = Breaker & { probeSuccesses?: number };
+
+/**
+ * The tunable settings: `probes` successful half-open probes in a row close the breaker (absent means one, the
+ * behaviour before it was tunable).
+ */
+export type TunedBreakerConfig = BreakerConfig & { probes?: number };
+
+/** The settings a dependency has until an admin edits them (OPERATORS.md: 5 failures, 30 s, 1 probe). */
+export const DEFAULT_BREAKER_SETTINGS: Required<TunedBreakerConfig> = Object.freeze({
+  failureThreshold: 5,
+  cooldownMs: 30_000,
+  probes: 1,
+});
+
+export const CLOSED_BREAKER: ProbedBreaker = Object.freeze({
   state: "closed",
   consecutiveFailures: 0,
   openedAt: null,
   forced: null,
   forcedReason: null,
   probeInFlight: false,
+  probeSuccesses: 0,
 });
+
+function probesNeeded(config: TunedBreakerConfig): number {
+  return Math.max(1, config.probes ?? 1);
+}
 
 export type BreakerEvent =
   | { type: "success" }
@@ -33,18 +57,41 @@ export function effectiveBreakerState(b: Breaker, config: BreakerConfig, now: nu
   return b.state;
 }
 
-function opened(b: Breaker, now: number, consecutiveFailures: number): Breaker {
-  return { ...b, state: "open", consecutiveFailures, openedAt: now, probeInFlight: false };
+function opened(b: ProbedBreaker, now: number, consecutiveFailures: number): ProbedBreaker {
+  return { ...b, state: "open", consecutiveFailures, openedAt: now, probeInFlight: false, probeSuccesses: 0 };
 }
 
-function closed(b: Breaker): Breaker {
-  return { ...b, state: "closed", consecutiveFailures: 0, openedAt: null, probeInFlight: false };
+function closed(b: ProbedBreaker): ProbedBreaker {
+  return { ...b, state: "closed", consecutiveFailures: 0, openedAt: null, probeInFlight: false, probeSuccesses: 0 };
 }
 
-export function nextBreaker(b: Breaker, event: BreakerEvent, config: BreakerConfig, now: number): Breaker {
+/**
+ * One more success while open or half-open: it closes the breaker once `probes` have succeeded in a row; before that
+ * the breaker stays half-open with no probe out, so the next one may go.
+ */
+function provedOnce(b: ProbedBreaker, config: TunedBreakerConfig): ProbedBreaker {
+  const successes = (b.probeSuccesses ?? 0) + 1;
+  if (successes >= probesNeeded(config)) return closed(b);
+  return { ...b, state: "half_open", consecutiveFailures: 0, probeInFlight: false, probeSuccesses: successes };
+}
+
+export function nextBreaker(
+  b: ProbedBreaker,
+  event: BreakerEvent,
+  config: TunedBreakerConfig,
+  now: number,
+): ProbedBreaker {
   switch (event.type) {
     case "force_open":
-      return { ...b, state: "open", forced: "open", forcedReason: event.reason, openedAt: now, probeInFlight: false };
+      return {
+        ...b,
+        state: "open",
+        forced: "open",
+        forcedReason: event.reason,
+        openedAt: now,
+        probeInFlight: false,
+        probeSuccesses: 0,
+      };
     case "force_close":
       return { ...closed(b), forced: "closed", forcedReason: event.reason };
     case "release":
@@ -89,9 +136,10 @@ export function nextBreaker(b: Breaker, event: BreakerEvent, config: BreakerConf
       }
     case "open":
       switch (event.type) {
-        // A late success from an attempt sent before the opening proves the dependency works.
+        // A late success from an attempt sent before the opening proves the dependency works: it counts as a
+        // successful probe (with one probe, the default, it closes the breaker; with more, probing starts now).
         case "success":
-          return closed(b);
+          return provedOnce(b, config);
         // A late failure is counted but does not restart the cooldown, or stragglers would keep it open.
         case "failure":
           return { ...b, consecutiveFailures: failures };
@@ -105,7 +153,8 @@ export function nextBreaker(b: Breaker, event: BreakerEvent, config: BreakerConf
         case "probe":
           return { ...b, state: "half_open", probeInFlight: true };
         case "success":
-          return closed(b);
+          return provedOnce(b, config);
+        // A failed probe (or a straggler's failure) reopens it, and the probes start again from none.
         case "failure":
           return opened(b, now, failures);
         default:
@@ -116,7 +165,7 @@ export function nextBreaker(b: Breaker, event: BreakerEvent, config: BreakerConf
   }
 }
 
-export function breakerAllowsDispatch(b: Breaker, config: BreakerConfig, now: number): BreakerVerdict {
+export function breakerAllowsDispatch(b: ProbedBreaker, config: TunedBreakerConfig, now: number): BreakerVerdict {
   if (b.forced === "open") {
     return {
       allowed: false,
@@ -143,7 +192,11 @@ export function breakerAllowsDispatch(b: Breaker, config: BreakerConfig, now: nu
       if (!b.probeInFlight) return { allowed: true, probe: true };
       return {
         allowed: false,
-        reason: "the dependency's circuit breaker is half-open and its single probe attempt is already in flight",
+        reason:
+          probesNeeded(config) === 1
+            ? "the dependency's circuit breaker is half-open and its single probe attempt is already in flight"
+            : `the dependency's circuit breaker is half-open and probe ${(b.probeSuccesses ?? 0) + 1} of ` +
+              `${probesNeeded(config)} is already in flight`,
         retryAfterMs: Math.max(0, config.cooldownMs),
       };
     default:

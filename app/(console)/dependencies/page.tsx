@@ -26,6 +26,7 @@ async function DependenciesContent({ user }: { user: SessionUser }) {
   const now = new Date();
   const items = await listDependencies(ledger(), now);
   const canAct = hasRole(user.role, "operator");
+  const canEdit = hasRole(user.role, "admin");
 
   return (
     <>
@@ -41,14 +42,18 @@ async function DependenciesContent({ user }: { user: SessionUser }) {
         </EmptyState>
       ) : (
         <>
-          <DependenciesBoard initial={{ items, at: now.toISOString() }} canAct={canAct} />
+          <DependenciesBoard initial={{ items, at: now.toISOString() }} canAct={canAct} canEdit={canEdit} />
           <p className="mt-3 max-w-prose text-xs leading-relaxed text-ink-subtle">
-            A breaker opens by itself after its threshold of consecutive failed or lost calls and lets a single probe
-            through once its cooldown is over. Failures in the last hour count failed and unknown attempts of every
-            operation planned under a contract version naming the dependency.
+            A breaker opens by itself after its threshold of consecutive failed or lost calls, lets one probe at a time
+            through once its cooldown is over, and closes after its number of good probes in a row. Failures in the last
+            hour count failed and unknown attempts of every operation planned under a contract version naming the
+            dependency.
             {canAct
               ? " A forced state stays until someone returns the breaker to automatic."
               : " Forcing a breaker open or closed needs the operator role."}
+            {canEdit
+              ? " Each settings change is a new version, kept with who made it and why."
+              : " Changing a breaker's threshold, cooldown or probes needs the admin role."}
           </p>
         </>
       )}

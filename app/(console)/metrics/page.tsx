@@ -1,5 +1,5 @@
-// Metrics page: how often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over the last hour
-// or day.
+// Metrics page: where the wall-clock went, how often outcomes are lost, reconciled, rejected as duplicates or sent to a
+// person, retries per tool and the drift of the outcome mix, over the last hour or day.
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { MetricsBoard } from "@/components/metrics/metrics-board";
@@ -8,8 +8,8 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
-import { metricsSnapshot } from "@/lib/ledger/reads/metrics";
-import { METRIC_WINDOWS, metricSeries, type MetricWindow } from "@/lib/ledger/reads/metrics-series";
+import { consoleMetrics } from "@/lib/ledger/reads/metrics";
+import { METRIC_WINDOWS, type MetricWindow } from "@/lib/ledger/reads/metrics-series";
 import { MetricsSkeleton } from "./metrics-skeleton";
 
 export const metadata: Metadata = { title: "Metrics" };
@@ -34,7 +34,8 @@ export default async function MetricsPage({ searchParams }: Props) {
 
 async function MetricsContent({ window }: { window: MetricWindow }) {
   const now = new Date();
-  const [series, snapshot] = await Promise.all([metricSeries(ledger(), window, now), metricsSnapshot(ledger())]);
+  const initial = await consoleMetrics(ledger(), window, now);
+  const { snapshot } = initial;
   const nothingYet =
     Object.values(snapshot.operationsByPhase).every((n) => n === 0) &&
     snapshot.duplicateRejectionsTotal === 0 &&
@@ -44,7 +45,7 @@ async function MetricsContent({ window }: { window: MetricWindow }) {
     <>
       <PageHeader
         title="Metrics"
-        description="How often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over time."
+        description="Where the wall-clock went, and how often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over time."
       />
       {nothingYet ? (
         <div className="flex flex-col gap-5">
@@ -57,7 +58,7 @@ async function MetricsContent({ window }: { window: MetricWindow }) {
         </div>
       ) : (
         <div className="flex flex-col gap-6">
-          <MetricsBoard window={window} initial={{ series, snapshot, at: now.toISOString() }} />
+          <MetricsBoard window={window} initial={initial} />
           <PrometheusNote />
         </div>
       )}

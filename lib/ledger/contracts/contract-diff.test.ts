@@ -16,6 +16,7 @@ const v1: ContractView = {
   dependency: "stripe",
   description: "Charge a card",
   approvalTtlMs: null,
+  unknownAlertMs: null,
   approvals: 1,
   timeoutMs: 30_000,
   keyFrom: "args",

@@ -30,6 +30,7 @@ export const CONTRACT_FIELDS = [
   { path: "dependency", label: "Dependency" },
   { path: "description", label: "Description" },
   { path: "approvalTtlMs", label: "Approval expires after (ms)" },
+  { path: "unknownAlertMs", label: "Alert on UNKNOWN after (ms)" },
   { path: "approvals", label: "Approvals needed" },
   { path: "timeoutMs", label: "Upstream timeout (ms)" },
   { path: "keyFrom", label: "Idempotency key from" },
@@ -78,6 +79,8 @@ export function contractFieldValue(c: ContractView, path: ContractFieldPath): Co
       return c.description;
     case "approvalTtlMs":
       return c.approvalTtlMs;
+    case "unknownAlertMs":
+      return c.unknownAlertMs ?? null;
     case "approvals":
       return c.approvals;
     case "timeoutMs":

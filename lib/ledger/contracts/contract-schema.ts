@@ -71,6 +71,13 @@ export const contractBodySchema = z
       .max(30 * DAY_MS)
       .nullable()
       .optional(),
+    /** How long an operation may stay UNKNOWN before the unknowns.aged event fires (1 s to 30 days; null: 15 min). */
+    unknownAlertMs: z
+      .int()
+      .min(1000)
+      .max(30 * DAY_MS)
+      .nullable()
+      .optional(),
     /** Quorum: how many distinct persons must approve before an attempt is granted. */
     approvals: z.int().min(1).max(10).optional(),
     /** MCP gateway: how long the upstream may take to answer (100 ms to 10 min; default 30 s). */

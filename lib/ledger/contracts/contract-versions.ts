@@ -14,13 +14,24 @@ import { contractView, GATEWAY_DEFAULTS } from "./contract-view";
  * written before they existed keeps its hash (an identical PUT still keeps the version).
  */
 function rulesOf(body: ContractBody): ContractRules {
-  const { expectedVersion: _ignored, approvalTtlMs, approvals, timeoutMs, keyFrom, toolError, mode, ...rules } = body;
+  const {
+    expectedVersion: _ignored,
+    approvalTtlMs,
+    unknownAlertMs,
+    approvals,
+    timeoutMs,
+    keyFrom,
+    toolError,
+    mode,
+    ...rules
+  } = body;
   return {
     ...rules,
     keyRetentionMs: rules.keyRetentionMs ?? null,
     dependency: rules.dependency ?? null,
     description: rules.description ?? null,
     ...(approvalTtlMs != null ? { approvalTtlMs } : {}),
+    ...(unknownAlertMs != null ? { unknownAlertMs } : {}),
     ...(approvals !== undefined && approvals !== 1 ? { approvals } : {}),
     ...(timeoutMs != null && timeoutMs !== GATEWAY_DEFAULTS.timeoutMs ? { timeoutMs } : {}),
     ...(keyFrom != null && keyFrom !== GATEWAY_DEFAULTS.keyFrom ? { keyFrom } : {}),
@@ -86,6 +97,7 @@ export async function putContract(
         dependency: rules.dependency ?? null,
         description: rules.description ?? null,
         approvalTtlMs: rules.approvalTtlMs ?? null,
+        unknownAlertMs: rules.unknownAlertMs ?? null,
         approvals: rules.approvals ?? 1,
         timeoutMs: rules.timeoutMs ?? null,
         keyFrom: rules.keyFrom ?? null,

@@ -26,6 +26,7 @@ export function contractView(row: ContractVersion): ContractView {
     dependency: row.dependency,
     description: row.description,
     approvalTtlMs: row.approvalTtlMs,
+    unknownAlertMs: row.unknownAlertMs,
     approvals: row.approvals,
     timeoutMs: row.timeoutMs ?? GATEWAY_DEFAULTS.timeoutMs,
     keyFrom: row.keyFrom ?? GATEWAY_DEFAULTS.keyFrom,

@@ -1,12 +1,18 @@
 // Maps a dependency row to the pure breaker and back, and names the breaker settings.
 import type { Dependency } from "@/lib/generated/prisma/client";
-import { nextBreaker, type BreakerEvent } from "@/lib/retry-gate/breaker";
-import type { Breaker, BreakerConfig, BreakerState } from "@/lib/retry-gate/types";
+import {
+  DEFAULT_BREAKER_SETTINGS,
+  nextBreaker,
+  type BreakerEvent,
+  type ProbedBreaker,
+  type TunedBreakerConfig,
+} from "@/lib/retry-gate/breaker";
+import type { Breaker, BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { LedgerError } from "../errors";
 import type { LedgerTx as Tx } from "../store/types";
 
-export function breakerOf(row: Dependency): Breaker {
+export function breakerOf(row: Dependency): ProbedBreaker {
   return {
     state: row.state as BreakerState,
     consecutiveFailures: row.consecutiveFailures,
@@ -14,14 +20,20 @@ export function breakerOf(row: Dependency): Breaker {
     forced: (row.forced as Breaker["forced"]) ?? null,
     forcedReason: row.forcedReason,
     probeInFlight: row.probeInFlight,
+    probeSuccesses: row.probeSuccesses,
   };
 }
 
-export function breakerConfigOf(row: Dependency | null): BreakerConfig {
-  return { failureThreshold: row?.failureThreshold ?? 5, cooldownMs: row?.cooldownMs ?? 30_000 };
+/** The settings the gate uses for a dependency: its row's (an admin may have edited them), else the defaults. */
+export function breakerConfigOf(row: Dependency | null): Required<TunedBreakerConfig> {
+  return {
+    failureThreshold: row?.failureThreshold ?? DEFAULT_BREAKER_SETTINGS.failureThreshold,
+    cooldownMs: row?.cooldownMs ?? DEFAULT_BREAKER_SETTINGS.cooldownMs,
+    probes: row?.probes ?? DEFAULT_BREAKER_SETTINGS.probes,
+  };
 }
 
-export function breakerData(b: Breaker) {
+export function breakerData(b: ProbedBreaker) {
   return {
     state: b.state,
     consecutiveFailures: b.consecutiveFailures,
@@ -29,6 +41,7 @@ export function breakerData(b: Breaker) {
     forced: b.forced,
     forcedReason: b.forcedReason,
     probeInFlight: b.probeInFlight,
+    probeSuccesses: b.probeSuccesses ?? 0,
   };
 }
 

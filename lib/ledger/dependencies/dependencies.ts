@@ -8,6 +8,7 @@ import type { BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { breakerChanged, breakerConfigOf, breakerData, breakerOf } from "./breakers";
 import { LedgerError } from "../errors";
+import { recentSettingsVersions, type BreakerSettingsVersion } from "./breaker-settings";
 import { WriteConflict } from "../store/types";
 import { withWriteRetry } from "../write-retry";
 
@@ -48,6 +49,13 @@ export interface DependencyView {
   consecutiveFailures: number;
   failureThreshold: number;
   cooldownMs: number;
+  /** Half-open: successful probes in a row needed to close, and how many have succeeded so far. */
+  probes: number;
+  probeSuccesses: number;
+  /** The breaker settings version in force (0: the defaults, never edited). */
+  settingsVersion: number;
+  /** The newest settings versions, newest first. */
+  settingsHistory: BreakerSettingsVersion[];
   openedAt: string | null;
   lastFailureAt: string | null;
   probeInFlight: boolean;
@@ -66,6 +74,7 @@ function dependencyView(
   recentFailures: number,
   lastFailures: RecentFailure[],
   forcedBy: DependencyView["forcedBy"],
+  settingsHistory: BreakerSettingsVersion[],
 ): DependencyView {
   const breaker = breakerOf(row);
   return {
@@ -78,6 +87,10 @@ function dependencyView(
     consecutiveFailures: row.consecutiveFailures,
     failureThreshold: row.failureThreshold,
     cooldownMs: row.cooldownMs,
+    probes: row.probes,
+    probeSuccesses: row.probeSuccesses,
+    settingsVersion: row.settingsVersion,
+    settingsHistory,
     openedAt: row.openedAt?.toISOString() ?? null,
     lastFailureAt: row.lastFailureAt?.toISOString() ?? null,
     probeInFlight: row.probeInFlight,
@@ -148,16 +161,18 @@ export async function getDependency(ledger: Ledger, name: string, now: Date): Pr
 async function viewsOf(ledger: Ledger, rows: Dependency[], now: Date): Promise<DependencyView[]> {
   if (rows.length === 0) return [];
   const names = rows.map((r) => r.name);
-  const [versions, tools] = await Promise.all([
+  const [versions, tools, settings] = await Promise.all([
     contractVersionsByDependency(ledger, names),
     currentToolsByDependency(ledger),
+    recentSettingsVersions(ledger, names),
   ]);
   const since = new Date(now.getTime() - RECENT_FAILURE_WINDOW_MS);
   return Promise.all(
     rows.map(async (row) => {
       const forcedBy = row.forced === null ? null : await lastOverride(ledger, row.name);
       const pairs = versions.get(row.name) ?? [];
-      if (pairs.length === 0) return dependencyView(row, now, tools.get(row.name) ?? [], 0, [], forcedBy);
+      const history = settings.get(row.name) ?? [];
+      if (pairs.length === 0) return dependencyView(row, now, tools.get(row.name) ?? [], 0, [], forcedBy, history);
       const where = {
         result: { in: FAILED_RESULTS },
         finishedAt: { gte: since, lte: now },
@@ -189,7 +204,7 @@ async function viewsOf(ledger: Ledger, rows: Dependency[], now: Date): Promise<D
         httpStatus: a.httpStatus,
         at: (a.finishedAt ?? now).toISOString(),
       }));
-      return dependencyView(row, now, tools.get(row.name) ?? [], recent, lastFailures, forcedBy);
+      return dependencyView(row, now, tools.get(row.name) ?? [], recent, lastFailures, forcedBy, history);
     }),
   );
 }

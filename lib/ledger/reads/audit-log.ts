@@ -11,6 +11,8 @@ export const AUDIT_SUBJECTS = [
   "dependency",
   "user",
   "api_key",
+  "webhook",
+  "bulk",
 ] as const satisfies readonly AuditSubject[];
 
 export interface AuditFilter {
@@ -80,6 +82,7 @@ export const KNOWN_AUDIT_ACTIONS = [
   "operation.reconciled",
   "operation.failed",
   "operation.stale_fence_rejected",
+  "operation.replayed",
   "contract.*",
   "contract.created",
   "contract.updated",
@@ -90,6 +93,17 @@ export const KNOWN_AUDIT_ACTIONS = [
   "dependency.forced_open",
   "dependency.forced_closed",
   "dependency.released",
+  "dependency.settings_changed",
   "user.*",
   "api_key.*",
+  "webhook.*",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.deleted",
+  "webhook.test_sent",
+  "bulk.*",
+  "bulk.previewed",
+  "bulk.started",
+  "bulk.finished",
+  "bulk.cancelled",
 ] as const;

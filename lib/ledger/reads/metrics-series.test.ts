@@ -114,6 +114,15 @@ describe("metricSeries", () => {
     expect(series.buckets.find((b) => b.start === at(2 * MIN).toISOString())?.retries.IDEMPOTENT).toBe(1);
     // The chart and the Prometheus export agree on the totals.
     expect((await metricsSnapshot(t.ledger)).retriesByEffect).toEqual(series.totals.retries);
+    // Per tool, the tool with most retries first, each count in its bucket.
+    const index = (ms: number) => series.buckets.findIndex((b) => b.start === at(ms).toISOString());
+    expect(series.toolRetries.map((r) => [r.tool, r.total])).toEqual([
+      ["search.web", 2],
+      ["payments.charge", 1],
+    ]);
+    expect(series.toolRetries[0]?.counts[index(3 * MIN)]).toBe(2);
+    expect(series.toolRetries[1]?.counts[index(2 * MIN)]).toBe(1);
+    expect(series.toolRetries[0]?.counts).toHaveLength(series.buckets.length);
   });
 
   it("returns zero-filled buckets when nothing happened", async () => {
@@ -122,5 +131,6 @@ describe("metricSeries", () => {
       true,
     );
     expect(series.totals.unknownOutcomes).toBe(0);
+    expect(series.toolRetries).toEqual([]);
   });
 });

@@ -43,6 +43,14 @@ export interface MetricBucket {
   retries: Record<EffectClass, number>;
 }
 
+/** One tool's retries (attempts after the first) per bucket, for the retries-per-tool chart. */
+export interface ToolRetries {
+  tool: string;
+  /** One count per bucket, in bucket order. */
+  counts: number[];
+  total: number;
+}
+
 export interface MetricSeries {
   window: MetricWindow;
   bucketMs: number;
@@ -52,6 +60,8 @@ export interface MetricSeries {
   buckets: MetricBucket[];
   /** Sums over the window. */
   totals: Record<ActionSeries, number> & { retries: Record<EffectClass, number> };
+  /** Retries per tool, the tools with most first; tools without retries in the window are left out. */
+  toolRetries: ToolRetries[];
 }
 
 function zeroRetries(): Record<EffectClass, number> {
@@ -91,7 +101,7 @@ export async function metricSeries(ledger: Ledger, window: MetricWindow, now: Da
     }),
     ledger.db.attempt.findMany({
       where: { number: { gt: 1 }, dispatchedAt: range },
-      select: { dispatchedAt: true, operation: { select: { effect: true } } },
+      select: { dispatchedAt: true, operation: { select: { effect: true, tool: true } } },
     }),
   ]);
 
@@ -119,10 +129,17 @@ export async function metricSeries(ledger: Ledger, window: MetricWindow, now: Da
     bucket[series] += 1;
     totals[series] += 1;
   }
+  const perTool = new Map<string, ToolRetries>();
   for (const attempt of retries) {
-    const effect = attempt.operation.effect;
-    const bucket = bucketAt(attempt.dispatchedAt);
-    if (!isEffectClass(effect) || !bucket) continue;
+    const { effect, tool } = attempt.operation;
+    const index = Math.floor((attempt.dispatchedAt.getTime() - from) / spec.bucketMs);
+    const bucket = buckets[index];
+    if (!bucket) continue;
+    const toolRow = perTool.get(tool) ?? { tool, counts: new Array<number>(count).fill(0), total: 0 };
+    toolRow.counts[index] = (toolRow.counts[index] ?? 0) + 1;
+    toolRow.total += 1;
+    perTool.set(tool, toolRow);
+    if (!isEffectClass(effect)) continue;
     bucket.retries[effect] += 1;
     totals.retries[effect] += 1;
   }
@@ -133,5 +150,6 @@ export async function metricSeries(ledger: Ledger, window: MetricWindow, now: Da
     to: new Date(to).toISOString(),
     buckets,
     totals,
+    toolRetries: [...perTool.values()].sort((a, b) => b.total - a.total || a.tool.localeCompare(b.tool)),
   };
 }

@@ -3,6 +3,17 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import { PHASES } from "@/lib/retry-gate/types";
 import { EFFECT_CLASSES } from "@/lib/retry-gate/types";
 import { countByPhase } from "./operations";
+import { outcomeMix, unknownDriftByTool, type OutcomeMix, type ToolDrift } from "./drift";
+import { bucketBounds, metricSeries, windowSpec, type MetricSeries, type MetricWindow } from "./metrics-series";
+import { retrySpikes } from "./retry-spikes";
+import {
+  ATTEMPT_SECONDS_BUCKETS,
+  attemptHistograms,
+  timeByToolAndDependency,
+  wallClock,
+  type AttemptHistogram,
+  type WallClock,
+} from "./wall-clock";
 
 export interface MetricsSnapshot {
   unknownOutcomes: number;
@@ -51,15 +62,55 @@ export async function metricsSnapshot(ledger: Ledger): Promise<MetricsSnapshot> 
   };
 }
 
-function series(name: string, help: string, type: "counter" | "gauge", samples: [string, number][]): string {
-  return [
-    `# HELP ${name} ${help}`,
-    `# TYPE ${name} ${type}`,
-    ...samples.map(([labels, v]) => `${name}${labels} ${v}`),
-  ].join("\n");
+/** Where the wall-clock went, since the first attempt: for the Prometheus export only (the page shows a window). */
+export interface WallClockTotals {
+  backoff: { tool: string; dependency: string | null; seconds: number }[];
+  attemptSeconds: AttemptHistogram[];
 }
 
-export function prometheusText(m: MetricsSnapshot): string {
+export async function wallClockTotals(ledger: Ledger): Promise<WallClockTotals> {
+  const [pairs, attemptSeconds] = await Promise.all([timeByToolAndDependency(ledger, null), attemptHistograms(ledger)]);
+  return {
+    backoff: pairs.map((p) => ({ tool: p.tool, dependency: p.dependency, seconds: p.backoffMs / 1000 })),
+    attemptSeconds,
+  };
+}
+
+/** A label value as the exposition format requires: backslash, double quote and line feed escaped. */
+export function labelValue(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+function labels(pairs: [string, string][]): string {
+  return pairs.length === 0 ? "" : `{${pairs.map(([k, v]) => `${k}="${labelValue(v)}"`).join(",")}}`;
+}
+
+function series(
+  name: string,
+  help: string,
+  type: "counter" | "gauge" | "histogram",
+  samples: [string, number][],
+): string {
+  return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples.map(([l, v]) => `${name}${l} ${v}`)].join(
+    "\n",
+  );
+}
+
+function histogram(name: string, help: string, histograms: AttemptHistogram[]): string {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} histogram`];
+  for (const h of histograms) {
+    const tool: [string, string] = ["tool", h.tool];
+    ATTEMPT_SECONDS_BUCKETS.forEach((le, i) =>
+      lines.push(`${name}_bucket${labels([tool, ["le", String(le)]])} ${h.buckets[i] ?? 0}`),
+    );
+    lines.push(`${name}_bucket${labels([tool, ["le", "+Inf"]])} ${h.count}`);
+    lines.push(`${name}_sum${labels([tool])} ${h.sumSeconds}`);
+    lines.push(`${name}_count${labels([tool])} ${h.count}`);
+  }
+  return lines.join("\n");
+}
+
+export function prometheusText(m: MetricsSnapshot, time: WallClockTotals): string {
   return (
     [
       series("opledger_unknown_outcomes", "Operations currently in UNKNOWN, waiting for reconciliation.", "gauge", [
@@ -96,6 +147,64 @@ export function prometheusText(m: MetricsSnapshot): string {
         "gauge",
         Object.entries(m.operationsByPhase).map(([p, v]) => [`{phase="${p}"}`, v]),
       ),
+      series(
+        "opledger_backoff_seconds_total",
+        "Seconds attempts waited in backoff before they went, by tool and the dependency its contract names.",
+        "counter",
+        time.backoff.map((b) => [
+          labels([
+            ["tool", b.tool],
+            ["dependency", b.dependency ?? ""],
+          ]),
+          b.seconds,
+        ]),
+      ),
+      histogram(
+        "opledger_attempt_seconds",
+        "How long finished attempts took, from dispatch to their outcome, by tool.",
+        time.attemptSeconds,
+      ),
     ].join("\n") + "\n"
   );
+}
+
+/** Everything the console's Metrics page shows for a window, read once for the page and its polling route alike. */
+export interface ConsoleMetrics {
+  series: MetricSeries;
+  snapshot: MetricsSnapshot;
+  /** Time in backoff versus time in calls over the window. */
+  time: WallClock;
+  /** Outcomes per effect class over the window's buckets. */
+  mix: OutcomeMix;
+  /** Each tool's UNKNOWN share over the window against the week before it. */
+  drift: ToolDrift[];
+  /** Tools whose retries jumped in the current five minutes (retries.spike). */
+  spikes: { tool: string; retries: number; hourAverage: number; windowStart: string; windowEnd: string }[];
+  at: string;
+}
+
+export async function consoleMetrics(ledger: Ledger, window: MetricWindow, now: Date): Promise<ConsoleMetrics> {
+  const spec = windowSpec(window);
+  const { from, to, count } = bucketBounds(spec, now);
+  const [series, snapshot, time, mix, drift, spikes] = await Promise.all([
+    metricSeries(ledger, window, now),
+    metricsSnapshot(ledger),
+    wallClock(ledger, new Date(from), new Date(to)),
+    outcomeMix(ledger, new Date(from), spec.bucketMs, count),
+    unknownDriftByTool(ledger, new Date(from), new Date(to)),
+    retrySpikes(ledger, now),
+  ]);
+  return {
+    series,
+    snapshot,
+    time,
+    mix,
+    drift,
+    spikes: spikes.map((s) => ({
+      ...s,
+      windowStart: s.windowStart.toISOString(),
+      windowEnd: s.windowEnd.toISOString(),
+    })),
+    at: now.toISOString(),
+  };
 }

@@ -1,0 +1,38 @@
+// Run page: one run's operations on a time axis, each attempt and the backoff it waited, so "is the agent slow because
+// it waits?" has an answer for that run.
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { RunTimelineView } from "@/components/runs/run-timeline";
+import { PageHeader } from "@/components/ui/page-header";
+import { requirePageUser } from "@/lib/auth/session";
+import { ledger } from "@/lib/ledger/ledger";
+import { LedgerError } from "@/lib/ledger/errors";
+import { runTimeline } from "@/lib/ledger/reads/run-timeline";
+
+type Props = { params: Promise<{ runId: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { runId } = await params;
+  return { title: `Run ${runId}` };
+}
+
+export default async function RunPage({ params }: Props) {
+  await requirePageUser("viewer");
+  const { runId } = await params;
+  let timeline;
+  try {
+    timeline = await runTimeline(ledger(), runId, new Date());
+  } catch (error) {
+    if (error instanceof LedgerError && error.code === "not_found") notFound();
+    throw error;
+  }
+  return (
+    <>
+      <PageHeader
+        title={`Run ${runId}`}
+        description="The run's operations in the order they were planned: each attempt from dispatch to outcome, and the backoff it waited before it."
+      />
+      <RunTimelineView initial={timeline} />
+    </>
+  );
+}

@@ -1,0 +1,9 @@
+// GET /api/console/runs/{runId}: one run's operations on a time axis, with each attempt and the backoff before it, for
+// the console's run page (people only; a viewer may read it).
+import { consoleRoute } from "@/lib/api/console-route";
+import { json } from "@/lib/api/problem";
+import { runTimeline } from "@/lib/ledger/reads/run-timeline";
+
+export const GET = consoleRoute<{ runId: string }>("viewer", async ({ ledger, params, now }) =>
+  json(await runTimeline(ledger, params.runId, now)),
+);

@@ -1,0 +1,11 @@
+// GET /api/console/webhooks/{name}/deliveries: one webhook's delivery log, newest first, polled by the Webhooks page.
+import { consoleRoute } from "@/lib/api/console-route";
+import { json } from "@/lib/api/problem";
+import { listDeliveries } from "@/lib/notify/webhooks";
+import { webhookAnswer, webhookName } from "@/app/api/v1/webhooks/webhook-problem";
+
+export const GET = consoleRoute<{ name: string }>("admin", ({ ledger, params, now }) =>
+  webhookAnswer(async () =>
+    json({ items: await listDeliveries(ledger, webhookName(params.name)), at: now.toISOString() }),
+  ),
+);
