@@ -17,6 +17,7 @@ import { OperationActions } from "./operation-actions";
 import { OperationTimeline } from "./operation-timeline";
 import { PhaseBadge } from "./phase-badge";
 import { ReconciliationEvidence } from "./reconciliation-evidence";
+import { ReplayButton } from "./replay-dialog";
 import { WouldHavePanel } from "./would-have-panel";
 
 export function OperationDetail({ initial, canAct }: { initial: Operation; canAct: boolean }) {
@@ -50,6 +51,7 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
             <span className="sr-only">Operation id </span>
             {op.id}
           </p>
+          <ReplayLinks op={op} />
         </div>
         <LiveStatus
           available
@@ -87,6 +89,9 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
         <Outcome op={op} />
         <div className="mt-4">
           <OperationActions operation={op} canAct={canAct} />
+        </div>
+        <div className="mt-3 empty:hidden">
+          <ReplayButton op={op} canAct={canAct} />
         </div>
       </section>
 
@@ -274,6 +279,37 @@ function Identity({ op }: { op: Operation }) {
         </Fact>
       </dl>
     </section>
+  );
+}
+
+/** A replay and its original point at each other (a replay is a new operation with its own key). */
+function ReplayLinks({ op }: { op: Operation }) {
+  if (!op.replayOf && op.replays.length === 0) return null;
+  const link = "font-mono text-[12.5px] underline underline-offset-4 hover:text-ink";
+  return (
+    <p className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-[13px] text-ink-muted">
+      {op.replayOf ? (
+        <span data-replay-of={op.replayOf}>
+          Replay of{" "}
+          <Link href={`/operations/${encodeURIComponent(op.replayOf)}`} className={link}>
+            {op.replayOf}
+          </Link>
+        </span>
+      ) : null}
+      {op.replays.length > 0 ? (
+        <span data-replays>
+          Replayed as{" "}
+          {op.replays.map((id, i) => (
+            <span key={id}>
+              {i > 0 ? ", " : ""}
+              <Link href={`/operations/${encodeURIComponent(id)}`} className={link} data-replay-link={id}>
+                {id}
+              </Link>
+            </span>
+          ))}
+        </span>
+      ) : null}
+    </p>
   );
 }
 

@@ -1,8 +1,10 @@
-// The console's top bar: product name on the left, a note when the four-eyes rule is off, the signed-in user on the
-// right.
+// The console's top bar: product name on the left, the search box, a note when the four-eyes rule is off, the
+// signed-in user on the right; the keyboard shortcuts ride along, mounted once with the bar on every page.
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { Suspense, type ReactNode } from "react";
 import { FourEyesNote } from "./four-eyes-note";
+import { KeyboardShortcuts } from "./keyboard-shortcuts";
+import { SearchBox } from "./search-box";
 
 export interface TopBarProps {
   /** The signed-in user's menu; empty until sign-in exists. */
@@ -16,12 +18,17 @@ export function TopBar({ user }: TopBarProps) {
         <span className="font-mono text-[15px] font-semibold tracking-tight text-ink">opledger</span>
         <span className="text-xs text-ink-subtle">operator console</span>
       </Link>
-      <div className="flex min-w-0 flex-1 justify-center">
+      <div className="flex min-w-0 flex-1 items-center justify-center gap-4">
+        {/* useSearchParams needs a Suspense boundary so the rest of the page still renders statically. */}
+        <Suspense fallback={null}>
+          <SearchBox />
+        </Suspense>
         <FourEyesNote />
       </div>
       <div aria-label="Signed-in user" role="group" className="flex min-w-0 items-center gap-2">
         {user}
       </div>
+      <KeyboardShortcuts />
     </header>
   );
 }

@@ -10,6 +10,7 @@ export {
   type RunToolOptions,
   type RunToolResult,
 } from "./run-tool";
+export { runOperation, type RunOperationOptions } from "./run-operation";
 export {
   ApiProblem,
   OpledgerClient,

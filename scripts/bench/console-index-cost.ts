@@ -1,5 +1,5 @@
-// What the console's indexes cost the writers: ledger lifecycles per second with and without them, side by side on
-// SQLite.
+// What the console's indexes (and the search box's term trigger) cost the writers: ledger lifecycles per second with
+// and without them, side by side on SQLite.
 import { performance } from "node:perf_hooks";
 import { freshSqlite, openBenchLedger } from "./databases";
 import { ledgerLifecycle, runAgents } from "./ledger-lifecycle";
@@ -7,6 +7,8 @@ import { AGENTS } from "./workload";
 
 /** The indexes migration 20261130180000_console_indexes adds. */
 export const CONSOLE_INDEXES = ["Operation_phase_updatedAt_id_idx", "Attempt_dispatchedAt_idx"] as const;
+/** The search box's index: the trigger migration 20261202100100_search_terms adds (one term row per argument value). */
+export const CONSOLE_TRIGGERS = ["Operation_search_terms"] as const;
 
 export interface IndexCostRound {
   withIndexes: number;
@@ -27,6 +29,8 @@ export async function indexWriteCost(
   const withoutIndexes = await openBenchLedger(freshSqlite(workDir, "without-console-indexes"));
   try {
     for (const index of CONSOLE_INDEXES) await withoutIndexes.ledger.db.$executeRawUnsafe(`DROP INDEX "${index}"`);
+    for (const trigger of CONSOLE_TRIGGERS)
+      await withoutIndexes.ledger.db.$executeRawUnsafe(`DROP TRIGGER "${trigger}"`);
     const rate = async (ledger: typeof withIndexes.ledger, offset: number, forSeconds = seconds): Promise<number> => {
       const t0 = performance.now();
       const done = await runAgents(AGENTS, Date.now() + forSeconds * 1000, (agent, n) =>

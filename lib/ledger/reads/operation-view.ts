@@ -64,6 +64,8 @@ export interface OperationView {
   via: string | null;
   /** Observe mode: what enforcing the contract would have done with this call; null when it would have let it go. */
   wouldHave: WouldHave | null;
+  /** A replay with edited arguments: the operation it replays (its page lists this one among its `replays`). */
+  replayOf: string | null;
   phase: Phase;
   attempt: number;
   maxAttempts: number;
@@ -105,6 +107,7 @@ export function operationView(
     agentId: op.agentId,
     via: op.via,
     wouldHave: op.wouldHave ? (JSON.parse(op.wouldHave) as WouldHave) : null,
+    replayOf: op.replayOf,
     phase: input.operation.phase,
     attempt: op.attempt,
     maxAttempts: contract.maxAttempts,

@@ -18,6 +18,8 @@ import {
 export interface OperationDetail extends OperationView {
   attempts: AttemptView[];
   audit: AuditView[];
+  /** The replays of this operation (new operations with `replayOf` = this one), oldest first. */
+  replays: string[];
 }
 
 /**
@@ -34,14 +36,16 @@ export async function getOperation(
   if (plannedByKeyId !== null && op.plannedByKeyId !== plannedByKeyId) {
     throw new LedgerError("not_found", `There is no operation ${id}.`);
   }
-  const [attempts, audit] = await Promise.all([
+  const [attempts, audit, replays] = await Promise.all([
     ledger.db.attempt.findMany({ where: { operationId: id }, orderBy: { number: "asc" } }),
     ledger.db.auditEvent.findMany({ where: { subjectType: "operation", subjectId: id }, orderBy: { id: "asc" } }),
+    ledger.db.operation.findMany({ select: { id: true }, where: { replayOf: id }, orderBy: { id: "asc" } }),
   ]);
   return {
     ...operationView(op, contract, dependency, now),
     attempts: attempts.map(attemptView),
     audit: audit.map(auditView),
+    replays: replays.map((r) => r.id),
   };
 }
 
@@ -108,7 +112,7 @@ function idRange(
 type OperationRecord = Operation;
 
 /** Rows as views: each row's contract version and its dependency's breaker, loaded once per page. */
-async function viewsOf(ledger: Ledger, rows: OperationRecord[], now: Date): Promise<OperationView[]> {
+export async function viewsOf(ledger: Ledger, rows: OperationRecord[], now: Date): Promise<OperationView[]> {
   if (rows.length === 0) return [];
   const versions = [
     ...new Map(
