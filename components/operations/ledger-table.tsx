@@ -2,7 +2,11 @@
 // The ledger: every operation, newest first, filtered and paged through the URL, refreshed live on its newest page.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
+import { BulkBar } from "@/components/bulk/bulk-bar";
+import { filterTarget } from "@/components/bulk/bulk-target";
+import { SelectPageBox, SelectRowBox } from "@/components/bulk/select-cells";
+import { useBulkSelection, type BulkSelection } from "@/components/bulk/use-bulk-selection";
 import { EmptyState } from "@/components/ui/empty-state";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHeader } from "@/components/ui/table-header";
@@ -34,7 +38,11 @@ function go(location: LedgerLocation, mode: "push" | "replace"): void {
   else window.history.replaceState(null, "", href);
 }
 
-export function LedgerTable() {
+/** What the ledger offers in bulk: every action, since its filter may hold any phase; the preview says what applies. */
+const LEDGER_BULK_ACTIONS = ["lookup_reconcile", "reconcile", "approve", "reject"] as const;
+
+/** `canAct`: the person may act (operator role); a viewer gets no checkboxes, and every action checks again anyway. */
+export function LedgerTable({ canAct = false }: { canAct?: boolean }) {
   const searchParams = useSearchParams();
   const location = useMemo(() => readLedgerLocation(new URLSearchParams(searchParams.toString())), [searchParams]);
   const [paused, setPaused] = useState(false);
@@ -52,6 +60,11 @@ export function LedgerTable() {
   });
 
   const setFilter = (filter: LedgerFilter) => go({ filter, cursors: [], limit: location.limit }, "replace");
+  const selection = useBulkSelection();
+  const filterKey = JSON.stringify(location.filter);
+  const { clear } = selection;
+  // A selection belongs to the filter it was made under.
+  useEffect(() => clear(), [filterKey, clear]);
   const page = location.cursors.length + 1;
   const nextCursor = query.data?.nextCursor ?? null;
   const changing = query.isPlaceholderData;
@@ -59,6 +72,15 @@ export function LedgerTable() {
   return (
     <>
       <LedgerFilters filter={location.filter} onChange={setFilter} />
+      {canAct ? (
+        <BulkBar
+          selection={selection}
+          actions={LEDGER_BULK_ACTIONS}
+          pageIds={query.data?.items.map((op) => op.id) ?? []}
+          matchingTarget={() => filterTarget(location.filter, Date.now())}
+          matchingLabel={hasFilters(location.filter) ? "all that match this filter" : "every operation in the ledger"}
+        />
+      ) : null}
       <div className="mb-2 flex flex-wrap items-center justify-between gap-3">
         <LiveStatus
           available={onNewestPage}
@@ -84,7 +106,7 @@ export function LedgerTable() {
       ) : query.data.items.length === 0 ? (
         <LedgerEmpty filter={location.filter} olderPage={!onNewestPage} />
       ) : (
-        <OperationsGrid rows={query.data.items} busy={changing} />
+        <OperationsGrid rows={query.data.items} busy={changing} selection={canAct ? selection : undefined} />
       )}
       {query.data && query.data.items.length > 0 ? (
         <p className="mt-2 text-xs text-ink-subtle">
@@ -149,7 +171,20 @@ function LedgerEmpty({ filter, olderPage }: { filter: LedgerFilter; olderPage: b
   );
 }
 
-export function OperationsGrid({ rows, busy }: { rows: OperationRow[]; busy: boolean }) {
+export function OperationsGrid({
+  rows,
+  busy,
+  selection,
+}: {
+  rows: OperationRow[];
+  busy: boolean;
+  /** Checkboxes for bulk actions, for a person who may act. */
+  selection?: BulkSelection;
+}) {
+  const ids = rows.map((op) => op.id);
+  const columns = selection
+    ? [{ label: <SelectPageBox selection={selection} ids={ids} />, fit: true }, ...COLUMNS]
+    : COLUMNS;
   return (
     <div className="overflow-x-auto rounded-lg border border-line">
       <table
@@ -157,7 +192,7 @@ export function OperationsGrid({ rows, busy }: { rows: OperationRow[]; busy: boo
         aria-busy={busy}
         className={`w-full border-collapse text-left ${busy ? "opacity-60" : ""}`}
       >
-        <TableHeader columns={COLUMNS} look="caps" inset="px-2" />
+        <TableHeader columns={columns} look="caps" inset="px-2" />
         <tbody>
           {rows.map((op) => (
             <tr
@@ -165,6 +200,11 @@ export function OperationsGrid({ rows, busy }: { rows: OperationRow[]; busy: boo
               data-operation-row={op.id}
               className="border-b border-line last:border-b-0 hover:bg-surface-muted"
             >
+              {selection ? (
+                <td className="px-2 py-1.5">
+                  <SelectRowBox selection={selection} id={op.id} />
+                </td>
+              ) : null}
               <td className="px-2 py-1.5">
                 <OperationLink id={op.id} />
               </td>

@@ -247,7 +247,19 @@ function Identity({ op }: { op: Operation }) {
         <Fact label="Idempotency key">
           <span className={mono}>{op.idempotencyKey}</span>
         </Fact>
-        <Fact label="Run">{op.runId ? <span className={mono}>{op.runId}</span> : <None />}</Fact>
+        <Fact label="Run">
+          {op.runId ? (
+            <Link
+              href={`/runs/${encodeURIComponent(op.runId)}`}
+              className={`${mono} underline-offset-4 hover:underline`}
+              title="The run's operations on a time axis"
+            >
+              {op.runId}
+            </Link>
+          ) : (
+            <None />
+          )}
+        </Fact>
         <Fact label="Agent">{op.agentId ? <span className={mono}>{op.agentId}</span> : <None />}</Fact>
         <Fact label="Attempts">
           <AttemptCount attempt={op.attempt} maxAttempts={op.maxAttempts} />{" "}

@@ -3,6 +3,10 @@
 // to expire first), paged, refreshed every 5 s.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { BulkBar } from "@/components/bulk/bulk-bar";
+import { SelectPageBox, SelectRowBox } from "@/components/bulk/select-cells";
+import { useBulkSelection, type BulkSelection } from "@/components/bulk/use-bulk-selection";
+import type { BulkActionName } from "@/lib/ledger/bulk/request";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TableHeader } from "@/components/ui/table-header";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
@@ -38,6 +42,10 @@ interface QueueText {
   emptyTitle: string;
   empty: string;
   countOf: (n: number) => string;
+  /** The bulk actions a person may take on this queue's phase (the preview still checks each operation). */
+  bulkActions: readonly BulkActionName[];
+  /** "All that match" on this queue, for the action bar. */
+  everyOne: string;
 }
 
 function queueText(kind: QueueKind): QueueText {
@@ -52,6 +60,8 @@ function queueText(kind: QueueKind): QueueText {
         empty:
           "An operation lands here when its outcome was lost after it was dispatched — a timeout, a crash, a lease that ran out — and someone must look the effect up before anything is retried. Empty means every dispatched call has a known outcome.",
         countOf: (n) => `${n} operation${n === 1 ? "" : "s"} with an unknown outcome`,
+        bulkActions: ["lookup_reconcile", "reconcile"],
+        everyOne: "every UNKNOWN operation",
       };
     case "approvals":
       return {
@@ -63,14 +73,18 @@ function queueText(kind: QueueKind): QueueText {
         empty:
           "An operation lands here when repeating it could create a new effect — a non-retryable tool that failed, a contract that requires approval, or a spent retry budget. The request that expires soonest is at the top: one nobody decides in time expires and is never approved. Approving grants exactly one more attempt, and every decision is recorded with your name and reason.",
         countOf: (n) => `${n} operation${n === 1 ? "" : "s"} waiting for a person`,
+        bulkActions: ["approve", "reject"],
+        everyOne: "every operation waiting for approval",
       };
     default:
       return assertNever(kind, "queue");
   }
 }
 
-export function OperationQueue({ kind }: { kind: QueueKind }) {
+/** `canAct`: the person may act (operator role); a viewer gets no checkboxes, and every action checks again anyway. */
+export function OperationQueue({ kind, canAct = false }: { kind: QueueKind; canAct?: boolean }) {
   const text = queueText(kind);
+  const selection = useBulkSelection();
   // Cursors of the pages stepped through; the last one is the page shown, none on the first page.
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors.at(-1);
@@ -107,6 +121,15 @@ export function OperationQueue({ kind }: { kind: QueueKind }) {
           updatedAt={query.dataUpdatedAt}
         />
       </div>
+      {canAct ? (
+        <BulkBar
+          selection={selection}
+          actions={text.bulkActions}
+          pageIds={rows.map((op) => op.id)}
+          matchingTarget={() => ({ filter: { phase: text.phase } })}
+          matchingLabel={text.everyOne}
+        />
+      ) : null}
       {query.isPending ? (
         <TableSkeleton columns={7} rows={5} label={`Loading ${text.what}…`} />
       ) : query.isError && !query.data ? (
@@ -114,7 +137,7 @@ export function OperationQueue({ kind }: { kind: QueueKind }) {
       ) : rows.length === 0 ? (
         <EmptyState title={text.emptyTitle}>{text.empty}</EmptyState>
       ) : (
-        <QueueTable kind={kind} ageColumn={text.ageColumn} rows={rows} />
+        <QueueTable kind={kind} ageColumn={text.ageColumn} rows={rows} selection={canAct ? selection : undefined} />
       )}
       {rows.length > 0 && (cursors.length > 0 || nextCursor) ? (
         <nav aria-label={`Pages of ${text.what}`} className="mt-2 flex items-center gap-1.5 text-xs text-ink-muted">
@@ -149,8 +172,20 @@ export function OperationQueue({ kind }: { kind: QueueKind }) {
 const PAGER_BUTTON =
   "h-7 rounded-md px-2.5 text-xs font-medium text-ink ring-1 ring-line-strong hover:bg-surface-muted disabled:cursor-not-allowed disabled:text-ink-subtle disabled:opacity-60 disabled:hover:bg-transparent";
 
-function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: string; rows: OperationRow[] }) {
+function QueueTable({
+  kind,
+  ageColumn,
+  rows,
+  selection,
+}: {
+  kind: QueueKind;
+  ageColumn: string;
+  rows: OperationRow[];
+  /** Checkboxes for bulk actions, for a person who may act. */
+  selection?: BulkSelection;
+}) {
   const detailColumn = kind === "unknowns" ? "Last error" : "Why the gate asks a person";
+  const ids = rows.map((op) => op.id);
   return (
     <div className="overflow-x-auto rounded-lg border border-line">
       <table
@@ -160,6 +195,7 @@ function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: str
         <TableHeader
           look="caps"
           columns={[
+            ...(selection ? [{ label: <SelectPageBox selection={selection} ids={ids} />, fit: true }] : []),
             ageColumn,
             { label: "Operation", wrap: true },
             { label: "Tool", wrap: true },
@@ -176,6 +212,11 @@ function QueueTable({ kind, ageColumn, rows }: { kind: QueueKind; ageColumn: str
               data-operation-row={op.id}
               className="border-b border-line align-top last:border-b-0 hover:bg-surface-muted"
             >
+              {selection ? (
+                <td className="px-3 py-2.5">
+                  <SelectRowBox selection={selection} id={op.id} />
+                </td>
+              ) : null}
               <td className="px-3 py-2">
                 {kind === "unknowns" ? (
                   <Age since={op.updatedAt} className="text-[15px] font-semibold text-phase-unknown-ink" />

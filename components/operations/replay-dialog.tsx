@@ -4,7 +4,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { replayOperationAction, type ReplayActionResult } from "@/lib/actions/replay-actions";
+import { replayOperationAction } from "@/lib/actions/replay-actions";
 import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { canReplay, replayNeedsApproval } from "@/lib/retry-gate/replay";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -12,7 +12,12 @@ import { FieldErrors } from "@/components/ui/form-controls";
 import { ActionDialog } from "./action-dialog";
 import { consoleKeys } from "./console-api";
 
-type Refusal = Extract<ReplayActionResult, { refused: unknown }>["refused"];
+/** The ledger's refusal of the replay (nothing written), shown in place. */
+interface Refusal {
+  code: string;
+  message: string;
+  errors?: Record<string, string[]>;
+}
 
 class ReplayFailed extends Error {
   constructor(readonly refusal: Refusal) {
@@ -48,7 +53,6 @@ function ReplayDialog({ op, onClose }: { op: OperationDetail; onClose: () => voi
     mutationFn: async (reason: string) => {
       const result = await replayOperationAction({ id: op.id, argsText, reason });
       if (!result.ok) throw new ReplayFailed({ code: result.code, message: result.message, errors: result.errors });
-      if ("refused" in result.data) throw new ReplayFailed(result.data.refused);
       return result.data.replay;
     },
     onSuccess: async (replay) => {

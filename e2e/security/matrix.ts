@@ -213,6 +213,26 @@ const consoleGet = (route: string, path: (w: World) => string = () => route): Ro
   path,
 });
 
+const consoleAdminGet = (route: string): RouteRow => ({
+  ...consoleGet(route),
+  guard: { kind: "session", role: "admin", allowed: 200 },
+});
+
+/** A webhook no one created: whoever gets past the guard is told 404, so nothing is sent or changed. */
+const MATRIX_WEBHOOK = "matrix-hook";
+const webhook = (sub = "") => `/api/v1/webhooks/${MATRIX_WEBHOOK}${sub}`;
+/** A webhook body that would be saved (the e2e server holds OPLEDGER_SECRET_E2E_WEBHOOK, a whsec_ secret). */
+const webhookBody = () => ({
+  url: "https://hooks.example.com/opledger",
+  events: ["operation.unknown"],
+  secret: "OPLEDGER_SECRET_E2E_WEBHOOK",
+  format: "json",
+});
+/** A bulk job no one started: whoever gets past the guard is told 404 (or 400 for an empty body). */
+const MATRIX_JOB = "01JMATRIXNOSUCHJOB00000000";
+const bulkPreviewBody = () => ({ action: "reject", filter: { phase: "PLANNED" }, reason, dryRun: true });
+const breakerBody = () => ({ failureThreshold: 1, cooldownMs: 3_600_000, probes: 100, reason, expectedVersion: 0 });
+
 const catchAll = "/api/v1/[[...path]]";
 
 /** The scope checks of the operation routes, as their handlers name them. */
@@ -244,6 +264,24 @@ export const MATRIX: readonly MatrixRow[] = [
   consoleGet("/api/console/operations"),
   consoleGet("/api/console/operations/[id]", (w) => `/api/console/operations/${w.planned.id}`),
   consoleGet("/api/console/queue", () => "/api/console/queue?phase=UNKNOWN"),
+  consoleGet("/api/console/search", () => "/api/console/search?q=matrix"),
+  {
+    ...consoleGet("/api/console/bulk/[jobId]", () => `/api/console/bulk/${MATRIX_JOB}`),
+    guard: { kind: "session", role: "viewer", allowed: 404 },
+  },
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/console/runs/[runId]",
+    guard: { kind: "session", role: "viewer", allowed: 404 },
+    path: () => "/api/console/runs/matrix-no-such-run",
+  },
+  consoleAdminGet("/api/console/webhooks"),
+  {
+    ...consoleAdminGet("/api/console/webhooks/[name]/deliveries"),
+    guard: { kind: "session", role: "admin", allowed: 404 },
+    path: () => `/api/console/webhooks/${MATRIX_WEBHOOK}/deliveries`,
+  },
 
   {
     kind: "route",
@@ -379,6 +417,12 @@ export const MATRIX: readonly MatrixRow[] = [
     () => ({ outcome: "applied", providerId: "prov-intruder", evidence: { by: "intruder" }, reason }),
   ),
   ...v1Operation(
+    "replay",
+    SHARED_LANE,
+    (w) => w.confirmedId,
+    () => ({ args: { intruder: true }, reason }),
+  ),
+  ...v1Operation(
     "reject",
     SHARED_LANE,
     (w) => w.awaiting.id,
@@ -410,6 +454,89 @@ export const MATRIX: readonly MatrixRow[] = [
     valid: (w) => ({ tool: w.tool, args: { intruder: true }, idempotencyKey: "matrix-intruder" }),
   },
   ...refusedMethods("/api/v1/operations", ["GET", "POST"], () => "/api/v1/operations"),
+
+  {
+    kind: "route",
+    method: "POST",
+    route: "/api/v1/bulk",
+    guard: { kind: "key", scopes: ["operator"], allowed: 400 },
+    path: () => "/api/v1/bulk",
+    valid: bulkPreviewBody,
+  },
+  ...refusedMethods("/api/v1/bulk", ["POST"], () => "/api/v1/bulk"),
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/bulk/[jobId]",
+    guard: { kind: "key", scopes: ["operator"], allowed: 404 },
+    path: () => `/api/v1/bulk/${MATRIX_JOB}`,
+  },
+  ...refusedMethods("/api/v1/bulk/[jobId]", ["GET"], () => `/api/v1/bulk/${MATRIX_JOB}`),
+  {
+    kind: "route",
+    method: "POST",
+    route: "/api/v1/bulk/[jobId]/cancel",
+    guard: { kind: "key", scopes: ["operator"], allowed: 400 },
+    path: () => `/api/v1/bulk/${MATRIX_JOB}/cancel`,
+    valid: () => ({ reason }),
+  },
+  ...refusedMethods("/api/v1/bulk/[jobId]/cancel", ["POST"], () => `/api/v1/bulk/${MATRIX_JOB}/cancel`),
+
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/webhooks",
+    guard: { kind: "key", scopes: ["admin"], allowed: 200 },
+    path: () => "/api/v1/webhooks",
+  },
+  ...refusedMethods("/api/v1/webhooks", ["GET"], () => "/api/v1/webhooks"),
+  ...(["GET", "PUT", "DELETE"] as const).map((method): RouteRow => ({
+    kind: "route",
+    method,
+    route: "/api/v1/webhooks/[name]",
+    // A PUT with `{}` is a 400; a read or delete of a webhook no one made is a 404.
+    guard: { kind: "key", scopes: ["admin"], allowed: method === "PUT" ? 400 : 404 },
+    path: () => webhook(),
+    valid: method === "PUT" ? webhookBody : undefined,
+  })),
+  ...refusedMethods("/api/v1/webhooks/[name]", ["GET", "PUT", "DELETE"], () => webhook()),
+  {
+    kind: "route",
+    method: "POST",
+    route: "/api/v1/webhooks/[name]/test",
+    guard: { kind: "key", scopes: ["admin"], allowed: 404 },
+    path: () => webhook("/test"),
+  },
+  ...refusedMethods("/api/v1/webhooks/[name]/test", ["POST"], () => webhook("/test")),
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/webhooks/[name]/deliveries",
+    guard: { kind: "key", scopes: ["admin"], allowed: 404 },
+    path: () => webhook("/deliveries"),
+  },
+  ...refusedMethods("/api/v1/webhooks/[name]/deliveries", ["GET"], () => webhook("/deliveries")),
+
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/dependencies/[name]/breaker",
+    guard: { kind: "key", scopes: ["admin"], allowed: 200 },
+    path: (w) => `/api/v1/dependencies/${w.dependency}/breaker`,
+  },
+  {
+    kind: "route",
+    method: "PUT",
+    route: "/api/v1/dependencies/[name]/breaker",
+    guard: { kind: "key", scopes: ["admin"], allowed: 400 },
+    path: (w) => `/api/v1/dependencies/${w.dependency}/breaker`,
+    valid: breakerBody,
+  },
+  ...refusedMethods(
+    "/api/v1/dependencies/[name]/breaker",
+    ["GET", "PUT"],
+    (w) => `/api/v1/dependencies/${w.dependency}/breaker`,
+  ),
 
   // The rules behind the scope checks: own operations, and the human gate (AUTHORITY.md).
   {
@@ -486,6 +613,19 @@ export const MATRIX: readonly MatrixRow[] = [
       !reaches(key, p) ? "404 not_found" : isPerson(key) ? "409 not_unknown" : "403 person_required",
   },
 
+  {
+    kind: "rule",
+    method: "POST",
+    route: "/api/v1/operations/[id]/replay",
+    what: "a replay of A's operation that is not over",
+    scopes: SHARED_LANE,
+    path: (w) => `${op(w.planned.id)}/replay`,
+    body: () => ({ reason }),
+    // The human gate first: a non-person learns nothing more; a person is told the operation cannot be replayed.
+    answer: (key, p) =>
+      !reaches(key, p) ? "404 not_found" : isPerson(key) ? "409 not_replayable" : "403 person_required",
+  },
+
   // Console server actions (lib/actions/*.ts, "use server").
   ...(
     [
@@ -520,6 +660,46 @@ export const MATRIX: readonly MatrixRow[] = [
     name: "forceDependencyBreaker",
     role: "operator",
     valid: (w) => ({ name: w.dependency, state: "open", reason }),
+  },
+  {
+    kind: "action",
+    file: "lib/actions/dependency-actions.ts",
+    name: "editBreakerSettings",
+    role: "admin",
+    valid: (w) => ({ name: w.dependency, ...breakerBody() }),
+  },
+  ...(
+    [
+      ["saveWebhookAction", () => ({ name: MATRIX_WEBHOOK, ...webhookBody(), reason })],
+      ["deleteWebhookAction", () => ({ name: MATRIX_WEBHOOK, expectedVersion: 0, reason })],
+      ["sendTestEventAction", () => ({ name: MATRIX_WEBHOOK, reason })],
+    ] as const
+  ).map(([name, valid]): ActionRow => ({
+    kind: "action",
+    file: "lib/actions/webhook-actions.ts",
+    name,
+    role: "admin",
+    valid,
+  })),
+  ...(
+    [
+      ["previewBulkAction", () => ({ action: "reject", filter: { phase: "PLANNED" }, reason })],
+      ["runBulkAction", () => ({ previewId: MATRIX_JOB, reason })],
+      ["cancelBulkAction", () => ({ jobId: MATRIX_JOB, reason })],
+    ] as const
+  ).map(([name, valid]): ActionRow => ({
+    kind: "action",
+    file: "lib/actions/bulk-actions.ts",
+    name,
+    role: "operator",
+    valid,
+  })),
+  {
+    kind: "action",
+    file: "lib/actions/replay-actions.ts",
+    name: "replayOperationAction",
+    role: "operator",
+    valid: (w) => ({ id: w.confirmedId, argsText: '{"intruder":true}', reason }),
   },
   {
     kind: "action",

@@ -40,7 +40,7 @@ const FOREIGN_ORIGIN = "https://evil.example";
 const ROUTES: Record<string, string> = {
   "POST /api/auth/[...nextauth]":
     "a person's sign-in: the agent's key is no password, so no session (and no console action) comes of it",
-  "POST /api/v1/[[...path]]": "no such endpoint (replay, retry, bulk): 404",
+  "POST /api/v1/[[...path]]": "no such endpoint (retry, attempts): 404",
   "PUT /api/v1/[[...path]]": "no such endpoint: 404",
   "PATCH /api/v1/[[...path]]": "no such endpoint: 404",
   "DELETE /api/v1/[[...path]]": "no such endpoint: 404",
@@ -57,6 +57,15 @@ const ROUTES: Record<string, string> = {
     "evidence only: approveRetry is the human gate, 403 person_required; another key's operation 404",
   "POST /api/v1/operations/[id]/approve": "the human gate: 403 person_required, whatever `actor` says",
   "POST /api/v1/operations/[id]/reject": "the agent gives up its own operation: it ends, never runs again",
+  "POST /api/v1/operations/[id]/replay":
+    "a replay runs the tool again as a new operation: a person's decision, 403 person_required; another key's operation 404",
+  "POST /api/v1/bulk": "acting on many operations at once (approve among them): operator scope, 403",
+  "POST /api/v1/bulk/[jobId]/cancel": "operator scope: 403",
+  "PUT /api/v1/webhooks/[name]": "pointing notifications elsewhere: admin scope only, 403",
+  "DELETE /api/v1/webhooks/[name]": "silencing notifications: admin scope only, 403",
+  "POST /api/v1/webhooks/[name]/test": "admin scope only, 403",
+  "PUT /api/v1/dependencies/[name]/breaker":
+    "loosening the breaker: admin scope only, 403 (and a breaker never grants a NON_RETRYABLE attempt)",
   "POST /mcp":
     "the MCP gateway: only `<upstream>__<tool>` tools with a contract, through the same plan/dispatch/outcome with the agent's own key; anything else answers isError and is not forwarded",
   "DELETE /mcp": "ends an MCP session: the gateway keeps none, nothing changes",
@@ -72,6 +81,17 @@ const ACTIONS: Record<string, string> = {
   "lib/actions/lookup-actions.ts#lookupOperationAction":
     "a provider lookup (evidence, never an attempt): a session only",
   "lib/actions/dependency-actions.ts#forceDependencyBreaker": "a breaker override: a session only; cross-site: aborted",
+  "lib/actions/dependency-actions.ts#editBreakerSettings":
+    "breaker settings: an admin's session only; cross-site: aborted",
+  "lib/actions/replay-actions.ts#replayOperationAction":
+    "a replay (the tool again, a new operation): a person's session only; cross-site: aborted, not run",
+  "lib/actions/bulk-actions.ts#previewBulkAction": "a bulk preview: an operator's session only; cross-site: aborted",
+  "lib/actions/bulk-actions.ts#runBulkAction":
+    "a bulk run (approvals among them): an operator's session only, on a preview of its own; cross-site: aborted",
+  "lib/actions/bulk-actions.ts#cancelBulkAction": "an operator's session only; cross-site: aborted",
+  "lib/actions/webhook-actions.ts#saveWebhookAction": "where notifications go: an admin's session only",
+  "lib/actions/webhook-actions.ts#deleteWebhookAction": "an admin's session only; cross-site: aborted",
+  "lib/actions/webhook-actions.ts#sendTestEventAction": "an admin's session only; cross-site: aborted",
   "lib/actions/contract-actions.ts#saveContract":
     "weakening the contract: an admin's session only; cross-site: aborted",
   "lib/actions/admin-actions.ts#createUserAction": "making a person: an admin's session only; cross-site: aborted",
@@ -296,8 +316,8 @@ export function redTeamSuite(): void {
         },
         "classify every new POST/PUT/PATCH/DELETE route or server action in e2e/security/red-team.ts (and attack it there)",
       ).toEqual({ unclassified: [], notInCode: [] });
-      // No replay, retry or bulk endpoint exists yet; when one comes, it is a path of its own to classify and attack.
-      expect(routes.filter((r) => /replay|retry|bulk/i.test(r))).toEqual([]);
+      // A retry endpoint would be a path of its own to classify and attack; replay and bulk are (paths()).
+      expect(routes.filter((r) => /retry/i.test(r))).toEqual([]);
     });
 
     test("every path is refused: reconcile+approveRetry, approve, replay, bulk, outcome games, another key, forged actors, stale fences, cross-site actions; one effect per call", async ({
@@ -746,11 +766,8 @@ async function paths(
 ): Promise<void> {
   const id = encodeURIComponent(c.op.id);
   for (const [method, target] of [
-    ["POST", `/api/v1/operations/${id}/replay`],
     ["POST", `/api/v1/operations/${id}/retry`],
     ["POST", `/api/v1/operations/${id}/attempts`],
-    ["POST", "/api/v1/bulk"],
-    ["POST", "/api/v1/bulk/approve"],
     ["PUT", `/api/v1/operations/${id}/approval`],
     ["PATCH", `/api/v1/operations/${id}/phase`],
     ["DELETE", `/api/v1/operations/${id}/lease`],
@@ -762,6 +779,71 @@ async function paths(
       { status: 404, code: "not_found" },
     );
   }
+  // Replay: the tool again, as a new operation. A person's decision, whatever the body says.
+  for (const body of [
+    { reason: "again" },
+    { reason: "again", args: c.op.args },
+    { reason: "again", actor: TEST_ADMIN_EMAIL },
+  ]) {
+    await log.expect(
+      "POST /api/v1/operations/[id]/replay",
+      `replay with ${JSON.stringify(Object.keys(body))}`,
+      () => client.send("POST", `/api/v1/operations/${id}/replay`, { data: body }),
+      { status: [400, 403], code: ["invalid_body", "person_required"] },
+    );
+  }
+  // Bulk: an operator's; the agent's key is refused before any preview, run or cancel.
+  for (const body of [
+    { action: "approve", ids: [c.op.id], reason: "again", dryRun: true },
+    {
+      action: "reconcile",
+      ids: [c.op.id],
+      outcome: "not_applied",
+      evidence: { by: "agent" },
+      reason: "again",
+      dryRun: true,
+    },
+    { previewId: "01JZZZZZZZZZZZZZZZZZZZZZZZ", reason: "again" },
+  ]) {
+    await log.expect(
+      "POST /api/v1/bulk",
+      `bulk ${JSON.stringify(Object.keys(body))}`,
+      () => client.send("POST", "/api/v1/bulk", { data: body }),
+      { status: 403, code: "forbidden" },
+    );
+  }
+  await log.expect(
+    "POST /api/v1/bulk/[jobId]/cancel",
+    "cancel a bulk job",
+    () => client.send("POST", "/api/v1/bulk/01JZZZZZZZZZZZZZZZZZZZZZZZ/cancel", { data: { reason: "again" } }),
+    { status: 403, code: "forbidden" },
+  );
+  // Configuration around the gate: notifications and the breaker.
+  for (const [method, target, data] of [
+    [
+      "PUT",
+      "/api/v1/webhooks/red-team",
+      { url: "https://evil.example/hook", events: ["approval.requested"], secret: "OPLEDGER_SECRET_E2E_WEBHOOK" },
+    ],
+    ["DELETE", "/api/v1/webhooks/red-team", {}],
+    ["POST", "/api/v1/webhooks/red-team/test", {}],
+  ] as const) {
+    await log.expect(
+      `${method} /api/v1/webhooks/[name]${target.endsWith("/test") ? "/test" : ""}`,
+      `${method} ${target}`,
+      () => client.send(method, target, { data }),
+      { status: 403, code: "forbidden" },
+    );
+  }
+  await log.expect(
+    "PUT /api/v1/dependencies/[name]/breaker",
+    "raise the failure threshold",
+    () =>
+      client.send("PUT", "/api/v1/dependencies/red-team/breaker", {
+        data: { failureThreshold: 1000, cooldownMs: 1000, probes: 1, reason: "again", expectedVersion: 0 },
+      }),
+    { status: 403, code: "forbidden" },
+  );
   // Paths that look like a bulk or replay endpoint but land on a route that does not serve the method.
   await log.expect(
     "POST /api/v1/operations/[id]",
@@ -773,7 +855,9 @@ async function paths(
     const concrete = row.route
       .replace("[id]", id)
       .replace("[tool]", encodeURIComponent(tool))
-      .replace("[[...path]]", "replay");
+      .replace("[jobId]", "01JZZZZZZZZZZZZZZZZZZZZZZZ")
+      .replace("[name]", "red-team")
+      .replace("[[...path]]", "retry");
     await log.expect(
       `${row.method} ${row.route}`,
       `${row.method} ${row.route}`,
@@ -842,6 +926,7 @@ async function crossSite(
     approveOperationAction: { id, seen, reason: "approved from another site" },
     reconcileOperationAction: { id, seen, reason: "from another site", outcome: "not_applied", approveRetry: true },
     rejectOperationAction: { id, seen, reason: "from another site" },
+    replayOperationAction: { id, argsText: JSON.stringify(before.args), reason: "from another site" },
   };
   const exposed = exposedActions();
   // An action no page imports is not in the manifest: no request can reach it (the role matrix checks the same).

@@ -43,10 +43,12 @@ function urlOf(route: string, values: Record<string, string>): string {
   });
 }
 
-async function seedWorld(request: APIRequestContext): Promise<{ tool: string; op: SeededOperation }> {
+async function seedWorld(request: APIRequestContext): Promise<{ tool: string; op: SeededOperation; runId: string }> {
   const seed = new LedgerSeed(request);
   const tool = await seed.tool("PURE");
-  return { tool, op: await seed.plan(tool) };
+  // The operation belongs to a run, so the run page has something to show.
+  const runId = `surface-run-${tool}`;
+  return { tool, op: await seed.plan(tool, { runId }), runId };
 }
 
 const NO_REDIRECT = { failOnStatusCode: false, maxRedirects: 0 } as const;
@@ -68,11 +70,11 @@ test("an anonymous request for any console page is a 307 to sign-in that keeps t
 }) => {
   const pages = consolePages();
   expect(pages.map((p) => p.route)).toEqual(expect.arrayContaining(["/", "/admin", "/operations/[id]"]));
-  const { tool, op } = await seedWorld(request);
+  const { tool, op, runId } = await seedWorld(request);
   const anonymous = await playwright.request.newContext({ baseURL: E2E_BASE_URL });
   try {
     for (const { route } of pages) {
-      const url = urlOf(route, { id: op.id, tool });
+      const url = urlOf(route, { id: op.id, tool, runId });
       for (const [label, headers] of [
         ["no cookie", {}],
         ["a forged session cookie", { cookie: "next-auth.session-token=forged.session.token.value" }],
@@ -141,14 +143,14 @@ test("a page the role may not see answers 403 before streaming; every other cons
   const adminOnly = pages.filter((p) => p.adminOnly).map((p) => p.route);
   // The pages that need the admin role, found by their forbidden() call; the list must not silently shrink.
   expect(adminOnly.sort()).toEqual(expect.arrayContaining(["/admin", "/contracts/[tool]/edit", "/contracts/new"]));
-  const { tool, op } = await seedWorld(request);
+  const { tool, op, runId } = await seedWorld(request);
   const sessions: PrincipalClient[] = [];
   try {
     for (const role of ["viewer", "operator", "admin"] as const) {
       const session = await signedIn(browser, role, "surface");
       sessions.push(session);
       for (const page of pages) {
-        const url = urlOf(page.route, { id: op.id, tool });
+        const url = urlOf(page.route, { id: op.id, tool, runId });
         const response = await session.request.get(url, NO_REDIRECT);
         const text = await response.text();
         const where = `${role} GET ${url}: ${text.slice(0, 200)}`;

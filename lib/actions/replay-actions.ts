@@ -4,7 +4,8 @@
 import { z } from "zod";
 import { consoleAction } from "@/lib/actions/console-action";
 import { unstorableInput } from "@/lib/api/request-body";
-import { MAX_REPLAY_ARGS_BYTES, replayOperation, ReplayRefused } from "@/lib/ledger/commands/replay";
+import { MAX_REPLAY_ARGS_BYTES, replayOperation } from "@/lib/ledger/commands/replay";
+import { LedgerError } from "@/lib/ledger/errors";
 import type { Phase } from "@/lib/retry-gate/types";
 
 const replaySchema = z
@@ -22,10 +23,10 @@ const replaySchema = z
 
 export type ReplayActionInput = z.input<typeof replaySchema>;
 
-/** The new operation, or the ledger's refusal (nothing written), for the dialog to show in place. */
-export type ReplayActionResult =
-  | { replay: { id: string; phase: Phase } }
-  | { refused: { code: string; message: string; errors?: Record<string, string[]>; operationId?: string } };
+/** The new operation; a refusal (nothing written) is the action's failure, with its code and field messages. */
+export interface ReplayActionResult {
+  replay: { id: string; phase: Phase };
+}
 
 function parsedArgs(text: string): { args: unknown } | { error: string } {
   let args: unknown;
@@ -45,20 +46,9 @@ export const replayOperationAction = consoleAction(
   async ({ id, argsText, reason }, { ledger, actor, now }): Promise<ReplayActionResult> => {
     const parsed = parsedArgs(argsText);
     if ("error" in parsed) {
-      return {
-        refused: {
-          code: "invalid_args",
-          message: `The arguments are ${parsed.error}.`,
-          errors: { args: [parsed.error] },
-        },
-      };
+      throw new LedgerError("invalid_args", `The arguments are ${parsed.error}.`, { errors: { args: [parsed.error] } });
     }
-    try {
-      const replay = await replayOperation(ledger, id, { args: parsed.args, reason }, actor, now);
-      return { replay: { id: replay.id, phase: replay.phase } };
-    } catch (error) {
-      if (!(error instanceof ReplayRefused)) throw error;
-      return { refused: { code: error.code, message: error.message, ...error.extra } };
-    }
+    const replay = await replayOperation(ledger, id, { args: parsed.args, reason }, actor, now);
+    return { replay: { id: replay.id, phase: replay.phase } };
   },
 );

@@ -19,6 +19,15 @@ const API_PATHS: [string, string[]][] = [
   ["/api/v1/operations/{id}/approve", ["post"]],
   ["/api/v1/operations/{id}/reject", ["post"]],
   ["/api/v1/metrics", ["get"]],
+  ["/api/v1/operations/{id}/replay", ["post"]],
+  ["/api/v1/bulk", ["post"]],
+  ["/api/v1/bulk/{jobId}", ["get"]],
+  ["/api/v1/bulk/{jobId}/cancel", ["post"]],
+  ["/api/v1/webhooks", ["get"]],
+  ["/api/v1/webhooks/{name}", ["get", "put", "delete"]],
+  ["/api/v1/webhooks/{name}/test", ["post"]],
+  ["/api/v1/webhooks/{name}/deliveries", ["get"]],
+  ["/api/v1/dependencies/{name}/breaker", ["get", "put"]],
 ];
 
 type Node = { [key: string]: unknown };

@@ -2,12 +2,12 @@
 import { CONTRACT_MODES, TOOL_ERROR_MEANINGS } from "@/lib/ledger/contracts/contract-schema";
 import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "@/lib/retry-gate/types";
+import * as bulkApi from "./openapi/bulk";
+import * as dependenciesApi from "./openapi/dependencies";
+import { json, problem, ref, shared, type Json, type JsonObject } from "./openapi/parts";
+import * as replaySearchApi from "./openapi/replay-search";
+import * as webhooksApi from "./openapi/webhooks";
 
-/** A JSON value: the document is a plain literal, checked by openapi.test.ts rather than by a schema type. */
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-
-const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (type: string, extra: JsonObject = {}): JsonObject => ({ type: [type, "null"], ...extra });
 const dateTime = (description: string): JsonObject => ({ type: "string", format: "date-time", description });
 const nullableDateTime = (description: string): JsonObject => ({
@@ -17,29 +17,6 @@ const nullableDateTime = (description: string): JsonObject => ({
 });
 const stringEnum = (values: readonly string[], description?: string): JsonObject =>
   description ? { type: "string", enum: [...values], description } : { type: "string", enum: [...values] };
-
-/** A JSON response whose body is a schema from components. */
-const json = (description: string, schema: string): JsonObject => ({
-  description,
-  content: { "application/json": { schema: ref(schema) } },
-});
-
-/**
- * A problem+json response naming the stable `code` values API.md gives it. Listed as examples, not an enum: the
- * server may add codes (API.md: "add fields freely"), and a client must treat an unlisted code as this status.
- */
-const problem = (description: string, codes: string[] = []): JsonObject => ({
-  description: codes.length ? `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.` : description,
-  content: {
-    "application/problem+json": {
-      schema: codes.length
-        ? { allOf: [ref("Problem"), { type: "object", properties: { code: { type: "string", examples: codes } } }] }
-        : ref("Problem"),
-    },
-  },
-});
-
-const shared = (name: string): JsonObject => ({ $ref: `#/components/responses/${name}` });
 
 /** The answers every authenticated, body-taking endpoint can give. */
 const common = (withBody: boolean): JsonObject => ({
@@ -255,6 +232,7 @@ function schemas(): JsonObject {
         createdAt: dateTime("When the operation was planned."),
         updatedAt: dateTime("Last change."),
         decision: ref("Decision"),
+        ...replaySearchApi.operationFields,
       },
     },
     Attempt: {
@@ -314,6 +292,7 @@ function schemas(): JsonObject {
           properties: {
             attempts: { type: "array", items: ref("Attempt") },
             audit: { type: "array", items: ref("AuditEvent"), description: "Oldest first." },
+            ...replaySearchApi.operationDetailFields,
           },
         },
       ],
@@ -361,6 +340,13 @@ function schemas(): JsonObject {
           description:
             "How long an operation may wait for a person before it becomes EXPIRED, never approved (1 s to 30 days). " +
             "Null or absent: 24 h.",
+        }),
+        unknownAlertMs: nullable("integer", {
+          minimum: 1000,
+          maximum: 2_592_000_000,
+          description:
+            "How long an operation may stay UNKNOWN before the unknowns.aged webhook event fires (1 s to 30 days). " +
+            "Null or absent: 15 min.",
         }),
         approvals: {
           type: "integer",
@@ -433,6 +419,7 @@ function schemas(): JsonObject {
         dependency: nullable("string"),
         description: nullable("string"),
         approvalTtlMs: nullable("integer", { description: "How long a request for a person waits; null: 24 h." }),
+        unknownAlertMs: nullable("integer", { description: "When unknowns.aged fires; null: 15 min." }),
         approvals: { type: "integer", minimum: 1, maximum: 10, description: "Approvals needed (quorum)." },
         ...gatewayFields(false),
         author: { type: "string", description: "The label of who saved this version." },
@@ -669,11 +656,17 @@ function paths(): JsonObject {
           { name: "effect", in: "query", schema: ref("EffectClass") },
           { name: "runId", in: "query", schema: { type: "string" } },
           { name: "agentId", in: "query", schema: { type: "string" } },
+          replaySearchApi.searchParameter,
           { name: "cursor", in: "query", schema: { type: "string" }, description: "nextCursor of the previous page." },
           { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200 } },
         ],
         responses: {
-          "200": json("A page of operations.", "OperationList"),
+          "200": {
+            description: "A page of operations (a SearchPage when `q` is given).",
+            content: {
+              "application/json": { schema: { oneOf: [ref("OperationList"), ref("SearchPage")] } },
+            },
+          },
           "400": problem("A query parameter is invalid (for example limit above 200)."),
           ...common(false),
         },
@@ -800,7 +793,9 @@ function paths(): JsonObject {
         description:
           "At least opledger_unknown_outcomes, opledger_reconciliations_total, opledger_duplicate_rejections_total, " +
           'opledger_approval_interruptions_total, opledger_retries_total{effect="..."}, ' +
-          "opledger_stale_fence_rejections_total, and operations by phase. An agent key is refused (403): it reads " +
+          "opledger_stale_fence_rejections_total, operations by phase, and where the wall-clock went: " +
+          "opledger_backoff_seconds_total{tool,dependency} (time waited before attempts) and the " +
+          "opledger_attempt_seconds{tool} histogram (call durations). An agent key is refused (403): it reads " +
           "only its own operations, not the whole ledger's figures.",
         security: scope("metrics", "operator"),
         responses: {
@@ -832,8 +827,17 @@ export function openApiDocument(): object {
       { name: "operations", description: "Plan, run and resolve side-effecting tool calls." },
       { name: "contracts", description: "Per-tool side-effect contracts, versioned." },
       { name: "service", description: "Health, metrics and this document." },
+      { name: "bulk", description: "Act on many operations at once, on an exact, frozen preview." },
+      { name: "webhooks", description: "Tell the person who must act: signed events to their endpoints." },
+      { name: "dependencies", description: "Circuit breakers an operator can tune." },
     ],
-    paths: paths(),
+    paths: {
+      ...paths(),
+      ...replaySearchApi.paths,
+      ...bulkApi.paths,
+      ...webhooksApi.paths,
+      ...dependenciesApi.paths,
+    },
     components: {
       securitySchemes: {
         apiKey: {
@@ -883,7 +887,13 @@ export function openApiDocument(): object {
           ["database_busy"],
         ),
       },
-      schemas: schemas(),
+      schemas: {
+        ...schemas(),
+        ...replaySearchApi.schemas,
+        ...bulkApi.schemas,
+        ...webhooksApi.schemas,
+        ...dependenciesApi.schemas,
+      },
     },
   };
 }

@@ -25,6 +25,9 @@ export type LedgerErrorCode =
   | "retry_not_due"
   | "in_flight"
   | "contract_conflict"
+  | "not_replayable"
+  | "replay_pending"
+  | "invalid_args"
   | "invalid_body"
   | "write_conflict"
   | "database_busy";
@@ -53,6 +56,9 @@ const STATUS: Record<LedgerErrorCode, number> = {
   retry_not_due: 409,
   in_flight: 409,
   contract_conflict: 409,
+  not_replayable: 409,
+  replay_pending: 409,
+  invalid_args: 422,
   invalid_body: 400,
   write_conflict: 409,
   database_busy: 503,

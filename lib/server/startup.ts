@@ -8,6 +8,8 @@ import { env, type Env } from "@/lib/config/env";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import { applySqliteSettings } from "@/lib/db/sqlite-settings";
 import { assertUpstreamsFile, closeUpstreams } from "@/lib/mcp/upstreams/upstreams";
+import { startBulkRunner } from "@/lib/ledger/bulk/runner";
+import { startNotifier } from "@/lib/notify/notifier";
 import { startSweepLoop } from "./sweep-loop";
 import { startAuditCheckpoints } from "./audit-checkpoints";
 
@@ -75,6 +77,11 @@ async function start(): Promise<void> {
   startAuditCheckpoints(shared, config);
   startSweepLoop(shared, config.OPLEDGER_SWEEP_INTERVAL_MS);
   console.log(`opledger: recovery sweep and auto-reconcile every ${config.OPLEDGER_SWEEP_INTERVAL_MS} ms`);
+  // Background work that sends requests or acts on operations: never while `next build` prerenders.
+  if (process.env.NEXT_PHASE !== "phase-production-build") {
+    startNotifier(shared);
+    startBulkRunner(shared);
+  }
   // Never during `next build`, which may load the server code to prerender pages.
   if (config.OPLEDGER_DEMO === "on" && process.env.NEXT_PHASE !== "phase-production-build")
     await startDemo(config, shared);

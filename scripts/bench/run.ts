@@ -15,7 +15,15 @@ const RESULTS_DIR = path.join(process.cwd(), "bench-results");
 const PORT_BASE = 3400;
 const PORTS_PER_MODULE = 5;
 /** Modules run in this order (cheap and independent first); any other module found in scripts/bench runs after them. */
-const PREFERRED_ORDER = ["ledger-inprocess", "lifecycle-http", "pg-queues", "mcp-gateway", "console", "memory"];
+const PREFERRED_ORDER = [
+  "ledger-inprocess",
+  "lifecycle-http",
+  "bulk-pacing",
+  "pg-queues",
+  "mcp-gateway",
+  "console",
+  "memory",
+];
 
 function isBenchModule(value: unknown): value is BenchModule {
   const candidate = value as Partial<BenchModule> | null;

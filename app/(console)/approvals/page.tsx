@@ -2,19 +2,20 @@
 import type { Metadata } from "next";
 import { OperationQueue } from "@/components/operations/operation-queue";
 import { PageHeader } from "@/components/ui/page-header";
+import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Approvals" };
 
 export default async function ApprovalsPage() {
-  await requirePageUser("viewer");
+  const user = await requirePageUser("viewer");
   return (
     <>
       <PageHeader
         title="Approvals"
         description="Operations that may only be retried once a person approves, soonest to expire first. Open one to approve or reject it with a reason."
       />
-      <OperationQueue kind="approvals" />
+      <OperationQueue kind="approvals" canAct={hasRole(user.role, "operator")} />
     </>
   );
 }

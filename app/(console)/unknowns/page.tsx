@@ -2,19 +2,20 @@
 import type { Metadata } from "next";
 import { OperationQueue } from "@/components/operations/operation-queue";
 import { PageHeader } from "@/components/ui/page-header";
+import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Unknowns" };
 
 export default async function UnknownsPage() {
-  await requirePageUser("viewer");
+  const user = await requirePageUser("viewer");
   return (
     <>
       <PageHeader
         title="Unknowns"
         description="Operations whose outcome was lost after they were dispatched, longest waiting first. Look each one up before anything is retried."
       />
-      <OperationQueue kind="unknowns" />
+      <OperationQueue kind="unknowns" canAct={hasRole(user.role, "operator")} />
     </>
   );
 }

@@ -2,23 +2,8 @@
 // lib/api/openapi.ts to merge: `paths` into its paths, `schemas` into components.schemas. References point at the
 // shared components there (Problem, InvalidBody, Unauthorized, Forbidden, NotFound, InternalError, DatabaseBusy).
 import { BREAKER_SETTING_BOUNDS } from "@/lib/ledger/dependencies/breaker-settings-schema";
+import { json, problem, ref, shared } from "./parts";
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const shared = (name: string) => ({ $ref: `#/components/responses/${name}` });
-const problem = (description: string, codes: string[]) => ({
-  description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
-  content: {
-    "application/problem+json": {
-      schema: {
-        allOf: [ref("Problem"), { type: "object", properties: { code: { type: "string", examples: codes } } }],
-      },
-    },
-  },
-});
-const jsonBody = (description: string, schema: string) => ({
-  description,
-  content: { "application/json": { schema: ref(schema) } },
-});
 const adminKey = [{ apiKey: ["admin"] }];
 const nameParam = {
   name: "name",
@@ -48,7 +33,7 @@ export const paths = {
       summary: "A dependency's breaker settings and their versions (admin scope)",
       security: adminKey,
       responses: {
-        "200": jsonBody("The settings in force and the versions, newest first.", "BreakerSettingsHistory"),
+        "200": json("The settings in force and the versions, newest first.", "BreakerSettingsHistory"),
         "401": shared("Unauthorized"),
         "403": shared("Forbidden"),
         "404": shared("NotFound"),
@@ -67,7 +52,7 @@ export const paths = {
       security: adminKey,
       requestBody: { required: true, content: { "application/json": { schema: ref("BreakerSettingsInput") } } },
       responses: {
-        "200": jsonBody("The settings version in force after the request.", "BreakerSettingsResult"),
+        "200": json("The settings version in force after the request.", "BreakerSettingsResult"),
         "400": shared("InvalidBody"),
         "401": shared("Unauthorized"),
         "403": shared("Forbidden"),

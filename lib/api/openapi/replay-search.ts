@@ -4,19 +4,7 @@
 // is given), and `operationFields` / `operationDetailFields` into the Operation and OperationDetail schemas' properties.
 import { MAX_REPLAY_ARGS_BYTES } from "@/lib/ledger/commands/replay";
 import { MAX_SEARCH_LENGTH, SEARCH_MATCHES } from "@/lib/ledger/reads/search";
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const shared = (name: string) => ({ $ref: `#/components/responses/${name}` });
-const problem = (description: string, codes: string[]) => ({
-  description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
-  content: {
-    "application/problem+json": {
-      schema: {
-        allOf: [ref("Problem"), { type: "object", properties: { code: { type: "string", examples: codes } } }],
-      },
-    },
-  },
-});
+import { problem, ref, shared } from "./parts";
 
 export const paths = {
   "/api/v1/operations/{id}/replay": {

@@ -3,23 +3,8 @@
 // at the shared components there (Problem, InvalidBody, Unauthorized, Forbidden, PayloadTooLarge, InternalError,
 // DatabaseBusy).
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from "@/lib/notify/event-types";
+import { json, problem, ref, shared } from "./parts";
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const shared = (name: string) => ({ $ref: `#/components/responses/${name}` });
-const problem = (description: string, codes: string[]) => ({
-  description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
-  content: {
-    "application/problem+json": {
-      schema: {
-        allOf: [ref("Problem"), { type: "object", properties: { code: { type: "string", examples: codes } } }],
-      },
-    },
-  },
-});
-const jsonBody = (description: string, schema: string) => ({
-  description,
-  content: { "application/json": { schema: ref(schema) } },
-});
 const listBody = (description: string, item: string) => ({
   description,
   content: {
@@ -70,7 +55,7 @@ export const paths = {
       tags: ["webhooks"],
       summary: "One webhook",
       security: adminKey,
-      responses: { "200": jsonBody("The webhook.", "Webhook"), "404": notFound, ...common },
+      responses: { "200": json("The webhook.", "Webhook"), "404": notFound, ...common },
     },
     put: {
       operationId: "putWebhook",
@@ -86,8 +71,8 @@ export const paths = {
       security: adminKey,
       requestBody: { required: true, content: { "application/json": { schema: ref("WebhookInput") } } },
       responses: {
-        "200": jsonBody("Changed, or already so.", "Webhook"),
-        "201": jsonBody("Created.", "Webhook"),
+        "200": json("Changed, or already so.", "Webhook"),
+        "201": json("Created.", "Webhook"),
         "409": conflict,
         "413": shared("PayloadTooLarge"),
         "422": problem("A field was refused; `errors` names each.", ["invalid_webhook"]),
@@ -124,7 +109,7 @@ export const paths = {
       summary: `Queue a signed \`${TEST_EVENT_TYPE}\` event for the webhook`,
       description: "Delivered like any event (signed, retried by the retry gate); audited as `webhook.test_sent`.",
       security: adminKey,
-      responses: { "202": jsonBody("Queued.", "WebhookDelivery"), "404": notFound, ...common },
+      responses: { "202": json("Queued.", "WebhookDelivery"), "404": notFound, ...common },
     },
   },
   "/api/v1/webhooks/{name}/deliveries": {

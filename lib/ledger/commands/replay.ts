@@ -25,28 +25,6 @@ export interface ReplayInput {
   reason: string;
 }
 
-export type ReplayRefusalCode = "not_replayable" | "replay_pending" | "invalid_args";
-
-const REFUSAL_STATUS: Record<ReplayRefusalCode, 409 | 422> = {
-  not_replayable: 409,
-  replay_pending: 409,
-  invalid_args: 422,
-};
-
-/** A replay the ledger refuses, with nothing written: the API answers it as a problem, the console shows it. */
-export class ReplayRefused extends Error {
-  override name = "ReplayRefused";
-  readonly status: 409 | 422;
-  constructor(
-    readonly code: ReplayRefusalCode,
-    message: string,
-    readonly extra: { errors?: Record<string, string[]>; operationId?: string } = {},
-  ) {
-    super(message);
-    this.status = REFUSAL_STATUS[code];
-  }
-}
-
 /**
  * A replay's idempotency key: new for every replay, and the same for the nth replay of one operation, so that two
  * people replaying the same operation at once collide on the (tool, key) index instead of both sending the effect.
@@ -59,13 +37,13 @@ export function replayKey(originalId: string, n: number): string {
 function replayArgs(original: Operation, args: unknown): { argsJson: string; argsHash: string } {
   if (args === undefined) return { argsJson: original.argsJson, argsHash: original.argsHash };
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    throw new ReplayRefused("invalid_args", "The arguments of a replay must be a JSON object, as a tool call's are.", {
+    throw new LedgerError("invalid_args", "The arguments of a replay must be a JSON object, as a tool call's are.", {
       errors: { args: ["must be a JSON object"] },
     });
   }
   const argsJson = canonicalJson(args);
   if (Buffer.byteLength(argsJson, "utf8") > MAX_REPLAY_ARGS_BYTES) {
-    throw new ReplayRefused("invalid_args", `The arguments are larger than ${MAX_REPLAY_ARGS_BYTES} bytes.`, {
+    throw new LedgerError("invalid_args", `The arguments are larger than ${MAX_REPLAY_ARGS_BYTES} bytes.`, {
       errors: { args: [`at most ${MAX_REPLAY_ARGS_BYTES} bytes`] },
     });
   }
@@ -81,7 +59,7 @@ async function nextReplayNumber(tx: LedgerTx, original: Operation): Promise<numb
     const earlier = await tx.operationByKey(original.tool, replayKey(original.id, n));
     if (!earlier) return n;
     if (earlier.replayOf === original.id && !canReplay(earlier.phase as Phase, earlier.evidence as EffectEvidence)) {
-      throw new ReplayRefused(
+      throw new LedgerError(
         "replay_pending",
         `Operation ${original.id} already has a replay, ${earlier.id}, that is ${earlier.phase}; reject it or let it finish before replaying again.`,
         { operationId: earlier.id },
@@ -164,7 +142,7 @@ export async function replayOperation(
         checkLane(original, actor, "shared");
         requirePerson(actor, "Replaying an operation");
         if (!canReplay(original.phase as Phase, original.evidence as EffectEvidence)) {
-          throw new ReplayRefused(
+          throw new LedgerError(
             "not_replayable",
             `Operation ${id} is ${original.phase}${original.phase === "RECONCILED" ? ` (${original.evidence})` : ""}; only a confirmed, failed, rejected, expired or reconciled-as-applied operation can be replayed.`,
           );

@@ -1,10 +1,10 @@
 // POST /api/v1/operations/{id}/replay: a person replays an operation that is over as a NEW operation (a new key,
 // `replayOf` the original), with edited arguments if given. An agent key gets 403 person_required from the ledger.
 import { z } from "zod";
-import { json, otherMethods, problem, titleFor } from "@/lib/api/problem";
+import { json, otherMethods } from "@/lib/api/problem";
 import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
-import { replayOperation, ReplayRefused } from "@/lib/ledger/commands/replay";
+import { replayOperation } from "@/lib/ledger/commands/replay";
 
 const replayBody = z
   .object({
@@ -16,19 +16,8 @@ const replayBody = z
 
 export const POST = apiRoute<{ id: string }>(["agent", "operator"], async ({ req, ledger, params, actor, now }) => {
   const body = await readJson(req, replayBody);
-  try {
-    const replay = await replayOperation(ledger, params.id, { args: body.args, reason: body.reason }, actor, now);
-    return json(replay, 201, { location: `/api/v1/operations/${replay.id}` });
-  } catch (error) {
-    if (!(error instanceof ReplayRefused)) throw error;
-    return problem({
-      status: error.status,
-      code: error.code,
-      title: titleFor(error.status),
-      detail: error.message,
-      ...error.extra,
-    });
-  }
+  const replay = await replayOperation(ledger, params.id, { args: body.args, reason: body.reason }, actor, now);
+  return json(replay, 201, { location: `/api/v1/operations/${replay.id}` });
 });
 
 const refused = otherMethods("POST");
