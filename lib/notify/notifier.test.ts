@@ -267,6 +267,28 @@ describe("the notifier", () => {
     });
   });
 
+  it("with no webhook reads no event and keeps the cursor at the head; the first webhook hears what follows", async () => {
+    await withContract(t.ledger, "email.send", "NON_RETRYABLE", { idempotencyKey: "unsupported" });
+    const unknownOperation = async (n: number) => {
+      const op = await planAndClaim(t.ledger, { tool: "email.send", args: { n } }, at(n * 10));
+      await dispatch(t.ledger, op.id, op.fence, at(n * 10 + 1));
+      await outcome(t.ledger, op.id, { fence: op.fence, result: "unknown" }, at(n * 10 + 2));
+      return op.id;
+    };
+    await unknownOperation(1);
+    expect(await readAuditOnce(t.ledger, at(20))).toEqual({ read: 0, queued: 0, lost: false });
+    const cursor = async () => (await t.db.auditCursor.findUniqueOrThrow({ where: { name: "notifications" } })).seq;
+    const head = async () => (await t.db.auditChain.findUniqueOrThrow({ where: { id: 1 } })).seq;
+    expect(await cursor()).toBe(await head());
+
+    await hook("oncall", ["operation.unknown"]);
+    const after = await unknownOperation(3);
+    expect(await readAudit(t.ledger, at(40))).toBe(1);
+    const [delivery] = await t.db.webhookDelivery.findMany({ where: { webhook: "oncall" } });
+    expect(JSON.parse(delivery!.payloadJson)).toMatchObject({ type: "operation.unknown", data: { id: after } });
+    expect(await cursor()).toBe(await head());
+  });
+
   it("moves the cursor through every event once, with two readers racing while events are written", async () => {
     await hook("oncall", ["operation.unknown"]);
     await withContract(t.ledger, "email.send", "NON_RETRYABLE", { idempotencyKey: "unsupported" });
