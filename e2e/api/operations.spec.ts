@@ -803,7 +803,11 @@ test.describe("metrics and OpenAPI", () => {
     expect(byPhase.get("CONFIRMED")).toBeGreaterThanOrEqual(1);
     expect(byPhase.get("RECONCILED")).toBeGreaterThanOrEqual(1);
     for (const [sample, value] of after) {
-      expect(Number.isInteger(value) && value >= 0, `${sample} = ${value}`).toBe(true);
+      // Counts are whole numbers; the seconds series (backoff waited, the attempt histogram's sum) are not.
+      const seconds = /^opledger_\w+_seconds(_total|_sum)\b/.test(sample);
+      expect((seconds ? Number.isFinite(value) : Number.isInteger(value)) && value >= 0, `${sample} = ${value}`).toBe(
+        true,
+      );
     }
 
     // A scraper sends a key like any client.

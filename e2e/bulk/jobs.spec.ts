@@ -169,6 +169,25 @@ test("cancelling a running job stops it; what was not run is left as it was", as
   expect(report.jobAudit.map((a) => a.action)).toEqual(["bulk.started", "bulk.cancelled", "bulk.finished"]);
   await sleep(1_500);
   expect((await operator.get<Job>(`/api/v1/bulk/${jobId}`)).body).toMatchObject({ acted: job.acted });
+  // The rest are rejected too, with a second job: the other specs' Approvals queue starts with the longest waiting.
+  const rest = expectJson(
+    await operator.send<Preview>("POST", "/api/v1/bulk", {
+      data: { action: "reject", filter: { runId, phase: "AWAITING_APPROVAL" }, dryRun: true },
+    }),
+    200,
+  );
+  expect(rest.matched).toBe(job.pending);
+  const second = expectJson(
+    await operator.send<{ jobId: string }>("POST", "/api/v1/bulk", {
+      data: { previewId: rest.previewId, reason: "clean up after the cancel" },
+    }),
+    202,
+  );
+  await waitFor(
+    "the second job",
+    async () => (await operator.get<Job>(`/api/v1/bulk/${second.jobId}`)).body?.status === "done",
+  );
+  expect((await bulkLedger<JobReport>("report", E2E_DB_URL, runId, second.jobId)).phases).toEqual({ REJECTED: 600 });
 });
 
 test("a server killed in the middle of a job resumes it after a restart, acting on each operation once", async ({

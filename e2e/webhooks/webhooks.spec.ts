@@ -1,7 +1,6 @@
 // The Webhooks page (admin only): create a webhook with field messages for what the server refuses, send a test event,
 // and watch it arrive, signed, at a receiver that verifies it with the standardwebhooks library, then in the delivery
 // log. Its own server carries the webhook's secret, as a deployment would; viewers and operators get a 403.
-import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -11,10 +10,11 @@ import { E2E_DB_URL } from "../fixtures/api";
 import { ensureUser, expect, signInThroughApi, test, testUser, type TestRole } from "../fixtures/login";
 import { uniqueName } from "../fixtures/seed";
 import { extraPort, ServerProcess } from "../fixtures/server-process";
-import { SCREENSHOT_DIR } from "../fixtures/test-env";
+import { SCREENSHOT_DIR, TEST_WEBHOOK_SECRET } from "../fixtures/test-env";
 
-const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
-const SECRET_NAME = "OPLEDGER_SECRET_E2E_HOOK";
+// Every e2e server holds this secret (serverEnv): whichever instance's notifier sends the event signs it the same way.
+const SECRET = TEST_WEBHOOK_SECRET;
+const SECRET_NAME = "OPLEDGER_SECRET_E2E_WEBHOOK";
 
 interface Received {
   type: string;
