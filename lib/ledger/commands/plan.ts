@@ -131,6 +131,30 @@ export async function planOperation(ledger: Ledger, input: PlanInput, actor: Act
   }
 }
 
+/** Where every new operation starts: planned, nothing sent, no lease, no evidence, no person's decision yet. */
+export function newOperationState(now: Date) {
+  return {
+    phase: "PLANNED",
+    attempt: 0,
+    evidence: "none",
+    evidenceJson: null,
+    providerId: null,
+    approvedAttempt: null,
+    approvalExpiresAt: null,
+    approvers: null,
+    rejectionReason: null,
+    lastError: null,
+    firstDispatchedAt: null,
+    notBefore: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    fence: 0,
+    version: 0,
+    createdAt: now,
+    updatedAt: now,
+  } satisfies Partial<Operation>;
+}
+
 /**
  * The new operation's row and its audit records: planned, sent for approval if its contract says so, claimed if asked.
  */
@@ -155,25 +179,8 @@ function draftOf(
     via: input.via ?? null,
     wouldHave: input.wouldHave ? JSON.stringify(input.wouldHave) : null,
     replayOf: input.replayOf ?? null,
-    phase: "PLANNED",
-    attempt: 0,
-    evidence: "none",
-    evidenceJson: null,
-    providerId: null,
-    approvedAttempt: null,
+    ...newOperationState(now),
     approvalRequestedBy: principalId(actor),
-    approvalExpiresAt: null,
-    approvers: null,
-    rejectionReason: null,
-    lastError: null,
-    firstDispatchedAt: null,
-    notBefore: null,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    fence: 0,
-    version: 0,
-    createdAt: now,
-    updatedAt: now,
   };
   const first = decide(gateInput(draft, contract, dependency, now));
   const audit: AuditInput[] = [

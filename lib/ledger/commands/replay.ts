@@ -15,6 +15,7 @@ import { gateInput, operationView, type OperationView } from "../reads/operation
 import { isUniqueViolation, type LedgerTx } from "../store/types";
 import { withWriteRetry } from "../write-retry";
 import { approvalRequest, checkLane, requirePerson } from "./authority";
+import { newOperationState } from "./plan";
 
 /** As large as a plan's whole request body may be (API.md: 256 KiB). */
 export const MAX_REPLAY_ARGS_BYTES = 256 * 1024;
@@ -102,25 +103,8 @@ function replayDraft(
     via: null,
     wouldHave: null,
     replayOf: original.id,
-    phase: "PLANNED",
-    attempt: 0,
-    evidence: "none",
-    evidenceJson: null,
-    providerId: null,
-    approvedAttempt: null,
+    ...newOperationState(now),
     approvalRequestedBy: principalId(actor),
-    approvalExpiresAt: null,
-    approvers: null,
-    rejectionReason: null,
-    lastError: null,
-    firstDispatchedAt: null,
-    notBefore: null,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    fence: 0,
-    version: 0,
-    createdAt: now,
-    updatedAt: now,
   };
 }
 
