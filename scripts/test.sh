@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: the whole suite on both engines — lint, typecheck, unit and integration tests on SQLite then on a
 # throwaway PostgreSQL, the production build, the Playwright e2e suite on SQLite, then its API, crash-window,
-# scale-out and MCP gateway suites again on PostgreSQL — then one summary line.
+# scale-out, MCP gateway and bulk suites again on PostgreSQL — then one summary line.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -50,9 +50,9 @@ E2E_STATUS=0
 step "e2e on SQLite (Playwright, Debian Chromium)"
 PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/summary-playwright.json npx playwright test --reporter=list,json || E2E_STATUS=$?
 
-step "e2e on PostgreSQL (the API, crash-window, scale-out and MCP gateway suites)"
+step "e2e on PostgreSQL (the API, crash-window, scale-out, MCP gateway and bulk suites)"
 PG_SUITES=()
-for suite in e2e/api e2e/crash e2e/scale-out e2e/mcp; do
+for suite in e2e/api e2e/crash e2e/scale-out e2e/mcp e2e/bulk; do
   if [[ -d "$suite" ]]; then PG_SUITES+=("$suite"); fi
 done
 if ((${#PG_SUITES[@]} > 0)); then
