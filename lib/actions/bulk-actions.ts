@@ -2,49 +2,26 @@
 // Console actions of a bulk action: preview the exact set, run the preview, cancel the job. Operator role; the ledger
 // decides everything else (who may run which preview, four-eyes per operation, what is stale).
 import { z } from "zod";
-import { consoleAction, type ActionContext, type ActionResult } from "@/lib/actions/console-action";
-import { BulkError } from "@/lib/ledger/bulk/errors";
+import { consoleAction } from "@/lib/actions/console-action";
 import { cancelBulk, runBulk, type BulkJobView } from "@/lib/ledger/bulk/job";
 import { previewBulk, type BulkPreview } from "@/lib/ledger/bulk/preview";
 import { bulkCancelSchema, bulkPreviewSchema, bulkRunSchema } from "@/lib/ledger/bulk/request";
 
-/**
- * consoleAction with the bulk refusals (nothing matches, too many, expired, already run, finished) as results the
- * dialog shows, like the ledger's own refusals.
- */
-function bulkAction<S extends z.ZodType, T>(
-  schema: S,
-  handler: (input: z.infer<S>, ctx: ActionContext) => Promise<T>,
-): (input: z.input<S>) => Promise<ActionResult<T>> {
-  const action = consoleAction("operator", schema, async (input, ctx): Promise<ActionResult<T>> => {
-    try {
-      return { ok: true, data: await handler(input, ctx) };
-    } catch (error) {
-      if (error instanceof BulkError) return { ok: false, code: error.code, message: error.message };
-      throw error;
-    }
-  });
-  return async (input) => {
-    const result = await action(input);
-    return result.ok ? result.data : result;
-  };
-}
-
 export type BulkPreviewInput = z.input<typeof bulkPreviewSchema>;
 
 /** A dry run: the exact set, what each operation gets, what is skipped and why; frozen for 15 minutes. */
-export const previewBulkAction = bulkAction(bulkPreviewSchema, (input, ctx): Promise<BulkPreview> =>
+export const previewBulkAction = consoleAction("operator", bulkPreviewSchema, (input, ctx): Promise<BulkPreview> =>
   previewBulk(ctx.ledger, input, ctx.actor, ctx.now),
 );
 
 /** Runs the person's own preview in the background; the dialog then follows the job. */
-export const runBulkAction = bulkAction(bulkRunSchema, (input, ctx): Promise<{ jobId: string }> =>
+export const runBulkAction = consoleAction("operator", bulkRunSchema, (input, ctx): Promise<{ jobId: string }> =>
   runBulk(ctx.ledger, input, ctx.actor, ctx.now),
 );
 
 const cancelSchema = bulkCancelSchema.extend({ jobId: z.string().trim().min(1).max(64) }).strict();
 
 /** Stops the job after the batch in hand; what was done stays done. */
-export const cancelBulkAction = bulkAction(cancelSchema, (input, ctx): Promise<BulkJobView> =>
+export const cancelBulkAction = consoleAction("operator", cancelSchema, (input, ctx): Promise<BulkJobView> =>
   cancelBulk(ctx.ledger, input.jobId, { reason: input.reason }, ctx.actor, ctx.now),
 );

@@ -5,35 +5,25 @@ import { z } from "zod";
 import { revalidatePath } from "next/cache";
 import { LedgerError } from "@/lib/ledger/errors";
 import { deleteWebhook, putWebhook, sendTestEvent } from "@/lib/notify/webhooks";
-import { WebhookError } from "@/lib/notify/webhook-error";
 import { webhookBodySchema, webhookNameSchema } from "@/lib/notify/webhook-schema";
 import { consoleAction } from "./console-action";
 
 /** A webhook refusal as the form shows it: field messages for a refused field, a conflict banner for a stale edit. */
-async function asLedgerErrors<T>(work: () => Promise<T>): Promise<T> {
+async function inFormTerms<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof WebhookError)) throw error;
-    switch (error.code) {
-      case "invalid_webhook":
-        throw new LedgerError("invalid_body", error.message, error.errors ? { errors: error.errors } : {});
-      case "webhook_conflict":
-        throw new LedgerError("write_conflict", error.message);
-      case "not_found":
-        throw new LedgerError("not_found", error.message);
-      default: {
-        const never: never = error.code;
-        throw new Error(`unexpected webhook error ${String(never)}`);
-      }
-    }
+    if (!(error instanceof LedgerError)) throw error;
+    if (error.code === "invalid_webhook") throw new LedgerError("invalid_body", error.message, error.extra);
+    if (error.code === "webhook_conflict") throw new LedgerError("write_conflict", error.message);
+    throw error;
   }
 }
 
 const saveSchema = webhookBodySchema.extend({ name: webhookNameSchema });
 
 export const saveWebhookAction = consoleAction("admin", saveSchema, async ({ name, ...body }, ctx) => {
-  const result = await asLedgerErrors(() => putWebhook(ctx.ledger, name, body, ctx.actor, ctx.now));
+  const result = await inFormTerms(() => putWebhook(ctx.ledger, name, body, ctx.actor, ctx.now));
   revalidatePath("/webhooks");
   return result;
 });
@@ -50,7 +40,7 @@ export const deleteWebhookAction = consoleAction(
   "admin",
   changeSchema,
   async ({ name, expectedVersion, reason }, ctx) => {
-    await asLedgerErrors(() => deleteWebhook(ctx.ledger, name, { expectedVersion, reason }, ctx.actor, ctx.now));
+    await inFormTerms(() => deleteWebhook(ctx.ledger, name, { expectedVersion, reason }, ctx.actor, ctx.now));
     revalidatePath("/webhooks");
     return { name };
   },
@@ -64,5 +54,5 @@ const testSchema = z
   .strict();
 
 export const sendTestEventAction = consoleAction("admin", testSchema, ({ name, reason }, ctx) =>
-  asLedgerErrors(() => sendTestEvent(ctx.ledger, name, ctx.actor, ctx.now, reason)),
+  inFormTerms(() => sendTestEvent(ctx.ledger, name, ctx.actor, ctx.now, reason)),
 );

@@ -28,6 +28,13 @@ export type LedgerErrorCode =
   | "not_replayable"
   | "replay_pending"
   | "invalid_args"
+  | "too_many_matches"
+  | "nothing_matches"
+  | "preview_expired"
+  | "already_run"
+  | "job_finished"
+  | "invalid_webhook"
+  | "webhook_conflict"
   | "invalid_body"
   | "write_conflict"
   | "database_busy";
@@ -59,6 +66,14 @@ const STATUS: Record<LedgerErrorCode, number> = {
   not_replayable: 409,
   replay_pending: 409,
   invalid_args: 422,
+  too_many_matches: 422,
+  nothing_matches: 422,
+  /** Gone: the bulk preview existed but may no longer be run; preview again. */
+  preview_expired: 410,
+  already_run: 409,
+  job_finished: 409,
+  invalid_webhook: 422,
+  webhook_conflict: 409,
   invalid_body: 400,
   write_conflict: 409,
   database_busy: 503,

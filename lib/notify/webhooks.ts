@@ -12,7 +12,7 @@ import { consoleUrl } from "./console-url";
 import type { WebhookEvent } from "./event-payload";
 import { TEST_EVENT_TYPE, type WebhookFormat } from "./event-types";
 import { webhookErrors } from "./webhook-checks";
-import { WebhookError } from "./webhook-error";
+import { LedgerError } from "@/lib/ledger/errors";
 import type { DeliveryStatus, DeliveryView, WebhookBody, WebhookChange, WebhookView } from "./webhook-schema";
 
 export function webhookView(row: Webhook): WebhookView {
@@ -45,8 +45,8 @@ export function deliveryView(row: WebhookDelivery): DeliveryView {
   };
 }
 
-function notFound(name: string): WebhookError {
-  return new WebhookError("not_found", `There is no webhook ${name}.`);
+function notFound(name: string): LedgerError {
+  return new LedgerError("not_found", `There is no webhook ${name}.`);
 }
 
 export async function listWebhooks(ledger: Ledger): Promise<WebhookView[]> {
@@ -86,7 +86,7 @@ export async function putWebhook(
 ): Promise<PutWebhookResult> {
   const errors = await webhookErrors(body, options);
   if (Object.keys(errors).length > 0) {
-    throw new WebhookError("invalid_webhook", "The webhook was not saved: fix the fields named.", errors);
+    throw new LedgerError("invalid_webhook", "The webhook was not saved: fix the fields named.", { errors });
   }
   const rules = {
     url: body.url,
@@ -98,7 +98,7 @@ export async function putWebhook(
     const existing = await tx.webhook.findUnique({ where: { name } });
     if (existing) {
       if (body.expectedVersion !== existing.version) {
-        throw new WebhookError(
+        throw new LedgerError(
           "webhook_conflict",
           body.expectedVersion === undefined
             ? `Webhook ${name} exists at version ${existing.version}; name the version you are changing (expectedVersion).`
@@ -110,7 +110,7 @@ export async function putWebhook(
         where: { name, version: existing.version },
         data: { ...rules, events: rules.events.join(","), version: existing.version + 1, updatedAt: now },
       });
-      if (moved.count !== 1) throw new WebhookError("webhook_conflict", `Webhook ${name} changed during the save.`);
+      if (moved.count !== 1) throw new LedgerError("webhook_conflict", `Webhook ${name} changed during the save.`);
       audit([
         {
           subjectType: "webhook",
@@ -132,7 +132,7 @@ export async function putWebhook(
       return { webhook: webhookView(row), created: false, changed: true };
     }
     if (body.expectedVersion !== undefined && body.expectedVersion !== 0) {
-      throw new WebhookError(
+      throw new LedgerError(
         "webhook_conflict",
         `Webhook ${name} no longer exists; it was deleted since you opened it.`,
       );
@@ -180,7 +180,7 @@ export async function deleteWebhook(
       where: { name, ...(expectedVersion === undefined ? {} : { version: expectedVersion }) },
     });
     if (gone.count !== 1) {
-      throw new WebhookError(
+      throw new LedgerError(
         "webhook_conflict",
         `Webhook ${name} was changed to version ${existing.version} since you opened version ${expectedVersion}; nothing was deleted.`,
       );

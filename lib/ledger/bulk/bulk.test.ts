@@ -14,7 +14,6 @@ import { reconcileOperation } from "../commands/reconcile";
 import { LedgerError } from "../errors";
 import { newId } from "../ids";
 import { actOnItem } from "./act";
-import { BulkError } from "./errors";
 import { cancelBulk, getBulkJob, runBulk } from "./job";
 import { previewBulk } from "./preview";
 import { bulkPreviewSchema, MAX_BULK_OPERATIONS, PREVIEW_TTL_MS, type BulkPreviewRequest } from "./request";
@@ -95,7 +94,7 @@ function request(body: unknown): BulkPreviewRequest {
 async function codeOf(p: Promise<unknown>): Promise<string> {
   return p.then(
     () => "resolved",
-    (e: unknown) => (e instanceof LedgerError || e instanceof BulkError ? e.code : `unexpected: ${String(e)}`),
+    (e: unknown) => (e instanceof LedgerError ? e.code : `unexpected: ${String(e)}`),
   );
 }
 
@@ -237,7 +236,7 @@ describe("previewBulk", () => {
       alice,
       NOW,
     ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BulkError);
+    expect(error).toBeInstanceOf(LedgerError);
     expect(error).toMatchObject({ code: "too_many_matches", status: 422 });
     expect((error as Error).message).toContain("narrow the filter");
   }, 60_000);

@@ -6,7 +6,6 @@ import type { Actor } from "../actor";
 import { auditedTransaction } from "../audit/audited-transaction";
 import { LedgerError } from "../errors";
 import { newId } from "../ids";
-import { BulkError } from "./errors";
 import { bulkPrincipal, requireBulkOperator } from "./principal";
 import { JOB_ITEMS_PAGE, type BulkActionName, type BulkRunRequest } from "./request";
 
@@ -55,10 +54,10 @@ export async function runBulk(
     const preview = await tx.bulkAction.findUnique({ where: { id: input.previewId } });
     if (!preview || preview.createdBy !== bulkPrincipal(actor)) throw noPreview(input.previewId);
     if (preview.status !== "previewed") {
-      throw new BulkError("already_run", `Preview ${preview.id} was already run as job ${preview.jobId}.`);
+      throw new LedgerError("already_run", `Preview ${preview.id} was already run as job ${preview.jobId}.`);
     }
     if (preview.previewExpiresAt.getTime() <= now.getTime()) {
-      throw new BulkError(
+      throw new LedgerError(
         "preview_expired",
         `Preview ${preview.id} expired at ${preview.previewExpiresAt.toISOString()}; preview again to see the set as it is now.`,
       );
@@ -78,7 +77,7 @@ export async function runBulk(
         version: { increment: 1 },
       },
     });
-    if (started.count !== 1) throw new BulkError("already_run", `Preview ${preview.id} was run meanwhile.`);
+    if (started.count !== 1) throw new LedgerError("already_run", `Preview ${preview.id} was run meanwhile.`);
     audit([
       {
         subjectType: "bulk",
@@ -121,13 +120,13 @@ export async function cancelBulk(
   await auditedTransaction(ledger, async (tx, audit) => {
     const job = await tx.bulkAction.findUnique({ where: { jobId } });
     if (!job) throw new LedgerError("not_found", `There is no bulk job ${jobId}.`);
-    if (job.status !== "running") throw new BulkError("job_finished", `Bulk job ${jobId} is ${job.status} already.`);
+    if (job.status !== "running") throw new LedgerError("job_finished", `Bulk job ${jobId} is ${job.status} already.`);
     if (job.cancelRequested) return;
     const asked = await tx.bulkAction.updateMany({
       where: { id: job.id, status: "running" },
       data: { cancelRequested: true },
     });
-    if (asked.count !== 1) throw new BulkError("job_finished", `Bulk job ${jobId} finished meanwhile.`);
+    if (asked.count !== 1) throw new LedgerError("job_finished", `Bulk job ${jobId} finished meanwhile.`);
     audit([
       {
         subjectType: "bulk",

@@ -2,7 +2,7 @@
 // page of it. More than the limit is refused: the person narrows the filter instead of acting on a part they never saw.
 import type { Operation, Prisma } from "@/lib/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
-import { BulkError } from "./errors";
+import { LedgerError } from "../errors";
 import { MAX_BULK_OPERATIONS, type BulkFilter, type BulkPreviewRequest } from "./request";
 
 function whereOf(filter: BulkFilter): Prisma.OperationWhereInput {
@@ -58,14 +58,14 @@ export async function selectOperations(ledger: Ledger, request: BulkPreviewReque
         missing: [],
       };
   if (selection.operations.length > MAX_BULK_OPERATIONS) {
-    throw new BulkError(
+    throw new LedgerError(
       "too_many_matches",
       `More than ${MAX_BULK_OPERATIONS.toLocaleString("en")} operations match; narrow the filter (a tool, a phase, ` +
         `a run or a time window) and act on each part.`,
     );
   }
   if (selection.operations.length === 0) {
-    throw new BulkError(
+    throw new LedgerError(
       "nothing_matches",
       request.ids ? "None of the listed operations exists." : "No operation matches this filter; nothing to do.",
     );

@@ -7,7 +7,7 @@ import { apiRoute } from "@/lib/api/route";
 import { runBulk } from "@/lib/ledger/bulk/job";
 import { previewBulk } from "@/lib/ledger/bulk/preview";
 import { bulkPreviewBody, bulkRunSchema } from "@/lib/ledger/bulk/request";
-import { bulkRefusals, validBody } from "./bulk-http";
+import { validBody } from "./bulk-http";
 
 function isRun(body: unknown): boolean {
   return typeof body === "object" && body !== null && !Array.isArray(body) && "previewId" in body;
@@ -15,16 +15,14 @@ function isRun(body: unknown): boolean {
 
 export const POST = apiRoute(["operator"], async ({ req, ledger, actor, now }) => {
   const body = await readJsonValue(req);
-  return bulkRefusals(async () => {
-    if (isRun(body)) {
-      const { jobId } = await runBulk(ledger, validBody(body, bulkRunSchema), actor, now);
-      return json({ jobId, status: "running", href: `/api/v1/bulk/${jobId}` }, 202, {
-        location: `/api/v1/bulk/${jobId}`,
-      });
-    }
-    const { dryRun: _dryRun, ...request } = validBody(body, bulkPreviewBody);
-    return json(await previewBulk(ledger, request, actor, now));
-  });
+  if (isRun(body)) {
+    const { jobId } = await runBulk(ledger, validBody(body, bulkRunSchema), actor, now);
+    return json({ jobId, status: "running", href: `/api/v1/bulk/${jobId}` }, 202, {
+      location: `/api/v1/bulk/${jobId}`,
+    });
+  }
+  const { dryRun: _dryRun, ...request } = validBody(body, bulkPreviewBody);
+  return json(await previewBulk(ledger, request, actor, now));
 });
 
 const refused = otherMethods("POST");

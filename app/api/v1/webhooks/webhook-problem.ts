@@ -1,8 +1,5 @@
-// The webhook handlers' refusals as problem documents: a bad name is 400, a refused field 422 naming it, an edit
-// against a version no longer current 409.
-import { problem, titleFor } from "@/lib/api/problem";
+// The webhook routes' name check: a bad name is a 400 problem (the ledger's own refusals are mapped by apiRoute).
 import { LedgerError } from "@/lib/ledger/errors";
-import { WebhookError } from "@/lib/notify/webhook-error";
 import { WEBHOOK_NAME } from "@/lib/notify/webhook-schema";
 
 /** Next has already decoded the path segment. */
@@ -14,20 +11,4 @@ export function webhookName(name: string): string {
     );
   }
   return name;
-}
-
-/** Runs a handler, answering a WebhookError with its problem document; anything else goes on to apiRoute. */
-export async function webhookAnswer(work: () => Promise<Response>): Promise<Response> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof WebhookError)) throw error;
-    return problem({
-      status: error.status,
-      code: error.code,
-      title: titleFor(error.status),
-      detail: error.message,
-      ...(error.errors ? { errors: error.errors } : {}),
-    });
-  }
 }

@@ -6,22 +6,20 @@ import { apiRoute } from "@/lib/api/route";
 import { LedgerError } from "@/lib/ledger/errors";
 import { deleteWebhook, getWebhook, putWebhook } from "@/lib/notify/webhooks";
 import { webhookBodySchema } from "@/lib/notify/webhook-schema";
-import { webhookAnswer, webhookName } from "../webhook-problem";
+import { webhookName } from "../webhook-problem";
 
 type Params = { name: string };
 
-export const GET = apiRoute<Params>(["admin"], ({ ledger, params }) =>
-  webhookAnswer(async () => json(await getWebhook(ledger, webhookName(params.name)))),
+export const GET = apiRoute<Params>(["admin"], async ({ ledger, params }) =>
+  json(await getWebhook(ledger, webhookName(params.name))),
 );
 
-export const PUT = apiRoute<Params>(["admin"], ({ req, ledger, params, actor, now }) =>
-  webhookAnswer(async () => {
-    const name = webhookName(params.name);
-    const body = await readJson(req, webhookBodySchema);
-    const result = await putWebhook(ledger, name, body, actor, now);
-    return json(result.webhook, result.created ? 201 : 200);
-  }),
-);
+export const PUT = apiRoute<Params>(["admin"], async ({ req, ledger, params, actor, now }) => {
+  const name = webhookName(params.name);
+  const body = await readJson(req, webhookBodySchema);
+  const result = await putWebhook(ledger, name, body, actor, now);
+  return json(result.webhook, result.created ? 201 : 200);
+});
 
 function expectedVersionOf(req: Request): number | undefined {
   const raw = new URL(req.url).searchParams.get("expectedVersion");
@@ -30,13 +28,11 @@ function expectedVersionOf(req: Request): number | undefined {
   return Number(raw);
 }
 
-export const DELETE = apiRoute<Params>(["admin"], ({ req, ledger, params, actor, now }) =>
-  webhookAnswer(async () => {
-    const name = webhookName(params.name);
-    await deleteWebhook(ledger, name, { expectedVersion: expectedVersionOf(req) }, actor, now);
-    return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
-  }),
-);
+export const DELETE = apiRoute<Params>(["admin"], async ({ req, ledger, params, actor, now }) => {
+  const name = webhookName(params.name);
+  await deleteWebhook(ledger, name, { expectedVersion: expectedVersionOf(req) }, actor, now);
+  return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
+});
 
 const refused = otherMethods("GET", "PUT", "DELETE");
 export const POST = refused.POST;

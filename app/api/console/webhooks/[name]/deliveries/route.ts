@@ -2,10 +2,8 @@
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { listDeliveries } from "@/lib/notify/webhooks";
-import { webhookAnswer, webhookName } from "@/app/api/v1/webhooks/webhook-problem";
+import { webhookName } from "@/app/api/v1/webhooks/webhook-problem";
 
-export const GET = consoleRoute<{ name: string }>("admin", ({ ledger, params, now }) =>
-  webhookAnswer(async () =>
-    json({ items: await listDeliveries(ledger, webhookName(params.name)), at: now.toISOString() }),
-  ),
+export const GET = consoleRoute<{ name: string }>("admin", async ({ ledger, params, now }) =>
+  json({ items: await listDeliveries(ledger, webhookName(params.name)), at: now.toISOString() }),
 );

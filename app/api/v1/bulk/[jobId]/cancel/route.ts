@@ -5,11 +5,10 @@ import { readJson } from "@/lib/api/request-body";
 import { apiRoute } from "@/lib/api/route";
 import { cancelBulk } from "@/lib/ledger/bulk/job";
 import { bulkCancelSchema } from "@/lib/ledger/bulk/request";
-import { bulkRefusals } from "../../bulk-http";
 
 export const POST = apiRoute<{ jobId: string }>(["operator"], async ({ req, ledger, params, actor, now }) => {
   const body = await readJson(req, bulkCancelSchema);
-  return bulkRefusals(async () => json(await cancelBulk(ledger, params.jobId, body, actor, now)));
+  return json(await cancelBulk(ledger, params.jobId, body, actor, now));
 });
 
 const refused = otherMethods("POST");

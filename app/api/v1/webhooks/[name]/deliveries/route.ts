@@ -3,7 +3,7 @@ import { json, otherMethods } from "@/lib/api/problem";
 import { apiRoute } from "@/lib/api/route";
 import { LedgerError } from "@/lib/ledger/errors";
 import { DELIVERY_PAGE, listDeliveries } from "@/lib/notify/webhooks";
-import { webhookAnswer, webhookName } from "../../webhook-problem";
+import { webhookName } from "../../webhook-problem";
 
 type Params = { name: string };
 
@@ -15,10 +15,8 @@ function limitOf(req: Request): number {
   return n;
 }
 
-export const GET = apiRoute<Params>(["admin"], ({ req, ledger, params }) =>
-  webhookAnswer(async () =>
-    json({ items: await listDeliveries(ledger, webhookName(params.name), limitOf(req)), nextCursor: null }),
-  ),
+export const GET = apiRoute<Params>(["admin"], async ({ req, ledger, params }) =>
+  json({ items: await listDeliveries(ledger, webhookName(params.name), limitOf(req)), nextCursor: null }),
 );
 
 const refused = otherMethods("GET");

@@ -2,12 +2,12 @@
 import { json, otherMethods } from "@/lib/api/problem";
 import { apiRoute } from "@/lib/api/route";
 import { sendTestEvent } from "@/lib/notify/webhooks";
-import { webhookAnswer, webhookName } from "../../webhook-problem";
+import { webhookName } from "../../webhook-problem";
 
 type Params = { name: string };
 
-export const POST = apiRoute<Params>(["admin"], ({ ledger, params, actor, now }) =>
-  webhookAnswer(async () => json(await sendTestEvent(ledger, webhookName(params.name), actor, now), 202)),
+export const POST = apiRoute<Params>(["admin"], async ({ ledger, params, actor, now }) =>
+  json(await sendTestEvent(ledger, webhookName(params.name), actor, now), 202),
 );
 
 const refused = otherMethods("POST");
