@@ -6,7 +6,10 @@ import { Webhook } from "standardwebhooks";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, alice, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
-import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
+import { getBulkJob, runBulk } from "@/lib/ledger/bulk/job";
+import { previewBulk } from "@/lib/ledger/bulk/preview";
+import { bulkPreviewSchema } from "@/lib/ledger/bulk/request";
+import { BulkRunner } from "@/lib/ledger/bulk/runner";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
@@ -135,20 +138,27 @@ describe("the notifier", () => {
         await outcome(t.ledger, id, { fence: op.fence, result: "confirmed" }, at(61_002));
       }
 
-      // bulk.finished: written as the bulk action writes it, with the job's counts.
-      await auditedTransaction(t.ledger, (_tx, audit) => {
-        audit([
-          {
-            subjectType: "bulk",
-            subjectId: "job-1",
-            actor: alice,
-            action: "bulk.finished",
-            data: { acted: 3, skipped: 1, stale: 0 },
-            at: at(62_000),
-          },
-        ]);
-        return Promise.resolve();
+      // bulk.finished: a real bulk job, previewed, run and finished by the runner, rejecting one waiting deploy.
+      await t.db.user.create({
+        data: { id: alice.id, email: alice.label, name: alice.label, role: "operator", passwordHash: "-" },
       });
+      const waiting = await planAndClaim(t.ledger, { tool: "deploy.run", args: { v: 2 } }, at(61_500));
+      await dispatchOperation(t.ledger, waiting.id, { fence: waiting.fence }, agent, at(61_501));
+      const preview = await previewBulk(
+        t.ledger,
+        bulkPreviewSchema.parse({ action: "reject", ids: [waiting.id] }),
+        alice,
+        at(61_600),
+      );
+      const { jobId } = await runBulk(
+        t.ledger,
+        { previewId: preview.previewId, reason: "not tonight" },
+        alice,
+        at(61_700),
+      );
+      const runner = new BulkRunner(t.ledger, { owner: "r1" });
+      for (let i = 0; i < 10 && (await runner.step(at(61_800))) !== "finished"; i++);
+      expect((await getBulkJob(t.ledger, jobId, {})).status).toBe("done");
 
       expect(await readAudit(t.ledger, at(62_500))).toBeGreaterThan(0);
       expect(await scanAgedUnknowns(t.ledger, at(62_500))).toBe(1);
@@ -172,7 +182,7 @@ describe("the notifier", () => {
         phase: "EXPIRED",
       });
       expect(events.find((e) => e.type === "breaker.opened")?.data).toMatchObject({ name: "stripe" });
-      expect(events.find((e) => e.type === "bulk.finished")?.data).toMatchObject({ id: "job-1", acted: 3 });
+      expect(events.find((e) => e.type === "bulk.finished")?.data).toMatchObject({ id: jobId, acted: 1 });
       expect(events.find((e) => e.type === "retries.spike")?.data).toMatchObject({
         tool: "payments.charge",
         retries: 5,
