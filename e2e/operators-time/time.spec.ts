@@ -155,15 +155,16 @@ test.describe("where the wall-clock went", () => {
     const dependency = uniqueName("e2e-dep");
     const tool = await seed.tool("IDEMPOTENT", { dependency });
     const runId = uniqueName("e2e-run");
-    // One call fails with a 503, waits, and succeeds on its second attempt; another succeeds at once.
+    // One call fails with a 503 whose Retry-After makes the gate prescribe exactly 1.5 s (the contract's maxMs is
+    // below it), waits that and a little more of its own, and succeeds on its second attempt; another succeeds at once.
     const first = await seed.dispatched(tool, { runId });
     const failed = await seed.outcome(first.op.id, {
       fence: first.fence,
       result: "failed",
-      error: { kind: "server_error", httpStatus: 503, message: "try later" },
+      error: { kind: "server_error", httpStatus: 503, message: "try later", retryAfterMs: 1_500 },
     });
     expect(failed.phase).toBe("RETRY_SCHEDULED");
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await new Promise((resolve) => setTimeout(resolve, 1_800));
     expect((await seed.dispatch(first.op.id, first.fence)).status).toBe(200);
     await seed.outcome(first.op.id, { fence: first.fence, result: "confirmed" });
     await seed.confirmed(tool, { runId });
@@ -173,7 +174,8 @@ test.describe("where the wall-clock went", () => {
     });
     const samples = parsePrometheus(await response.text());
     const backoff = samples.get(`opledger_backoff_seconds_total{tool="${tool}",dependency="${dependency}"}`);
-    expect(backoff).toBeGreaterThanOrEqual(1.4);
+    // The gate's 1.5 s, not the agent's extra wait.
+    expect(backoff).toBe(1.5);
     expect(samples.get(`opledger_attempt_seconds_count{tool="${tool}"}`)).toBe(3);
 
     await login("viewer");

@@ -246,7 +246,12 @@ function schemas(): JsonObject {
         errorKind: nullable("string"),
         httpStatus: nullable("integer"),
         errorMessage: nullable("string"),
-        backoffMs: { type: "integer", minimum: 0, description: "The backoff waited before this attempt." },
+        backoffMs: {
+          type: "integer",
+          minimum: 0,
+          description:
+            "The backoff the gate prescribed before this attempt, as far as it was waited (not the agent's own delay or a wait for a person).",
+        },
         providerId: nullable("string"),
         dispatchedAt: dateTime("When the attempt left."),
         finishedAt: nullableDateTime("When its outcome was recorded."),

@@ -90,6 +90,17 @@ async function routeToPeople(
 }
 
 /**
+ * The backoff this attempt waited: the part of the gap since the previous attempt that the gate prescribed (up to its
+ * `notBefore`). The rest of the gap (the agent's own delay, a person's approval) is not backoff, so "is the agent slow
+ * because of backoff?" is answered by the gate's doing alone.
+ */
+function backoffWaited(previousFinishedAt: Date | null, notBefore: Date | null, now: Date): number {
+  if (!previousFinishedAt || !notBefore) return 0;
+  const until = Math.min(now.getTime(), notBefore.getTime());
+  return Math.max(0, until - previousFinishedAt.getTime());
+}
+
+/**
  * The gate's answer: the operation as dispatched, or why it may not go now. A refusal may have moved the operation
  * to where people look (routeToPeople), so it is a returned value: the transaction commits it, and the caller
  * answers it (the API as a 409 problem document).
@@ -116,7 +127,7 @@ export async function dispatchOperation(
     }
     const attempt = op.attempt + 1;
     const previous = ctx.attempt;
-    const backoffMs = previous?.finishedAt ? Math.max(0, now.getTime() - previous.finishedAt.getTime()) : 0;
+    const backoffMs = backoffWaited(previous?.finishedAt ?? null, op.notBefore, now);
     const allowed = input0.breaker ? breakerAllowsDispatch(input0.breaker, input0.breakerConfig, now.getTime()) : null;
     const breakerAfter =
       allowed?.allowed && allowed.probe

@@ -8,7 +8,11 @@ import { runTimeline } from "./run-timeline";
 let t: TestDb;
 beforeEach(async () => {
   t = await createTestDb();
-  await withContract(t.ledger, "payments.charge", "IDEMPOTENT", { dependency: "stripe" });
+  // Full jitter at random 0.5: the gate prescribes 1,000 ms before a retry; the agent waits 2,000.
+  await withContract(t.ledger, "payments.charge", "IDEMPOTENT", {
+    dependency: "stripe",
+    backoff: { baseMs: 2_000, maxMs: 10_000 },
+  });
   await withContract(t.ledger, "search.web", "PURE");
 });
 afterEach(async () => t.close());
@@ -45,7 +49,7 @@ describe("runTimeline", () => {
       {
         number: 2,
         result: "in_flight",
-        backoffMs: 2_000,
+        backoffMs: 1_000,
         dispatchedAt: at(2_700).toISOString(),
         finishedAt: null,
         errorKind: null,
@@ -54,7 +58,7 @@ describe("runTimeline", () => {
     // The attempt still out runs to now.
     expect(timeline.from).toBe(at(0).toISOString());
     expect(timeline.to).toBe(at(5_000).toISOString());
-    expect(timeline.totals).toEqual({ backoffMs: 2_000, callMs: 400, attempts: 3 });
+    expect(timeline.totals).toEqual({ backoffMs: 1_000, callMs: 400, attempts: 3 });
     expect(timeline.truncated).toBe(false);
   });
 

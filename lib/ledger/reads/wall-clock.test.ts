@@ -11,9 +11,14 @@ let t: TestDb;
 let charge: string;
 beforeEach(async () => {
   t = await createTestDb();
-  await withContract(t.ledger, "payments.charge", "IDEMPOTENT", { dependency: "stripe" });
+  // Full jitter at random 0.5: the gate prescribes half the base, 1,000 ms, before the second attempt.
+  await withContract(t.ledger, "payments.charge", "IDEMPOTENT", {
+    dependency: "stripe",
+    backoff: { baseMs: 2_000, maxMs: 10_000 },
+  });
   await withContract(t.ledger, "search.web", "PURE");
-  // A charge: 200 ms call that fails, 1,800 ms waiting, 500 ms call that succeeds.
+  // A charge: 200 ms call that fails, 1,800 ms until the next (1,000 ms of it the gate's backoff, 800 ms the agent's
+  // own delay), 500 ms call that succeeds.
   const c = await planAndClaim(t.ledger, { tool: "payments.charge", args: { n: 1 }, idempotencyKey: "c1" }, at(0));
   charge = c.id;
   await dispatch(t.ledger, c.id, c.fence, at(1_000));
@@ -31,11 +36,11 @@ beforeEach(async () => {
 afterEach(async () => t.close());
 
 describe("the backoff dispatch records", () => {
-  it("is the wait since the previous attempt finished, and none before the first", async () => {
+  it("is the wait the gate prescribed, as far as it was waited: not the agent's own delay, and none before the first", async () => {
     const attempts = await t.db.attempt.findMany({ where: { operationId: charge }, orderBy: { number: "asc" } });
     expect(attempts.map((a) => [a.number, a.backoffMs])).toEqual([
       [1, 0],
-      [2, 1_800],
+      [2, 1_000],
     ]);
   });
 });
@@ -44,20 +49,20 @@ describe("wallClock", () => {
   it("sums backoff and call time per tool and per dependency, counting attempts still out", async () => {
     const split = await wallClock(t.ledger, at(0), at(60_000));
     expect(split.byTool).toEqual([
-      { tool: "payments.charge", backoffMs: 1_800, callMs: 700, attempts: 3, inFlight: 1 },
+      { tool: "payments.charge", backoffMs: 1_000, callMs: 700, attempts: 3, inFlight: 1 },
       { tool: "search.web", backoffMs: 0, callMs: 50, attempts: 1, inFlight: 0 },
     ]);
     expect(split.byDependency).toEqual([
-      { dependency: "stripe", backoffMs: 1_800, callMs: 700, attempts: 3, inFlight: 1 },
+      { dependency: "stripe", backoffMs: 1_000, callMs: 700, attempts: 3, inFlight: 1 },
       { dependency: null, backoffMs: 0, callMs: 50, attempts: 1, inFlight: 0 },
     ]);
-    expect(split.total).toEqual({ backoffMs: 1_800, callMs: 750, attempts: 4, inFlight: 1 });
+    expect(split.total).toEqual({ backoffMs: 1_000, callMs: 750, attempts: 4, inFlight: 1 });
   });
 
   it("counts only the attempts dispatched inside the window", async () => {
     const split = await wallClock(t.ledger, at(2_500), at(3_600));
     expect(split.byTool).toEqual([
-      { tool: "payments.charge", backoffMs: 1_800, callMs: 500, attempts: 1, inFlight: 0 },
+      { tool: "payments.charge", backoffMs: 1_000, callMs: 500, attempts: 1, inFlight: 0 },
     ]);
     expect((await wallClock(t.ledger, at(10_000), at(20_000))).byTool).toEqual([]);
   });
@@ -133,7 +138,7 @@ describe("the Prometheus export", () => {
         {
           name: "opledger_backoff_seconds_total",
           labels: { tool: "payments.charge", dependency: "stripe" },
-          value: 1.8,
+          value: 1,
         },
         { name: "opledger_backoff_seconds_total", labels: { tool: "search.web", dependency: "" }, value: 0 },
       ]),
