@@ -23,6 +23,9 @@ const nextConfig = {
   // NEXT_DIST_DIR lets two builds live side by side (for example a benchmark build beside the test build).
   distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
+  // Test-only hooks (lib/testing: kill points, race barriers) exist only in a build made with OPLEDGER_TEST_HOOKS=1
+  // (npm test's build): the value is inlined at build time, "" otherwise, and the minifier drops the hooks' bodies.
+  env: { OPLEDGER_TEST_HOOKS: process.env.OPLEDGER_TEST_HOOKS === "1" ? "1" : "" },
   // Native and server-only packages stay out of the bundle.
   serverExternalPackages: ["better-sqlite3", "pg"],
   experimental: {

@@ -29,7 +29,16 @@ function newestSourceMtime(): number {
   return newest;
 }
 
+/** Whether the build was made for npm test, with the test-only hooks compiled in (next.config.js's env). */
+export function buildHasTestHooks(distDir: string): boolean {
+  const file = path.join(distDir, "required-server-files.json");
+  if (!fs.existsSync(file)) return false;
+  const recorded = JSON.parse(fs.readFileSync(file, "utf8")) as { config?: { env?: Record<string, string> } };
+  return recorded.config?.env?.OPLEDGER_TEST_HOOKS === "1";
+}
+
+/** Fresh, and a production build: a test build (hooks compiled in) is never served by npm start or benchmarked. */
 export function buildIsFresh(distDir: string): boolean {
   const buildId = path.join(distDir, "BUILD_ID");
-  return fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs >= newestSourceMtime();
+  return fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs >= newestSourceMtime() && !buildHasTestHooks(distDir);
 }

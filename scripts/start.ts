@@ -18,7 +18,11 @@ import { buildIsFresh } from "./build-freshness";
 function buildIfStale(): void {
   if (buildIsFresh(process.env.NEXT_DIST_DIR || ".next")) return;
   console.log("opledger: building the console (first start or changed sources; about a minute)…");
-  const result = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
+  // A production build: never one with the test-only hooks (scripts/build-freshness.ts).
+  const result = spawnSync("npm", ["run", "build"], {
+    stdio: "inherit",
+    env: { ...process.env, OPLEDGER_TEST_HOOKS: "" },
+  });
   if (result.status !== 0) throw new Error("opledger cannot start: the build failed (see above).");
 }
 

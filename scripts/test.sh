@@ -43,8 +43,8 @@ step "unit and integration tests on SQLite"
 OPLEDGER_TEST_PG_URL= npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/summary-vitest-sqlite.json
 step "unit and integration tests on PostgreSQL"
 CI="${CI:-1}" bash scripts/test-unit-pg.sh --reporter=default --reporter=json --outputFile.json=test-results/summary-vitest-pg.json
-step "production build"
-npm run -s build
+step "production build (with the test-only hooks: kill points, race barriers)"
+OPLEDGER_TEST_HOOKS=1 npm run -s build
 # Both e2e passes run even if the first fails; the summary counts both, and the exit status says whether all passed.
 E2E_STATUS=0
 step "e2e on SQLite (Playwright, Debian Chromium)"
