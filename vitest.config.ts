@@ -16,5 +16,7 @@ export default defineConfig({
     globalSetup: ["./tests/setup/db-template.ts"],
     // Forks isolate native modules (better-sqlite3) and per-worker SQLite files better than threads.
     pool: "forks",
+    // Tests that start processes (upstreams, servers) need more than the 5 s default on a busy 2-core machine.
+    testTimeout: 15_000,
   },
 });
