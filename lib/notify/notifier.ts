@@ -5,7 +5,11 @@ import { newId } from "@/lib/ledger/ids";
 import { readAudit } from "./audit-reader";
 import { deliverDue, type DeliveryOptions } from "./delivery";
 import { subscribers } from "./enqueue";
+import { pruneDeliveryLog } from "./retention";
 import { scanAgedUnknowns, scanRetrySpikes } from "./scans";
+
+/** How often the delivery log's old deliveries are pruned. */
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface NotifierOptions extends DeliveryOptions {
   /** How often the audit log is read and due deliveries are sent (default 1 s). */
@@ -18,11 +22,14 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** One tick: the audit log, the scans when due, then the deliveries. Each part's failure is logged, not thrown. */
+/**
+ * One tick: the audit log, the scans and the log's pruning when due, then the deliveries. Each part's failure is
+ * logged, not thrown.
+ */
 export async function notifyOnce(
   ledger: Ledger,
   now: () => Date,
-  scan: boolean,
+  due: { scan: boolean; prune: boolean },
   options: DeliveryOptions,
 ): Promise<void> {
   try {
@@ -30,13 +37,20 @@ export async function notifyOnce(
   } catch (error) {
     console.error("opledger: reading the audit log for webhooks failed:", message(error));
   }
-  if (scan) {
+  if (due.scan) {
     try {
       const subs = await subscribers(ledger);
       await scanAgedUnknowns(ledger, now(), subs);
       await scanRetrySpikes(ledger, now(), subs);
     } catch (error) {
       console.error("opledger: the webhook scans failed:", message(error));
+    }
+  }
+  if (due.prune) {
+    try {
+      await pruneDeliveryLog(ledger, now());
+    } catch (error) {
+      console.error("opledger: pruning the webhook delivery log failed:", message(error));
     }
   }
   try {
@@ -54,12 +68,15 @@ export function startNotifier(ledger: Ledger, options: NotifierOptions = {}): ()
   const owner = delivery.owner ?? `notifier-${newId()}`;
   let running = false;
   let lastScan = 0;
+  let lastPrune = 0;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     const scan = Date.now() - lastScan >= scanIntervalMs;
     if (scan) lastScan = Date.now();
-    void notifyOnce(ledger, () => new Date(), scan, { ...delivery, owner }).finally(() => {
+    const prune = Date.now() - lastPrune >= PRUNE_INTERVAL_MS;
+    if (prune) lastPrune = Date.now();
+    void notifyOnce(ledger, () => new Date(), { scan, prune }, { ...delivery, owner }).finally(() => {
       running = false;
     });
   }, intervalMs);

@@ -4,6 +4,7 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import { retrySpikes } from "@/lib/ledger/reads/retry-spikes";
 import { operationData, spikeData } from "./event-payload";
 import { deliveryRows, subscribers, type QueuedEvent, type Subscribers } from "./enqueue";
+import { DELIVERY_LOG_RETENTION_MS } from "./retention";
 
 /** unknowns.aged when the contract sets no unknownAlertMs. */
 export const DEFAULT_UNKNOWN_ALERT_MS = 15 * 60_000;
@@ -59,7 +60,12 @@ export async function scanAgedUnknowns(ledger: Ledger, now: Date, subs?: Subscri
       await ledger.db.operation.findMany({
         where: {
           phase: "UNKNOWN",
-          updatedAt: { lte: new Date(now.getTime() - minAlertMs) },
+          // Not older than the delivery log keeps: such an operation was announced when it aged, and its delivery
+          // may since have been pruned (retention.ts); announcing it again would be a duplicate.
+          updatedAt: {
+            gte: new Date(now.getTime() - DELIVERY_LOG_RETENTION_MS),
+            lte: new Date(now.getTime() - minAlertMs),
+          },
           ...(after
             ? { OR: [{ updatedAt: { gt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { gt: after.id } }] }
             : {}),

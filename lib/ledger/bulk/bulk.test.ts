@@ -17,6 +17,7 @@ import { actOnItem } from "./act";
 import { cancelBulk, getBulkJob, runBulk } from "./job";
 import { previewBulk } from "./preview";
 import { bulkPreviewSchema, MAX_BULK_OPERATIONS, PREVIEW_TTL_MS, type BulkPreviewRequest } from "./request";
+import { PREVIEW_ITEMS_KEPT_MS, pruneExpiredPreviews } from "./retention";
 import { BulkRunner } from "./runner";
 
 let t: TestDb;
@@ -448,5 +449,33 @@ describe("the bulk runner", () => {
     expect(rest.items).toHaveLength(2);
     expect(rest.nextCursor).toBeNull();
     expect(await codeOf(getBulkJob(t.ledger, "01NOJOB", {}))).toBe("not_found");
+  });
+});
+
+describe("pruneExpiredPreviews", () => {
+  it("deletes the items of previews never run, an hour after they expired, and keeps run ones and their rows", async () => {
+    const unrun = await previewBulk(t.ledger, request({ action: "reject", ids: [await waitingOp("p1")] }), alice, NOW);
+    const run = await previewBulk(t.ledger, request({ action: "reject", ids: [await waitingOp("p2")] }), bob, NOW);
+    const fresh = await previewBulk(
+      t.ledger,
+      request({ action: "reject", ids: [await waitingOp("p3")] }),
+      alice,
+      at(60_000 + PREVIEW_TTL_MS),
+    );
+    await runBulk(t.ledger, { previewId: run.previewId, reason: "no" }, bob, NOW);
+    const items = async (id: string) => t.db.bulkItem.count({ where: { bulkId: id } });
+
+    const justExpired = new Date(NOW.getTime() + PREVIEW_TTL_MS + PREVIEW_ITEMS_KEPT_MS - 1);
+    expect(await pruneExpiredPreviews(t.ledger, justExpired)).toBe(0);
+    const later = new Date(NOW.getTime() + PREVIEW_TTL_MS + PREVIEW_ITEMS_KEPT_MS + 1);
+    expect(await pruneExpiredPreviews(t.ledger, later)).toBe(1);
+    expect([await items(unrun.previewId), await items(run.previewId), await items(fresh.previewId)]).toEqual([0, 1, 1]);
+    // The preview's row and its audit record stay; running it is still refused as expired.
+    expect(await t.db.bulkAction.count({ where: { id: unrun.previewId } })).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { subjectId: unrun.previewId, action: "bulk.previewed" } })).toBe(1);
+    expect(await codeOf(runBulk(t.ledger, { previewId: unrun.previewId, reason: "late" }, alice, later))).toBe(
+      "preview_expired",
+    );
+    expect(await pruneExpiredPreviews(t.ledger, later)).toBe(0);
   });
 });

@@ -13,6 +13,10 @@ import { withWriteRetry } from "../write-retry";
 import { actOnItem, jobMarker, type BulkJobContext, type ItemOutcome } from "./act";
 import { jobActorRefusal } from "./job-actor";
 import type { BulkPreviewRequest } from "./request";
+import { pruneExpiredPreviews } from "./retention";
+
+/** How often an idle runner prunes the items of long-expired previews. */
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface BulkRunnerOptions {
   /** Items per batch (default 25). */
@@ -245,11 +249,16 @@ export function startBulkRunner(ledger: Ledger, options: BulkRunnerOptions = {})
   const pollMs = options.pollMs ?? 1_000;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  let lastPrune = 0;
   const loop = async (): Promise<void> => {
     let wait = pollMs;
     try {
       const step = await runner.step();
       wait = step === "idle" ? pollMs : pauseMs;
+      if (step === "idle" && Date.now() - lastPrune >= PRUNE_INTERVAL_MS) {
+        lastPrune = Date.now();
+        await pruneExpiredPreviews(ledger, new Date());
+      }
     } catch (error) {
       console.error("opledger: bulk runner step failed:", error instanceof Error ? error.stack : error);
     }
