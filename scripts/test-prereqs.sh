@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs what the test suite needs and a fresh Debian machine lacks: Debian's Chromium and PostgreSQL 15 server binaries.
+# Installs what the test suite needs and a fresh Debian machine lacks: Debian's Chromium, PostgreSQL 15 server binaries,
+# and strace (tests/sqlite-kill-durability.test.ts checks that every acknowledged COMMIT was fsynced first).
 set -euo pipefail
 
 missing=()
 [[ -x /usr/bin/chromium ]] || missing+=(chromium)
 [[ -x /usr/lib/postgresql/15/bin/initdb ]] || missing+=(postgresql)
+command -v strace >/dev/null 2>&1 || missing+=(strace)
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "test prerequisites: chromium and postgresql present"
+  echo "test prerequisites: chromium, postgresql and strace present"
   exit 0
 fi
 if [[ $EUID -ne 0 ]] && ! command -v sudo >/dev/null 2>&1; then

@@ -1,6 +1,8 @@
 // Several app instances on one PostgreSQL: separate Prisma clients (separate pools) racing on the same rows never
-// double a write.
+// double a write. Each race is proven: the contenders' conditional writes wait at a race barrier until all reached it.
+// (Their SQLite counterparts race server processes: tests/concurrency-races.test.ts.)
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RaceBarrier, type RacePoint } from "@/lib/testing/race-barrier";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { approveOperation } from "@/lib/ledger/commands/approval";
 import { LedgerError } from "@/lib/ledger/errors";
@@ -24,6 +26,25 @@ afterEach(async () => {
   await t.close();
 });
 
+/**
+ * Runs `race` with this process's contested statements at `point` waiting at a barrier for `contenders` arrivals per
+ * key; returns, per key, how many arrived before it was released.
+ */
+async function raced(point: RacePoint, contenders: number, race: () => Promise<void>): Promise<Map<string, number>> {
+  const barrier = await RaceBarrier.open(point, contenders);
+  process.env.OPLEDGER_TEST_HOOKS = "1";
+  process.env.OPLEDGER_RACE_BARRIER = barrier.setting;
+  try {
+    await race();
+  } finally {
+    delete process.env.OPLEDGER_TEST_HOOKS;
+    delete process.env.OPLEDGER_RACE_BARRIER;
+    await barrier.close();
+  }
+  expect(barrier.timeouts).toEqual([]);
+  return new Map([...barrier.met()].map(([key, pids]) => [key, pids.length]));
+}
+
 function codes(results: PromiseSettledResult<unknown>[]): string[] {
   return results
     .filter((r): r is PromiseRejectedResult => r.status === "rejected")
@@ -41,10 +62,14 @@ describe.skipIf(!testPostgresUrl())("two instances on one PostgreSQL", () => {
         T0,
       );
       expect(operation.phase).toBe("AWAITING_APPROVAL");
-      const results = await Promise.allSettled([
-        approveOperation(t.ledger, operation.id, { reason: "checked by alice" }, alice, at(1)),
-        approveOperation(other, operation.id, { reason: "checked by bob" }, bob, at(1)),
-      ]);
+      let results: PromiseSettledResult<unknown>[] = [];
+      const met = await raced("operation.update", 2, async () => {
+        results = await Promise.allSettled([
+          approveOperation(t.ledger, operation.id, { reason: "checked by alice" }, alice, at(1)),
+          approveOperation(other, operation.id, { reason: "checked by bob" }, bob, at(1)),
+        ]);
+      });
+      expect(met.get(operation.id)).toBe(2);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       expect(codes(results)).toEqual(["not_awaiting_approval"]);
       const row = await t.db.operation.findUniqueOrThrow({ where: { id: operation.id } });
@@ -61,11 +86,13 @@ describe.skipIf(!testPostgresUrl())("two instances on one PostgreSQL", () => {
       await dispatch(t.ledger, id, fence, at(1));
       ids.push(id);
     }
-    const [mine, theirs] = await Promise.all([
-      recoverExpiredLeases(t.ledger, at(5000)),
-      recoverExpiredLeases(other, at(5000)),
-    ]);
-    expect(mine + theirs).toBe(20);
+    let recovered: number[] = [];
+    // Both instances read every row before either wrote it: one contest per row.
+    const met = await raced("operation.update", 2, async () => {
+      recovered = await Promise.all([recoverExpiredLeases(t.ledger, at(5000)), recoverExpiredLeases(other, at(5000))]);
+    });
+    expect(ids.map((id) => met.get(id))).toEqual(ids.map(() => 2));
+    expect(recovered[0]! + recovered[1]!).toBe(20);
     // Each fence moved once past the worker's (1 -> 2), each row version once past dispatch (2 -> 3).
     const rows = await t.db.operation.findMany({ where: { id: { in: ids } } });
     expect(rows.map((r) => [r.phase, r.fence, r.version])).toEqual(ids.map(() => ["UNKNOWN", 2, 3]));
@@ -83,9 +110,14 @@ describe.skipIf(!testPostgresUrl())("two instances on one PostgreSQL", () => {
   it("turns 50 concurrent identical plans through two instances into one operation", async () => {
     await withContract(t.ledger, "payments.charge", "IDEMPOTENT");
     const input = { tool: "payments.charge", args: { amount: 5, currency: "EUR" }, idempotencyKey: "order-1" };
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => planOperation(i % 2 === 0 ? t.ledger : other, input, agent, T0)),
-    );
+    let results: Awaited<ReturnType<typeof planOperation>>[] = [];
+    // All 50 read "no such key" and reach the INSERT before any of them writes.
+    const met = await raced("operation.insert", 50, async () => {
+      results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => planOperation(i % 2 === 0 ? t.ledger : other, input, agent, T0)),
+      );
+    });
+    expect(met.get("payments.charge order-1")).toBe(50);
     expect(new Set(results.map((r) => r.operation.id)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(await t.db.operation.count()).toBe(1);

@@ -1,16 +1,18 @@
-// SQLite under contention: another connection holding a read or write lock on the file gives retried or clearly failed
-// requests, never a lost acknowledged write, and the ledger keeps working.
+// SQLite under contention: another connection holding a read or write lock on the file, starving the checkpoint or
+// writing past a transaction's snapshot gives retried or clearly failed requests, never a lost acknowledged write, and
+// the ledger keeps working.
+import fs from "node:fs";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/prisma";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { errorResponse } from "@/lib/api/route";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
+import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
 import { LedgerError } from "@/lib/ledger/errors";
-import { planOperation } from "@/lib/ledger/commands/plan";
-import { agent, at, withContract } from "./helpers/ledger-fixtures";
-import { dispatch, outcome } from "./helpers/lifecycle";
-import { claimLease } from "@/lib/ledger/commands/lease";
+import { expectNoLostWrite, lane, nothingAcknowledged, type Acknowledged } from "./helpers/acknowledged-lanes";
+import { alice, at, withContract } from "./helpers/ledger-fixtures";
 import { testPostgresUrl } from "./helpers/pg-databases";
 import { holdSqliteLock, type LockKind } from "./helpers/sqlite-lock-holder";
 import { createTestDb, type TestDb } from "./helpers/test-db";
@@ -23,6 +25,14 @@ beforeEach(async () => {
 afterEach(async () => {
   await t.close();
 });
+
+/** PRAGMA wal_checkpoint on the test's connection: how many WAL frames there are and how many are in the file. */
+async function checkpoint(mode: "PASSIVE" | "TRUNCATE"): Promise<{ busy: number; log: number; checkpointed: number }> {
+  const [row] = await t.db.$queryRawUnsafe<{ busy: bigint; log: bigint; checkpointed: bigint }[]>(
+    `PRAGMA wal_checkpoint(${mode})`,
+  );
+  return { busy: Number(row!.busy), log: Number(row!.log), checkpointed: Number(row!.checkpointed) };
+}
 
 /** Rejects instead of hanging when the ledger is wedged. */
 function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
@@ -44,70 +54,8 @@ afterEach(async () => {
   await Promise.all(impatient.splice(0).map((ledger) => ledger.close()));
 });
 
-type Step = "PLANNED" | "CLAIMED" | "DISPATCHED" | "CONFIRMED";
-
-/** What the ledger acknowledged per idempotency key, and how each refused call failed. */
-interface Hammered {
-  acknowledged: Map<string, { id: string; step: Step }>;
-  refusals: string[];
-  /** Operations confirmed while the other connection still held its lock. */
-  confirmedUnderLock: number;
-}
-
-/**
- * One lane of an agent: plan, claim, dispatch, confirm, again and again, until `until` resolves; a failed call abandons
- * that operation.
- */
-async function lane(ledger: Ledger, name: string, until: Promise<void>, into: Hammered): Promise<void> {
-  let stop = false;
-  void until.then(() => (stop = true));
-  for (let n = 0; !stop || n < 3; n++) {
-    // Synchronous SQLite calls resolve as microtasks only: give the event loop a turn to notice the release.
-    await new Promise((resolve) => setImmediate(resolve));
-    const key = `${name}-${n}`;
-    const now = at(n * 10);
-    try {
-      const { operation } = await planOperation(
-        ledger,
-        { tool: "payments.charge", args: { n }, idempotencyKey: key },
-        agent,
-        now,
-      );
-      into.acknowledged.set(key, { id: operation.id, step: "PLANNED" });
-      const lease = await claimLease(ledger, operation.id, { workerId: name, leaseMs: 60_000 }, agent, now);
-      into.acknowledged.set(key, { id: operation.id, step: "CLAIMED" });
-      await dispatch(ledger, operation.id, lease.fence, now);
-      into.acknowledged.set(key, { id: operation.id, step: "DISPATCHED" });
-      await outcome(ledger, operation.id, { fence: lease.fence, result: "confirmed", providerId: `ch_${key}` }, now);
-      into.acknowledged.set(key, { id: operation.id, step: "CONFIRMED" });
-      if (!stop) into.confirmedUnderLock++;
-    } catch (error) {
-      // A refusal must be the ledger's own typed error, never a raw driver or Prisma error.
-      into.refusals.push(error instanceof LedgerError ? `${error.code} ${error.status}` : `untyped: ${String(error)}`);
-    }
-  }
-}
-
-/** Every acknowledged step is in the database, and nothing a refused call tried is. */
-async function expectNoLostWrite(ledger: Ledger, done: Hammered): Promise<void> {
-  const rows = await ledger.db.operation.findMany({
-    select: { id: true, idempotencyKey: true, phase: true, fence: true },
-  });
-  expect(rows.map((r) => r.idempotencyKey).sort()).toEqual([...done.acknowledged.keys()].sort());
-  for (const row of rows) {
-    const step = done.acknowledged.get(row.idempotencyKey)?.step;
-    const expected = {
-      PLANNED: ["PLANNED", 0],
-      CLAIMED: ["PLANNED", 1],
-      DISPATCHED: ["DISPATCHED", 1],
-      CONFIRMED: ["CONFIRMED", 1],
-    }[step ?? "PLANNED"];
-    expect([row.phase, row.fence], `${row.idempotencyKey} acknowledged as ${step}`).toEqual(expected);
-  }
-}
-
-async function hammerWhileLocked(kind: LockKind, holdMs: number, ledger: Ledger = t.ledger): Promise<Hammered> {
-  const done: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
+async function hammerWhileLocked(kind: LockKind, holdMs: number, ledger: Ledger = t.ledger): Promise<Acknowledged> {
+  const done = nothingAcknowledged();
   const holder = await holdSqliteLock(t.file!, kind, holdMs);
   await Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, holder.released, done)));
   await holder.released;
@@ -123,7 +71,7 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     const done = await hammerWhileLocked("read", 1000);
     expect(done.refusals).toEqual([]);
     expect([...done.acknowledged.values()].every((a) => a.step === "CONFIRMED")).toBe(true);
-    expect(done.confirmedUnderLock).toBeGreaterThan(0);
+    expect(done.confirmedBeforeStop).toBeGreaterThan(0);
     await expectNoLostWrite(t.ledger, done);
   }, 20_000);
 
@@ -139,7 +87,7 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     const answer = errorResponse(new LedgerError("database_busy", "locked"));
     expect([answer.status, answer.headers.get("retry-after")]).toEqual([503, "1"]);
     // The same ledger keeps working afterwards.
-    const after: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
+    const after = nothingAcknowledged();
     await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after the lock");
     expect(after.refusals).toEqual([]);
   }, 30_000);
@@ -151,10 +99,71 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
     await expectNoLostWrite(t.ledger, done);
-    const after: Hammered = { acknowledged: new Map(), refusals: [], confirmedUnderLock: 0 };
+    const after = nothingAcknowledged();
     await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after BUSY at COMMIT");
     expect(after.refusals).toEqual([]);
   }, 30_000);
+
+  it("a reader's snapshot starves the checkpoint in WAL mode: the WAL grows, writers go on, nothing acknowledged is lost", async () => {
+    await checkpoint("TRUNCATE");
+    const done = nothingAcknowledged();
+    const holder = await holdSqliteLock(t.file!, "read", 2500);
+    const lanes = Promise.all(["a", "b", "c"].map((name) => lane(t.ledger, name, holder.released, done)));
+    while (done.confirmedBeforeStop < 6) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Every frame is newer than the reader's snapshot: none may be copied into the database file yet.
+    const starved = await checkpoint("PASSIVE");
+    const walWhileHeld = fs.statSync(`${t.file}-wal`).size;
+    await lanes;
+    await holder.released;
+    expect(starved.log).toBeGreaterThan(0);
+    expect(starved.checkpointed).toBe(0);
+    expect(walWhileHeld).toBeGreaterThan(0);
+    expect(done.refusals).toEqual([]);
+    await expectNoLostWrite(t.ledger, done);
+    // Once the reader let go, the whole WAL is copied back and the file is emptied.
+    expect(await checkpoint("TRUNCATE")).toEqual({ busy: 0, log: 0, checkpointed: 0 });
+    await expectNoLostWrite(t.ledger, done);
+  }, 30_000);
+
+  it("SQLITE_BUSY in WAL mode (a TRUNCATE checkpoint holds the write lock while it waits for a reader): typed refusals, nothing acknowledged lost", async () => {
+    const ledger = ledgerWithBusyTimeout(100);
+    const done = nothingAcknowledged();
+    const reader = await holdSqliteLock(t.file!, "read", 2500);
+    // Frames the reader's snapshot does not cover, so the checkpoint has to wait for it.
+    await lane(ledger, "before", Promise.resolve(), done);
+    const checkpointer = await holdSqliteLock(t.file!, "checkpoint", 10_000);
+    await Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, reader.released, done)));
+    await reader.released;
+    await checkpointer.released;
+    expect(done.refusals.length).toBeGreaterThan(0);
+    expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
+    await expectNoLostWrite(t.ledger, done);
+    const after = nothingAcknowledged();
+    await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after the checkpoint");
+    expect(after.refusals).toEqual([]);
+  }, 30_000);
+
+  it("runs a Prisma-side transaction again when another process wrote past its snapshot (SQLITE_BUSY_SNAPSHOT in WAL mode)", async () => {
+    let tries = 0;
+    const tool = await auditedTransaction(t.ledger, async (tx, audit) => {
+      tries++;
+      // A deferred transaction: its snapshot starts with this read.
+      const tools = await tx.toolContract.count();
+      if (tries === 1) await (await holdSqliteLock(t.file!, "commit", 1000)).released;
+      const created = await tx.toolContract.create({
+        data: { tool: `snapshot-${tools}`, currentVersion: 1, createdAt: at(0) },
+      });
+      audit([
+        { subjectType: "contract", subjectId: created.tool, actor: alice, action: "contract.created", at: at(0) },
+      ]);
+      return created.tool;
+    });
+    // The first try's write found its snapshot stale and failed; the second saw the other process's commit.
+    expect(tries).toBe(2);
+    expect(await t.db.toolContract.count({ where: { tool } })).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { subjectId: tool } })).toBe(1);
+    expect((await verifyAuditChain(t.ledger)).problems).toEqual([]);
+  });
 
   it("never lets a write outside a transaction join another request's transaction that then rolls back", async () => {
     const { lost } = await writeBesideRolledBackTransaction(t.db);

@@ -3,16 +3,30 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 
-export type LockKind = "read" | "write";
+/**
+ * "read": a read transaction's snapshot; "write": the write lock; "checkpoint": a TRUNCATE checkpoint waiting up to
+ * holdMs for older snapshots to end, holding the write lock meanwhile (WAL mode); "commit": one committed write (the
+ * user_version in the header), at once.
+ */
+export type LockKind = "read" | "write" | "checkpoint" | "commit";
 
 const HOLDER = `
 const Database = require("better-sqlite3");
 const [file, kind, holdMs] = process.argv.slice(1);
 const db = new Database(file, { timeout: 0 });
-if (kind === "write") db.prepare("BEGIN IMMEDIATE").run();
-else { db.prepare("BEGIN").run(); db.prepare("SELECT count(*) FROM Operation").get(); }
-process.stdout.write("held\\n");
-setTimeout(() => { db.prepare("ROLLBACK").run(); db.close(); process.stdout.write("released\\n"); }, Number(holdMs));
+const done = () => { db.close(); process.stdout.write("released\\n"); };
+if (kind === "checkpoint" || kind === "commit") {
+  process.stdout.write("held\\n");
+  db.pragma("busy_timeout = " + holdMs);
+  if (kind === "commit") db.pragma("user_version = " + (db.pragma("user_version", { simple: true }) + 1));
+  else db.pragma("wal_checkpoint(TRUNCATE)");
+  done();
+} else {
+  if (kind === "write") db.prepare("BEGIN IMMEDIATE").run();
+  else { db.prepare("BEGIN").run(); db.prepare("SELECT count(*) FROM Operation").get(); }
+  process.stdout.write("held\\n");
+  setTimeout(() => { db.prepare("ROLLBACK").run(); done(); }, Number(holdMs));
+}
 `;
 
 export interface LockHolder {

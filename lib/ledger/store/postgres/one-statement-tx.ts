@@ -3,6 +3,7 @@
 import type { Attempt, Operation } from "@/lib/generated/prisma/client";
 import { auditRow, type AuditInput } from "@/lib/ledger/audit/append";
 import { eventHashTail } from "@/lib/ledger/audit/chain";
+import { raceBarrier } from "@/lib/testing/race-barrier";
 import type { CommandWrites } from "./command-batch";
 import type { CommandMemory } from "./remembered-rows";
 import {
@@ -100,11 +101,13 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
   }
 
   async insertOperation(op: Operation): Promise<void> {
+    await raceBarrier("operation.insert", `${op.tool} ${op.idempotencyKey}`);
     await this.#add(`Operation ${op.id}`, insertStatement(this.codec, OPERATION, op));
     this.memory.insertedOperation(op);
   }
 
   async updateOperation(id: string, version: number, columns: OperationColumns): Promise<boolean> {
+    await raceBarrier("operation.update", id);
     await this.#add(`Operation ${id}`, updateStatement(this.codec, OPERATION, columns, { id, version }));
     this.#conditioned.set(`Operation ${id}`, version);
     this.memory.updatedOperation(id, columns);

@@ -2,6 +2,7 @@
 // file.
 import Database from "better-sqlite3";
 import type { Turns } from "@/lib/db/sqlite-connection-guard";
+import { raceBarrier, SQLITE_WRITE_LOCK } from "@/lib/testing/race-barrier";
 import { BatchAudit } from "./batch-audit";
 import { ContractVersionCache, SqlLedgerReads, storeReads, type Executor, type ValueCodec } from "../sql";
 import { SqlLedgerTx } from "./sqlite-tx";
@@ -112,6 +113,7 @@ class GroupCommit {
     try {
       // IMMEDIATE takes the write lock at once: a transaction that reads first and writes later cannot lose its
       // snapshot.
+      await raceBarrier("sqlite.begin-immediate", SQLITE_WRITE_LOCK);
       this.db.exec("BEGIN IMMEDIATE");
       this.audit.begin();
       for (const queued of batch) {
