@@ -191,6 +191,8 @@ test.describe("the ledger", () => {
     login,
     request,
   }) => {
+    // Two polls and an 11 s pause by design: past the default 30 s on a loaded 2-core machine.
+    test.setTimeout(60_000);
     const seed = new LedgerSeed(request);
     const tool = await seed.tool("PURE");
     const a = await seed.plan(tool);
