@@ -3,16 +3,31 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  McpError,
+  RELATED_TASK_META_KEY,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { forceBreaker } from "@/lib/ledger/dependencies/dependencies";
 import { LedgerError } from "@/lib/ledger/errors";
-import { gatewayToolCall, gatewayTools, type GatewayServerContext } from "@/lib/mcp/gateway/gateway-server";
+import { TASK_POLL_MS, taskResult, WITHDRAWN_REASON } from "@/lib/mcp/gateway/call-task";
+import {
+  gatewayServer,
+  gatewayToolCall,
+  gatewayTools,
+  type GatewayServerContext,
+} from "@/lib/mcp/gateway/gateway-server";
 import { openUpstreams, type Upstreams } from "@/lib/mcp/upstreams/registry";
 import { readCalls, readEffects, writeControl } from "../e2e/mcp/test-upstream-effects";
 import { agent, alice, withContract } from "./helpers/ledger-fixtures";
+import type { Actor } from "@/lib/ledger/actor";
 import { createTestDb, type TestDb } from "./helpers/test-db";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -109,6 +124,7 @@ describe("tools/list", () => {
     expect(tools.map((tool) => tool.name)).toEqual(["test__charge"]);
     expect(tools[0]?.annotations).toEqual({ destructiveHint: true, idempotentHint: false });
     expect(tools[0]?.description).toMatch(/opledger: a NON_RETRYABLE tool/);
+    expect(tools[0]?.execution).toEqual({ taskSupport: "optional" });
   });
 });
 
@@ -315,5 +331,149 @@ describe("observe mode", () => {
     expect(effects()).toHaveLength(2);
     const ops = await t.db.operation.findMany({ orderBy: { id: "asc" } });
     expect(ops.map((o) => o.phase)).toEqual(["CONFIRMED", "CONFIRMED"]);
+  });
+});
+
+describe("MCP tasks: a call that waits for a person", () => {
+  const otherAgent: Actor = {
+    type: "api_key",
+    id: "other-agent-key",
+    label: "other (opl_oth…)",
+    scopes: ["agent"],
+    person: null,
+  };
+
+  // A short deadline: the request that planned a held call keeps its lease for the deadline and 5 s, and the approved
+  // call runs once it has run out.
+  const HELD = { approval: "required", timeoutMs: 1000 } as const;
+
+  /** An SDK client of the gateway's MCP server as `actor` (the same handlers a request to /mcp is answered by). */
+  async function clientAs(actor: Actor): Promise<Client> {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await gatewayServer({ ...ctx, actor: actor as GatewayServerContext["actor"] }).connect(serverSide);
+    const client = new Client({ name: "tasks-test", version: "1" });
+    await client.connect(clientSide);
+    return client;
+  }
+
+  /** tools/call as a task; the answer must be a task, whatever happened to the call. */
+  async function callAsTask(client: Client, args: Record<string, unknown>) {
+    const created = await client.request(
+      { method: "tools/call", params: { name: "test__charge", arguments: args, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    return created.task;
+  }
+
+  const resultOf = (client: Client, taskId: string) =>
+    client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+
+  it("is working until a person approves; then it runs once and tasks/result gives the upstream's result", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", HELD);
+    const client = await clientAs(agent);
+    const task = await callAsTask(client, { customer: "t-1", amount: 4 });
+    expect(task).toMatchObject({ status: "working", ttl: null });
+    expect(task.statusMessage).toMatch(/waits for a person's approval/);
+    expect(await phaseOf(task.taskId)).toBe("AWAITING_APPROVAL");
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe("working");
+    expect(calls()).toHaveLength(0);
+
+    // tasks/result waits while nobody decided, and answers once a person approved.
+    const waiting = resultOf(client, task.taskId);
+    const pause = new Promise((resolve) => setTimeout(() => resolve("still waiting"), TASK_POLL_MS + 500));
+    expect(await Promise.race([waiting, pause])).toBe("still waiting");
+    await approveOperation(t.ledger, task.taskId, { reason: "checked" }, alice, new Date());
+    const result = await waiting;
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/charged t-1/);
+    expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe("completed");
+    expect((await resultOf(client, task.taskId)).content).toEqual(result.content);
+    expect(effects()).toHaveLength(1);
+    expect(calls()).toHaveLength(1);
+  });
+
+  it("tasks/get runs the approved call too, so a client that polls it sees the task complete", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", HELD);
+    const client = await clientAs(agent);
+    const task = await callAsTask(client, { customer: "t-2", amount: 4 });
+    await approveOperation(t.ledger, task.taskId, { reason: "checked" }, alice, new Date());
+    await vi.waitFor(
+      async () => expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe("completed"),
+      { timeout: 20_000, interval: 500 },
+    );
+    expect(await phaseOf(task.taskId)).toBe("CONFIRMED");
+    expect(effects()).toHaveLength(1);
+  });
+
+  it("fails with the person's reason once rejected, and when nobody approved in time", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { ...HELD, approvalTtlMs: 1000 });
+    const client = await clientAs(agent);
+    const rejected = await callAsTask(client, { customer: "t-3", amount: 1 });
+    await rejectOperation(t.ledger, rejected.taskId, { reason: "not this customer" }, alice, new Date());
+    expect((await client.experimental.tasks.getTask(rejected.taskId)).status).toBe("failed");
+    const refusal = await resultOf(client, rejected.taskId);
+    expect(refusal.isError).toBe(true);
+    expect(codeOf(refusal)).toBe("rejected");
+    expect(textOf(refusal)).toMatch(/A person rejected this call.*not this customer/s);
+
+    const expired = await callAsTask(client, { customer: "t-4", amount: 1 });
+    await expireApprovals(t.ledger, new Date(Date.now() + 2000));
+    expect((await client.experimental.tasks.getTask(expired.taskId)).status).toBe("failed");
+    expect(codeOf(await resultOf(client, expired.taskId))).toBe("approval_expired");
+    expect(calls()).toHaveLength(0);
+  });
+
+  it("a tasks/result whose client went away stops waiting", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", HELD);
+    const task = await callAsTask(await clientAs(agent), { customer: "t-8", amount: 1 });
+    const gone = new AbortController();
+    const waiting = taskResult(ctx, task.taskId, gone.signal);
+    gone.abort();
+    await expect(waiting).rejects.toMatchObject({ message: expect.stringMatching(/stopped waiting/) as unknown });
+    expect(await phaseOf(task.taskId)).toBe("AWAITING_APPROVAL");
+  });
+
+  it("another agent key finds no such task: it can neither read, wait for nor cancel it", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", HELD);
+    const task = await callAsTask(await clientAs(agent), { customer: "t-5", amount: 1 });
+    const other = await clientAs(otherAgent);
+    const noSuchTask = { code: -32602, message: expect.stringMatching(/There is no task/) as unknown };
+    await expect(other.experimental.tasks.getTask(task.taskId)).rejects.toMatchObject(noSuchTask);
+    await expect(resultOf(other, task.taskId)).rejects.toMatchObject(noSuchTask);
+    await expect(other.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject(noSuchTask);
+    expect(await phaseOf(task.taskId)).toBe("AWAITING_APPROVAL");
+  });
+
+  it("tasks/cancel withdraws the agent's own call without approving anything; a finished task cannot be cancelled", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", HELD);
+    const client = await clientAs(agent);
+    const task = await callAsTask(client, { customer: "t-6", amount: 1 });
+    const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
+    expect(cancelled.status).toBe("cancelled");
+    const op = await t.db.operation.findUniqueOrThrow({ where: { id: task.taskId } });
+    expect(op).toMatchObject({ phase: "REJECTED", approvedAttempt: null });
+    expect(op.rejectionReason).toContain(WITHDRAWN_REASON);
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe("cancelled");
+    await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+    await expect(approveOperation(t.ledger, task.taskId, { reason: "too late" }, alice, new Date())).rejects.toThrow(
+      LedgerError,
+    );
+    expect(calls()).toHaveLength(0);
+  });
+
+  it("a call that needs nobody is a completed task at once; one refused before it is an operation is an error", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    const client = await clientAs(agent);
+    const task = await callAsTask(client, { customer: "t-7", amount: 1 });
+    expect(task.status).toBe("completed");
+    expect(textOf(await resultOf(client, task.taskId))).toMatch(/charged t-7/);
+    expect(effects()).toHaveLength(1);
+    const refused = client.request(
+      { method: "tools/call", params: { name: "test__nope", arguments: {}, task: {} } },
+      CreateTaskResultSchema,
+    );
+    await expect(refused).rejects.toBeInstanceOf(McpError);
+    await expect(refused).rejects.toMatchObject({ message: expect.stringMatching(/no contract/) as unknown });
   });
 });

@@ -16,8 +16,9 @@ import { AGENTS } from "./workload";
 const WARM_UP_SECONDS = 3;
 const UPSTREAM = "test";
 const UPSTREAM_SCRIPT = path.join("e2e", "mcp", "test-upstream.ts");
-/** How long the test upstream may take to print its endpoint (tsx compiles it first). */
-const UPSTREAM_START_MS = 30_000;
+const FORWARDER_SCRIPT = path.join("scripts", "bench", "mcp-forwarder.ts");
+/** How long the test upstream or the forwarder may take to print its endpoint (tsx compiles it first). */
+const START_MS = 30_000;
 
 /** A PURE read: a failed call may simply be made again; each call's key is its arguments within the client's run. */
 const LOOKUP_CONTRACT: ContractBody = {
@@ -42,22 +43,27 @@ const CHARGE_CONTRACT: ContractBody = {
   description: "npm run bench: the test upstream's charge, without its effects file.",
 };
 
-interface TestUpstream {
+interface BenchProcess {
   url: string;
   pid: number;
   stop(): Promise<void>;
 }
 
-/** The repository's test upstream over Streamable HTTP on a free loopback port, without any effects or calls file. */
-async function startTestUpstream(log: (line: string) => void): Promise<TestUpstream> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", UPSTREAM_SCRIPT, "--http", "0"], {
+/** A script of this repository as a child process, once it printed "listening on <url>". */
+async function startListening(
+  what: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  log: (line: string) => void,
+): Promise<BenchProcess> {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
-    // Empty is unset for the test upstream: no effects file (nothing fsynced), no calls file, no control file.
-    env: { ...process.env, TEST_UPSTREAM_EFFECTS: "", TEST_UPSTREAM_CALLS: "", TEST_UPSTREAM_CONTROL: "" },
+    env: { ...process.env, ...env },
   });
-  child.stderr?.on("data", (chunk: Buffer) => log(`upstream: ${chunk.toString().trimEnd()}`));
+  child.stderr?.on("data", (chunk: Buffer) => log(`${what}: ${chunk.toString().trimEnd()}`));
   const pid = child.pid;
-  if (pid === undefined) throw new Error("the test upstream did not start");
+  if (pid === undefined) throw new Error(`the ${what} did not start`);
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -66,7 +72,7 @@ async function startTestUpstream(log: (line: string) => void): Promise<TestUpstr
   };
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("the test upstream printed no endpoint")), UPSTREAM_START_MS);
+      const timer = setTimeout(() => reject(new Error(`the ${what} printed no endpoint`)), START_MS);
       let printed = "";
       child.stdout?.on("data", (chunk: Buffer) => {
         printed += chunk.toString();
@@ -75,13 +81,20 @@ async function startTestUpstream(log: (line: string) => void): Promise<TestUpstr
         clearTimeout(timer);
         resolve(match[1]);
       });
-      child.once("exit", (code) => reject(new Error(`the test upstream exited with code ${code}`)));
+      child.once("exit", (code) => reject(new Error(`the ${what} exited with code ${code}`)));
     });
     return { url, pid, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** The repository's test upstream over Streamable HTTP on a free loopback port, without any effects or calls file. */
+function startTestUpstream(log: (line: string) => void): Promise<BenchProcess> {
+  // Empty is unset for the test upstream: no effects file (nothing fsynced), no calls file, no control file.
+  const env = { TEST_UPSTREAM_EFFECTS: "", TEST_UPSTREAM_CALLS: "", TEST_UPSTREAM_CONTROL: "" };
+  return startListening("upstream", UPSTREAM_SCRIPT, ["--http", "0"], env, log);
 }
 
 async function putContract(server: BenchServer, tool: string, body: ContractBody): Promise<void> {
@@ -128,24 +141,25 @@ function replayScenario(made: readonly number[]): McpScenario {
 
 const rate = (r: McpRound): number => r.calls / r.seconds;
 
+/** The processes whose CPU time a round measures, by the name its figures give them, beside the runner's clients. */
+type Processes = Record<string, number>;
+
 /** A round and the CPU time each process used per call in it: where the time goes on a machine whose cores are shared. */
 interface Measured extends McpRound {
-  cpuMsPerCall: { clients: number; upstream: number; server: number };
+  cpuMsPerCall: Record<string, number>;
 }
 
-async function measured(pids: { upstream: number; server: number }, run: () => Promise<McpRound>): Promise<Measured> {
+async function measured(pids: Processes, run: () => Promise<McpRound>): Promise<Measured> {
   const clients = process.cpuUsage();
-  const upstream = treeCpuMs(pids.upstream);
-  const server = treeCpuMs(pids.server);
+  const before = Object.entries(pids).map(([name, pid]) => [name, pid, treeCpuMs(pid)] as const);
   const round = await run();
   const used = process.cpuUsage(clients);
   const perCall = (ms: number) => ms / round.calls;
   return {
     ...round,
     cpuMsPerCall: {
-      clients: perCall((used.user + used.system) / 1000),
-      upstream: perCall(treeCpuMs(pids.upstream) - upstream),
-      server: perCall(treeCpuMs(pids.server) - server),
+      "MCP clients": perCall((used.user + used.system) / 1000),
+      ...Object.fromEntries(before.map(([name, pid, cpu]) => [name, perCall(treeCpuMs(pid) - cpu)])),
     },
   };
 }
@@ -154,9 +168,7 @@ function recordRound(figures: RoundFigures, what: string, r: Measured): void {
   figures.record(`${what} calls/s`, "1/s", rate(r));
   figures.record(`${what} p50`, "ms", percentile(r.latenciesMs, 50));
   figures.record(`${what} p99`, "ms", percentile(r.latenciesMs, 99));
-  figures.record(`${what} CPU per call, MCP clients`, "ms", r.cpuMsPerCall.clients);
-  figures.record(`${what} CPU per call, upstream`, "ms", r.cpuMsPerCall.upstream);
-  figures.record(`${what} CPU per call, opledger server`, "ms", r.cpuMsPerCall.server);
+  for (const [name, ms] of Object.entries(r.cpuMsPerCall)) figures.record(`${what} CPU per call, ${name}`, "ms", ms);
 }
 
 /** Beside the direct calls of the same round: the rate ratio and the time added at p50 and p99. */
@@ -197,12 +209,19 @@ export const benchmark: BenchModule = {
   async run({ rounds, roundSeconds, ports, workDir, reuseBuild, log }) {
     buildIfStale({ reuseBuild, log });
     const upstream = await startTestUpstream(log);
+    const forwarder = await startListening("forwarder", FORWARDER_SCRIPT, [upstream.url], {}, log).catch(
+      async (error: unknown) => {
+        await upstream.stop();
+        throw error;
+      },
+    );
     const upstreamsFile = path.join(workDir, "upstreams.json");
     fs.writeFileSync(upstreamsFile, JSON.stringify({ upstreams: { [UPSTREAM]: { url: upstream.url } } }));
     const server = await startBenchServer(freshSqlite(workDir, "mcp"), ports[0] ?? 3400, log, {
       OPLEDGER_MCP_UPSTREAMS: upstreamsFile,
       OPLEDGER_OUTBOUND_ALLOW_PRIVATE: "on",
     }).catch(async (error: unknown) => {
+      await forwarder.stop();
       await upstream.stop();
       throw error;
     });
@@ -220,8 +239,11 @@ export const benchmark: BenchModule = {
       loads.push(oneDirect);
       const oneGateway = await McpLoad.connect(`${server.url}/mcp`, 1, server.apiKey);
       loads.push(oneGateway);
+      const forwarded = await McpLoad.connect(forwarder.url, AGENTS);
+      loads.push(forwarded);
 
-      const pids = { upstream: upstream.pid, server: server.pid };
+      const pids: Processes = { upstream: upstream.pid, "opledger server": server.pid };
+      const forwarderPids: Processes = { upstream: upstream.pid, "bare forwarder": forwarder.pid };
       const made = Array.from({ length: AGENTS }, () => 0);
       const warmGateway = scenario("lookup", true, "warm");
       await direct.round(WARM_UP_SECONDS, scenario("lookup", false, "warm"));
@@ -232,6 +254,7 @@ export const benchmark: BenchModule = {
           return warmGateway.call(agent, n);
         },
       });
+      await forwarded.round(WARM_UP_SECONDS, scenario("lookup", false, "warm-forwarded"));
       await direct.round(WARM_UP_SECONDS, scenario("charge", false, "warm"));
       await gateway.round(WARM_UP_SECONDS, scenario("charge", true, "warm"));
       await oneGateway.round(1, scenario("lookup", true, "warm-one"));
@@ -242,6 +265,8 @@ export const benchmark: BenchModule = {
             direct: () => measured(pids, () => direct.round(roundSeconds, scenario("lookup", false, `r${round}`))),
             gateway: () => measured(pids, () => gateway.round(roundSeconds, scenario("lookup", true, `r${round}`))),
             replay: () => measured(pids, () => gateway.round(roundSeconds, replayScenario(made))),
+            forwarder: () =>
+              measured(forwarderPids, () => forwarded.round(roundSeconds, scenario("lookup", false, `fwd-r${round}`))),
           },
           round,
         );
@@ -274,6 +299,8 @@ export const benchmark: BenchModule = {
         recordAgainst(figures, "lookup through the gateway", l.direct, l.gateway);
         recordRound(figures, "lookup replayed from the ledger", l.replay);
         recordAgainst(figures, "lookup replayed from the ledger", l.direct, l.replay);
+        recordRound(figures, "lookup through a bare forwarder", l.forwarder);
+        recordAgainst(figures, "lookup through a bare forwarder", l.direct, l.forwarder);
         recordRound(figures, "charge direct", c.direct);
         recordRound(figures, "charge through the gateway", c.gateway);
         recordAgainst(figures, "charge through the gateway", c.direct, c.gateway);
@@ -285,6 +312,7 @@ export const benchmark: BenchModule = {
             summary("lookup direct", l.direct),
             summary("gateway", l.gateway),
             summary("replay", l.replay),
+            summary("bare forwarder", l.forwarder),
             summary("charge direct", c.direct),
             summary("gateway", c.gateway),
             summary("one client direct", o.direct),
@@ -295,6 +323,7 @@ export const benchmark: BenchModule = {
     } finally {
       for (const load of loads) await load.close();
       await server.stop();
+      await forwarder.stop();
       await upstream.stop();
     }
     return {
@@ -312,10 +341,11 @@ export const benchmark: BenchModule = {
           "every call has arguments no earlier call had (lookup id / charge customer per round, client and call), so each is a new operation: plan with claim, dispatch, upstream call, outcome",
         replay:
           "each client repeats the lookups it made through the gateway in the warm-up, in the same session (run): answered from the ledger with _meta.opledger/replayed, the upstream not called",
+        forwarder: `${FORWARDER_SCRIPT}: ${AGENTS} SDK Clients of a Node HTTP server that only forwards tools/call to the same upstream over one SDK Client (the SDK's stateless Streamable HTTP transport and a low-level Server per request, no ledger, no key, no Next): the floor any MCP gateway on this machine starts from`,
         oneClient: `one client each way for half of --seconds: the added time without queueing behind ${AGENTS} clients`,
         addedTime: "the gateway's percentile minus the direct calls' percentile in the same round",
         cpuPerCall:
-          "CPU time (user + system) per call used by the runner's MCP clients (process.cpuUsage), the test upstream and the opledger server (/proc/PID/stat of each process tree) during the contender's round",
+          "CPU time (user + system) per call used by the runner's MCP clients (process.cpuUsage), the test upstream and the opledger server or the bare forwarder (/proc/PID/stat of each process tree) during the contender's round",
         database: "fresh SQLite file, WAL, synchronous=FULL",
       },
     };

@@ -1,17 +1,21 @@
 // A gateway server for the MCP specs: its own opledger instance on a fresh database, with three upstreams behind it
 // (the reference filesystem and everything servers, and the repository's test upstream that counts its effects), and
 // an SDK client that speaks to it as any MCP client would.
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { parseCreatedKey } from "../../fixtures/api";
 import { ServerProcess } from "../../fixtures/server-process";
-import { REPO_ROOT, TEST_BOOTSTRAP_API_KEY } from "../../fixtures/test-env";
+import { REPO_ROOT, TEST_ADMIN_EMAIL, TEST_BOOTSTRAP_API_KEY } from "../../fixtures/test-env";
 import { freshDatabase, type FreshDatabase } from "../../scale-out/support/fresh-database";
 import { readCalls, readEffects, writeControl, type TestUpstreamControl } from "../test-upstream-effects";
 
+const run = promisify(execFile);
 const bin = (pkg: string) => path.join(REPO_ROOT, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js");
 
 export class GatewayWorld {
@@ -118,6 +122,39 @@ export class GatewayWorld {
     });
     if (!response.ok) throw new Error(`GET operation ${id}: ${response.status}`);
     return (await response.json()) as { phase: string; via: string | null; attempt: number; runId: string | null };
+  }
+
+  /**
+   * A new key in this gateway's database, made by the key commands' library path (the CLI's start-up migration cannot
+   * run beside the live server): an agent key, or an operator key that acts as the e2e admin, a person.
+   */
+  async key(scope: "agent" | "operator"): Promise<string> {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        path.join(REPO_ROOT, "e2e", "api", "support", "api-key-cli.ts"),
+        "create-api-key",
+        "--name",
+        `mcp-e2e-${scope}-${Date.now()}`,
+        "--scopes",
+        scope,
+        ...(scope === "operator" ? ["--owner", TEST_ADMIN_EMAIL] : []),
+      ],
+      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: this.database.url }, timeout: 60_000 },
+    );
+    return parseCreatedKey(stdout).key;
+  }
+
+  /** A person's decision on an operation through the HTTP API, with an operator key (the human gate). */
+  async decide(id: string, decision: "approve" | "reject", personKey: string, reason: string): Promise<void> {
+    const response = await fetch(`${this.url}/api/v1/operations/${id}/${decision}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${personKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ reason }),
+    });
+    if (!response.ok) throw new Error(`POST ${decision} ${id}: ${response.status} ${await response.text()}`);
   }
 
   /** An MCP client connected through the gateway with `key` (the bootstrap key has the agent scope). */

@@ -5,7 +5,11 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 
 const validators = new WeakMap<Tool, JsonSchemaValidator<unknown>>();
-const ajv = new AjvJsonSchemaValidator();
+/**
+ * One per process, also given to every gateway Server: the SDK otherwise builds a new Ajv (its meta-schemas and
+ * vocabularies) for each Server, that is for each request.
+ */
+export const ajv = new AjvJsonSchemaValidator();
 
 /** Null when the arguments fit; else the validator's sentence. A schema ajv cannot compile is not ours to judge. */
 export function argumentsProblem(tool: Tool, args: Record<string, unknown>): string | null {

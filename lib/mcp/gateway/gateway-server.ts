@@ -1,25 +1,29 @@
 // The MCP server one gateway request is answered by: `tools/list` (tools with a contract only, annotated from it),
-// `tools/call` (through the ledger), and prompts and resources relayed from the upstreams. Built per request, since everything it knows lives in the ledger and upstreams.
+// `tools/call` (through the ledger, as a task when the client asks for one), the tasks' requests, and prompts and
+// resources relayed from the upstreams. Built per request, since everything it knows lives in the ledger and upstreams.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
   ListToolsRequestSchema,
   type CallToolRequest,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
-import { contractView } from "@/lib/ledger/contracts/contract-view";
 import { parseGatewayToolName } from "@/lib/mcp/upstreams/tool-names";
-import { argumentsProblem } from "./arguments-check";
+import { ajv, argumentsProblem } from "./arguments-check";
 import { callKey } from "./call-key";
+import { cancelTask, createdTask, getTask, taskResult } from "./call-task";
 import { callThroughGateway, type GatewayContext } from "./call-tool";
 import { listedTool } from "./listed-tool";
 import { refusalResult } from "./model-answer";
 import { relayRequests } from "./relayed-requests";
 import { observeCall } from "./observe-call";
 import { answerFromState } from "./operation-answer";
+import { toolContract } from "./tool-contract";
 
 export interface GatewayServerContext extends GatewayContext {
   /** The run this request's calls belong to (the MCP session, X-Opledger-Run, or the key's day). */
@@ -39,13 +43,6 @@ export async function gatewayTools(ctx: GatewayServerContext): Promise<Tool[]> {
   });
 }
 
-/** The tool's current contract through the ledger's store: one query, the version itself from the store's cache. */
-async function contractOf(ctx: GatewayServerContext, name: string): Promise<ContractView | null> {
-  const head = await ctx.ledger.store.contractHead(name);
-  const row = head ? await ctx.ledger.store.contractVersion(name, head.version) : null;
-  return row ? contractView(row) : null;
-}
-
 export async function gatewayToolCall(
   ctx: GatewayServerContext,
   params: CallToolRequest["params"],
@@ -53,7 +50,7 @@ export async function gatewayToolCall(
   const name = params.name;
   const args = params.arguments ?? {};
   const parsed = parseGatewayToolName(name);
-  const contract = parsed ? await contractOf(ctx, name) : null;
+  const contract = parsed ? await toolContract(ctx.ledger, name) : null;
   if (!contract) return refusalResult({ code: "no_contract", tool: name });
   const upstreamTool = (await ctx.upstreams.tools()).find((t) => t.gatewayName === name);
   if (!parsed || !upstreamTool) {
@@ -86,10 +83,28 @@ export async function gatewayToolCall(
 export function gatewayServer(ctx: GatewayServerContext): Server {
   const server = new Server(
     { name: "opledger", title: "opledger MCP gateway", version: "1" },
-    { capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: {},
+        resources: {},
+        // Any tools/call may run as a task (tasks/list is not offered: a key lists its operations through the API).
+        tasks: { cancel: {}, requests: { tools: { call: {} } } },
+      },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: ajv,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await gatewayTools(ctx) }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => gatewayToolCall(ctx, request.params));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const answer = await gatewayToolCall(ctx, request.params);
+    return request.params.task ? createdTask(ctx, answer) : answer;
+  });
+  server.setRequestHandler(GetTaskRequestSchema, (request) => getTask(ctx, request.params.taskId));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) =>
+    taskResult(ctx, request.params.taskId, extra.signal),
+  );
+  server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(ctx, request.params.taskId));
   relayRequests(server, ctx.upstreams);
   return server;
 }

@@ -56,5 +56,7 @@ export function listedTool(
     inputSchema: upstream.inputSchema,
     ...(upstream.outputSchema ? { outputSchema: upstream.outputSchema } : {}),
     annotations: annotationsOf(contract.effect),
+    // Any call may come to wait for a person (an approval, a spent budget): a client that can may run it as a task.
+    execution: { taskSupport: "optional" },
   };
 }

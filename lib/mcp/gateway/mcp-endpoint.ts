@@ -43,10 +43,13 @@ function runOf(req: Request, actor: KeyActor, now: Date): string | Response {
   return `mcp:${actor.id}:${now.toISOString().slice(0, 10)}`;
 }
 
-function withHeader(response: Response, name: string, value: string): Response {
-  const headers = new Headers(response.headers);
-  headers.set(name, value);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+/**
+ * Every answer is for one client only, and small: never cached, and never gzipped on the way out (Next's compression
+ * honours no-transform), which cost more CPU per call than the JSON-RPC itself.
+ */
+function uncached(response: Response): Response {
+  response.headers.set("cache-control", "no-store, no-transform");
+  return response;
 }
 
 async function post(req: Request, ctx: McpEndpointContext): Promise<Response> {
@@ -64,9 +67,13 @@ async function post(req: Request, ctx: McpEndpointContext): Promise<Response> {
   const server = gatewayServer(serverContext(ctx, run));
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   await server.connect(transport);
+  // A client that goes away ends a waiting tasks/result (closing the server aborts its handlers); a tools/call,
+  // which does not look at its signal, still runs to its outcome.
+  req.signal.addEventListener("abort", () => void server.close(), { once: true });
   try {
     const response = await transport.handleRequest(req, { parsedBody: body });
-    return session && response.ok ? withHeader(response, "mcp-session-id", session) : response;
+    if (session && response.ok) response.headers.set("mcp-session-id", session);
+    return uncached(response);
   } finally {
     await server.close();
   }
