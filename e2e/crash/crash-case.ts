@@ -1,7 +1,6 @@
-// One cell of the crash matrix: a worker dies at one boundary, a recovery worker takes over, and the ledger's promises
-// are checked.
+// One cell of a crash table: something dies in one window (a worker here; the server in server-case.ts), a recovery
+// worker takes over, and the ledger's promises are checked.
 import { expect, type APIRequestContext } from "@playwright/test";
-import { E2E_BASE_URL } from "../fixtures/test-env";
 import {
   api,
   expectJson,
@@ -13,28 +12,38 @@ import {
   type OperationDetail,
   type Operation,
 } from "../fixtures/api";
-import { contractFor, type CrashPoint, type EffectClass, type WorkerConfig, type WorkerEvent } from "./matrix";
+import {
+  contractFor,
+  expectedCalls,
+  type ContractOptions,
+  type CrashPoint,
+  type CrashRow,
+  type EffectClass,
+  type WorkerConfig,
+  type WorkerEvent,
+} from "./matrix";
 import type { CrashProvider } from "./provider";
-import { describeExit, startWorker, type WorkerExit } from "./worker-process";
+import { describeExit, runWorker, startWorker, type WorkerExit, type WorkerProcess } from "./worker-process";
 
 /**
  * The dying worker's lease is short, so the recovery need not wait long (the e2e server's sweep runs every 200 ms),
  * yet long enough that heartbeats on a loaded 2-core machine keep it until the kill. The recovery worker, which is
  * not killed, keeps a comfortable one.
  */
-const DOOMED_LEASE_MS = 4000;
+export const DOOMED_LEASE_MS = 4000;
 const RECOVERY_LEASE_MS = 20_000;
 /** How long a worker waits for the provider; short only where the harness loses the answer on purpose. */
-const PROVIDER_TIMEOUT_MS = 10_000;
-const LOST_ANSWER_TIMEOUT_MS = 1500;
+export const PROVIDER_TIMEOUT_MS = 10_000;
+export const LOST_ANSWER_TIMEOUT_MS = 1500;
 /** What the approving person types as `actor`: display text, ignored; the key's person is recorded by id. */
-const PERSON = "on-call (crash harness)";
+export const PERSON = "on-call (crash harness)";
 
 export interface CaseResult {
-  point: CrashPoint;
+  row: CrashRow;
   effect: EffectClass;
   operationId: string;
-  killedBy: "worker" | "provider";
+  /** What died (or stalled) in the window. */
+  killedBy: "worker" | "provider" | "server" | "worker, then the server" | "stalled worker";
   /** Where the operation stood once the dead worker's lease had run out (and the sweep had run). */
   afterCrash: { phase: string; decision: string };
   deadFence: number;
@@ -48,12 +57,18 @@ export interface CaseResult {
   effects: number;
   calls: number;
   auditEvents: number;
+  /** How the stalled worker's run ended once it went on (the lease take-over race only). */
+  stalledRun: string | null;
   seconds: number;
 }
 
 export interface CaseContext {
+  /** Requests to the server the case runs against (its baseURL). */
   request: APIRequestContext;
+  baseUrl: string;
   provider: CrashProvider;
+  /** Whether agents that nothing kills run inside the spec's process rather than as worker processes. */
+  inProcess: boolean;
   /** The workers' key: it plans, so only it may claim, dispatch and report the operation. */
   agentKey: string;
   /** A key bound to a person (AUTHORITY.md): only a person may approve, and never the principal who planned. */
@@ -70,13 +85,13 @@ function lastStep(exit: WorkerExit): StepEvent {
   return last;
 }
 
-function doneOf(exit: WorkerExit): DoneEvent {
+export function doneOf(exit: WorkerExit): DoneEvent {
   const done = exit.events.find((e): e is DoneEvent => e.type === "done");
   if (exit.code !== 0 || !done) throw new Error(`the recovery worker did not finish:\n${describeExit(exit)}`);
   return done;
 }
 
-async function detail(client: Api, id: string): Promise<OperationDetail> {
+export async function detail(client: Api, id: string): Promise<OperationDetail> {
   return expectJson(await client.getOp(id), 200);
 }
 
@@ -112,7 +127,7 @@ function answerOf(result: ApiResult, before: Operation, after: Operation): strin
  * What the gate may say once the dead worker's lease is over (PRODUCT.md's table, as lib/retry-gate/decide.ts keeps
  * it).
  */
-function expectedAfterCrash(point: CrashPoint, effect: EffectClass): { phase: string; decision: string }[] {
+export function expectedAfterCrash(point: CrashPoint, effect: EffectClass): { phase: string; decision: string }[] {
   if (!point.ambiguous) {
     return [
       point.killAt === "reported"
@@ -158,69 +173,174 @@ function expectAuditExplainsEverything(op: OperationDetail, approvals: number, a
   for (const event of approved) expect(event.onBehalfOf, "the approver is named by user id").toBe(approverId);
 }
 
+/** A case before anything dies: its tool and contract, its key, and what every worker of it is told. */
+export interface PreparedCase {
+  tool: string;
+  effect: EffectClass;
+  idempotencyKey: string;
+  startedAt: number;
+  base: Omit<WorkerConfig, "workerId" | "killAt" | "leaseMs" | "providerTimeoutMs">;
+}
+
+export async function prepareCase(
+  ctx: CaseContext,
+  rowId: string,
+  effect: EffectClass,
+  contract: ContractOptions = {},
+): Promise<PreparedCase> {
+  const tool = uniqueTool(`crash.${effect.toLowerCase()}`);
+  return prepareTool(ctx, tool, rowId, effect, contract);
+}
+
+/** As prepareCase, for a tool named beforehand (a server started to die for it must know its name). */
+export async function prepareTool(
+  ctx: CaseContext,
+  tool: string,
+  rowId: string,
+  effect: EffectClass,
+  contract: ContractOptions = {},
+): Promise<PreparedCase> {
+  await putContract(ctx.request, tool, contractFor(effect, ctx.provider.lookupTemplate(tool), contract));
+  const idempotencyKey = uniqueId(`crash-${rowId}`);
+  return {
+    tool,
+    effect,
+    idempotencyKey,
+    startedAt: Date.now(),
+    base: {
+      baseUrl: ctx.baseUrl,
+      apiKey: ctx.agentKey,
+      tool,
+      effect,
+      args: { case: `${rowId}/${effect}`, amountCents: 1200 },
+      idempotencyKey,
+      callUrl: ctx.provider.callUrl(tool, effect),
+    },
+  };
+}
+
+/** What a crash left: the operation, the fence of the run that died, and approvals already given. */
+export interface Crash {
+  operationId: string;
+  deadFence: number;
+  killedBy: CaseResult["killedBy"];
+  approvals: number;
+  /**
+   * Lets a stalled worker go on at the same moment as the first recovery worker, which is started stopped at `planned`
+   * for it: the two race. Resolves with how the stalled worker's run ended.
+   */
+  resume?: (recovery: WorkerProcess) => Promise<string>;
+}
+
+/** What a row promises for a class: where the gate stands once the dead run's lease is over, and the provider's calls. */
+export interface Expectations {
+  afterCrash: { phase: string; decision: string }[];
+  ambiguous: boolean;
+  calls: number;
+}
+
+/** The worker that dies at the boundary: SIGKILLed by itself, or by the provider right after it committed. */
+export async function doomedWorker(
+  ctx: CaseContext,
+  prepared: PreparedCase,
+  killAt: CrashPoint["killAt"],
+  leaseMs = DOOMED_LEASE_MS,
+): Promise<Crash> {
+  const { provider } = ctx;
+  const { idempotencyKey } = prepared;
+  const killedBy = killAt === "provider_committed" ? "provider" : "worker";
+  const doomed = startWorker({
+    ...prepared.base,
+    workerId: uniqueId("doomed"),
+    leaseMs,
+    providerTimeoutMs: killAt === "reconcile_looked_up" ? LOST_ANSWER_TIMEOUT_MS : PROVIDER_TIMEOUT_MS,
+    killAt: killedBy === "worker" ? killAt : null,
+  });
+  if (killAt === "provider_committed") provider.arm(idempotencyKey, { kind: "kill_after_commit", pid: doomed.pid });
+  if (killAt === "reconcile_looked_up") provider.arm(idempotencyKey, { kind: "lose_answer" });
+  const died = await doomed.exit;
+  // A hang the harness ended at its deadline is also a SIGKILL: only the window itself counts.
+  expect(died.timedOut, `the worker hung instead of dying at ${killAt}:\n${describeExit(died)}`).toBe(false);
+  expect(died.signal, `the worker must die by SIGKILL:\n${describeExit(died)}`).toBe("SIGKILL");
+  const last = lastStep(died);
+  if (killedBy === "provider") expect(provider.killed, "the provider killed the worker").toContain(idempotencyKey);
+  else expect(last.step, `the worker died at its kill point:\n${describeExit(died)}`).toBe(killAt);
+  expect(last.idempotencyKey).toBe(idempotencyKey);
+  return { operationId: last.operationId, deadFence: last.fence, killedBy, approvals: 0 };
+}
+
+/** Runs `work` over `items`, at most `size` at a time. */
+export async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) {
+        const item = items[next++];
+        if (item !== undefined) await work(item);
+      }
+    }),
+  );
+}
+
 export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: EffectClass): Promise<CaseResult> {
+  const prepared = await prepareCase(ctx, point.id, effect);
+  const crash = await doomedWorker(ctx, prepared, point.killAt);
+  return recoverAndCheck(ctx, prepared, crash, point, {
+    afterCrash: expectedAfterCrash(point, effect),
+    ambiguous: point.ambiguous,
+    calls: expectedCalls(point, effect),
+  });
+}
+
+/** After the crash: the recovery worker takes over with the same key, then every promise of the ledger is checked. */
+export async function recoverAndCheck(
+  ctx: CaseContext,
+  prepared: PreparedCase,
+  crash: Crash,
+  row: CrashRow,
+  expected: Expectations,
+): Promise<CaseResult> {
   const { request, provider, agentKey, approver } = ctx;
+  const { tool, effect, idempotencyKey, startedAt } = prepared;
+  const { operationId, deadFence, killedBy } = crash;
   // Reads with the bootstrap key (it reads every operation); the dead worker's fence is tried with the workers' key,
   // whose operation it is (any other key gets 404); approvals with a person's key.
   const client = api(request);
   const worker = api(request, agentKey);
   const person = api(request, approver.key);
-  const tool = uniqueTool(`crash.${effect.toLowerCase()}`);
-  await putContract(request, tool, contractFor(effect, provider.lookupTemplate(tool)));
-  const idempotencyKey = uniqueId(`crash-${point.id}`);
-  const startedAt = Date.now();
-  const base: Omit<WorkerConfig, "workerId" | "killAt" | "leaseMs" | "providerTimeoutMs"> = {
-    baseUrl: E2E_BASE_URL,
-    apiKey: agentKey,
-    tool,
-    effect,
-    args: { case: `${point.id}/${effect}`, amountCents: 1200 },
-    idempotencyKey,
-    callUrl: provider.callUrl(tool, effect),
-  };
-
-  // 1. The worker that dies at the boundary.
-  const killedBy = point.killAt === "provider_committed" ? "provider" : "worker";
-  const doomed = startWorker({
-    ...base,
-    workerId: uniqueId("doomed"),
-    leaseMs: DOOMED_LEASE_MS,
-    providerTimeoutMs: point.killAt === "reconcile_looked_up" ? LOST_ANSWER_TIMEOUT_MS : PROVIDER_TIMEOUT_MS,
-    killAt: killedBy === "worker" ? point.killAt : null,
-  });
-  if (point.killAt === "provider_committed")
-    provider.arm(idempotencyKey, { kind: "kill_after_commit", pid: doomed.pid });
-  if (point.killAt === "reconcile_looked_up") provider.arm(idempotencyKey, { kind: "lose_answer" });
-  const died = await doomed.exit;
-  expect(died.signal, `the worker must die by SIGKILL:\n${describeExit(died)}`).toBe("SIGKILL");
-  const last = lastStep(died);
-  expect(last.idempotencyKey).toBe(idempotencyKey);
-  const operationId = last.operationId;
-  const deadFence = last.fence;
 
   // 2. Its lease runs out; a request that may have left becomes UNKNOWN by the sweep. The gate says what next.
   const recoverable = await waitForRecoverable(client, operationId);
   const afterCrash = { phase: recoverable.phase, decision: recoverable.decision.action };
-  expect(expectedAfterCrash(point, effect), recoverable.decision.reason).toContainEqual(afterCrash);
+  expect(expected.afterCrash, recoverable.decision.reason).toContainEqual(afterCrash);
 
   // 3. The recovery worker, with the SAME key; a person approves when the gate hands the operation to one, and the
   // recovery worker is started again (same worker id: it may take its own lease back at once).
   const recovery: WorkerConfig = {
-    ...base,
+    ...prepared.base,
+    baseUrl: ctx.baseUrl,
     workerId: uniqueId("recovery"),
     leaseMs: RECOVERY_LEASE_MS,
     providerTimeoutMs: PROVIDER_TIMEOUT_MS,
     killAt: null,
   };
   let workers = 1;
-  let approvals = 0;
+  let approvals = crash.approvals;
   let done: DoneEvent;
+  let stalledRun: Promise<string> | null = null;
   for (;;) {
-    const exit = await startWorker(recovery).exit;
+    let exit: WorkerExit;
+    if (workers === 1 && crash.resume) {
+      const racer = startWorker({ ...recovery, stopAt: "planned" });
+      stalledRun = crash.resume(racer);
+      exit = await racer.exit;
+    } else {
+      exit = await runWorker(recovery, ctx.inProcess);
+    }
     workers++;
     done = doneOf(exit);
     expect(done.operationId, "the recovery found the same operation by its key").toBe(operationId);
-    if (done.status !== "needs_approval" || approvals > 0) break;
+    if (done.status !== "needs_approval" || approvals > crash.approvals) break;
     const approved = await person.approve(operationId, {
       actor: PERSON,
       reason: "the lookup proved the first attempt had no effect; one more attempt is fine",
@@ -261,18 +381,20 @@ export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: 
   const lookups = provider.requestsOf(tool, "lookup");
   for (const r of [...calls, ...lookups])
     expect(r.idempotencyKey, "the provider only ever saw the original key").toBe(idempotencyKey);
-  if (point.ambiguous && effect !== "PURE")
+  if (expected.ambiguous && effect !== "PURE")
     expect(lookups.length, "the provider was asked by the key").toBeGreaterThan(0);
 
-  // 6. No duplicate effect is accepted as success: one effect (none for a read), whatever the crash.
+  // 6. No duplicate effect is accepted as success: one effect (none for a read), whatever the crash, and no call the
+  // gate should have stopped (counted call by call, so a repeat shows even where the provider deduplicates).
   const effects = provider.effectsOf(tool).length;
   expect(effects).toBe(effect === "PURE" ? 0 : 1);
+  expect(calls.length, "calls the provider received").toBe(expected.calls);
   expect(["CONFIRMED", "RECONCILED"]).toContain(final.phase);
   if (final.phase === "RECONCILED") expect(final.evidence).toBe("applied");
 
   // 7. The audit trail explains every retry, stop and approval; an ambiguous crash shows as UNKNOWN, then evidence.
   expectAuditExplainsEverything(final, approvals, approver.userId);
-  if (point.ambiguous && effect !== "PURE") {
+  if (expected.ambiguous && effect !== "PURE") {
     const moves = final.audit.filter((e) => e.toPhase !== e.fromPhase).map((e) => `${e.fromPhase}->${e.toPhase}`);
     expect(moves, "the ambiguous outcome was stopped at UNKNOWN and settled by evidence").toContain(
       "UNKNOWN->RECONCILED",
@@ -280,7 +402,7 @@ export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: 
   }
 
   return {
-    point,
+    row,
     effect,
     operationId,
     killedBy,
@@ -295,6 +417,7 @@ export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: 
     effects,
     calls: calls.length,
     auditEvents: final.audit.length,
+    stalledRun: stalledRun ? await stalledRun : null,
     seconds: Math.round((Date.now() - startedAt) / 100) / 10,
   };
 }

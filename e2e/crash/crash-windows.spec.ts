@@ -1,37 +1,21 @@
 // Crash windows (issue #6): real worker processes die by SIGKILL at each boundary of a tool call; a recovery worker
 // takes over and the ledger must hold.
-import fs from "node:fs";
-import path from "node:path";
 // No page here, so not the fixtures' test, whose console-error guard would start a browser for nothing.
 import { request as requests, test } from "@playwright/test";
-import { createKey, E2E_DB_URL, personKey, userIdOf } from "../fixtures/api";
-import { E2E_BASE_URL, REPO_ROOT, TEST_ADMIN_EMAIL } from "../fixtures/test-env";
-import { runCrashCase } from "./crash-case";
+import { createKey, personKey, userIdOf } from "../fixtures/api";
+import { E2E_BASE_URL, TEST_ADMIN_EMAIL } from "../fixtures/test-env";
+import { inPool, runCrashCase } from "./crash-case";
 import { CRASH_POINTS, EFFECT_CLASSES, notApplicable } from "./matrix";
 import { CrashProvider } from "./provider";
-import { crashTable, type Cell } from "./table";
+import { reportRun } from "./report";
+import { WORKER_TABLE, type Cell } from "./table";
 
-const ENGINE = E2E_DB_URL.startsWith("file:") ? "SQLite" : "PostgreSQL";
-const REPORT_DIR = path.join(REPO_ROOT, "test-results");
 /** Cases in flight at once: each has its own tool, key and worker processes; more would only queue for the 2 cores. */
 const CONCURRENCY = 8;
 
 const CASES = CRASH_POINTS.flatMap((point) =>
   EFFECT_CLASSES.filter((effect) => notApplicable(point, effect) === null).map((effect) => ({ point, effect })),
 );
-
-/** Runs `work` over `items`, at most `size` at a time. */
-async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: size }, async () => {
-      while (next < items.length) {
-        const item = items[next++];
-        if (item !== undefined) await work(item);
-      }
-    }),
-  );
-}
 
 test("crash windows: SIGKILL at every boundary and effect class, then a recovery worker takes over", async () => {
   test.setTimeout(360_000);
@@ -42,6 +26,7 @@ test("crash windows: SIGKILL at every boundary and effect class, then a recovery
   const provider = new CrashProvider();
   await provider.start();
   const cells = new Map<string, Cell>();
+  let problem: string | null = null;
   try {
     // Workers run with an agent key; the person who approves uses a key bound to them (the e2e admin): only a person
     // may approve, and four-eyes keeps the planner out.
@@ -50,7 +35,11 @@ test("crash windows: SIGKILL at every boundary and effect class, then a recovery
     await inPool(CASES, CONCURRENCY, async ({ point, effect }) => {
       try {
         cells.set(`${point.id}/${effect}`, {
-          result: await runCrashCase({ request, provider, agentKey, approver }, point, effect),
+          result: await runCrashCase(
+            { request, baseUrl: E2E_BASE_URL, provider, inProcess: false, agentKey, approver },
+            point,
+            effect,
+          ),
         });
       } catch (error) {
         cells.set(`${point.id}/${effect}`, { failed: error instanceof Error ? error.message : String(error) });
@@ -59,12 +48,7 @@ test("crash windows: SIGKILL at every boundary and effect class, then a recovery
   } finally {
     await provider.stop();
     await request.dispose();
-    const table = crashTable(cells, ENGINE, Math.round((Date.now() - started) / 1000));
-    fs.mkdirSync(REPORT_DIR, { recursive: true });
-    fs.writeFileSync(path.join(REPORT_DIR, "crash-windows.md"), table);
-    fs.writeFileSync(path.join(REPORT_DIR, `crash-windows-${ENGINE.toLowerCase()}.md`), table);
-    console.log(table);
+    problem = reportRun(WORKER_TABLE, cells, started);
   }
-  const failures = [...cells].flatMap(([name, cell]) => ("failed" in cell ? [`${name}: ${cell.failed}`] : []));
-  if (failures.length > 0) throw new Error(`${failures.length} crash window(s) failed:\n\n${failures.join("\n\n")}`);
+  if (problem) throw new Error(problem);
 });

@@ -10,15 +10,19 @@ export type EffectClass = (typeof EFFECT_CLASSES)[number];
  */
 export type KillAt = "planned" | "claimed" | "dispatched" | "provider_committed" | "reported" | "reconcile_looked_up";
 
-export interface CrashPoint {
+/** One row of a crash table: a window in which something dies. */
+export interface CrashRow {
   id: string;
   /** The issue's words. */
   title: string;
-  killAt: KillAt;
-  /** Whether the request may have reached the provider when the worker died: only evidence may settle it then. */
+  /** Whether the request may have reached the provider when the crash came: only evidence may settle it then. */
   ambiguous: boolean;
-  /** How the boundary maps onto the real API calls, for the table's legend. */
+  /** How the window maps onto the real API calls, for the table's legend. */
   mapping: string;
+}
+
+export interface CrashPoint extends CrashRow {
+  killAt: KillAt;
 }
 
 export const CRASH_POINTS: CrashPoint[] = [
@@ -67,24 +71,40 @@ export const CRASH_POINTS: CrashPoint[] = [
     killAt: "reconcile_looked_up",
     ambiguous: true,
     mapping:
-      "The provider commits and the answer is lost, runTool reports `unknown` (UNKNOWN, gate RECONCILE); the worker then reconciles itself: claims the lease, looks the effect up by the original key (applied), and is killed before POST /reconcile. The server's own auto-reconcile (REPLAYABLE) runs inside the server process, which the harness cannot kill without killing the API; it is one transaction per operation.",
+      "The provider commits and the answer is lost, runTool reports `unknown` (UNKNOWN, gate RECONCILE); the worker then reconciles itself: claims the lease, looks the effect up by the original key (applied), and is killed before POST /reconcile. The server's own auto-reconcile is killed mid-lookup in the server-side table (`auto_reconcile_lookup`).",
   },
 ];
 
 /** Which cells cannot exist in this architecture, and why (the table says so instead of faking them). */
-export function notApplicable(point: CrashPoint, effect: EffectClass): string | null {
-  if (point.killAt === "reconcile_looked_up" && effect === "PURE") {
+export function notApplicable(row: CrashRow, effect: EffectClass): string | null {
+  if (row.id === "during_reconciliation" && effect === "PURE") {
     return "n/a: an unknown PURE outcome is retried by the gate, never reconciled";
   }
   return null;
 }
 
 /**
- * One realistic contract per class, in the spirit of lib/demo/contracts.ts, each with a provider lookup by key except
- * PURE (nothing to look up). Only REPLAYABLE lets the server's sweep run the lookup by itself (`auto`), as in the demo.
+ * Calls the provider must have seen: one, except for a PURE read whose first call was sent and never reported, which
+ * the gate simply sends again. The provider counts every call, so a repeat shows even where IDEMPOTENT deduplicates.
  */
-export function contractFor(effect: EffectClass, lookupTemplate: string): ContractBody {
-  const lookup = (auto: boolean) => ({
+export function expectedCalls(point: CrashPoint, effect: EffectClass): number {
+  const unreported = point.killAt === "provider_committed" || point.killAt === "reconcile_looked_up";
+  return effect === "PURE" && unreported ? 2 : 1;
+}
+
+export interface ContractOptions {
+  /** Whether the server's sweep may look the effect up by itself (default: REPLAYABLE only, as in the demo). */
+  auto?: boolean;
+  approval?: ContractBody["approval"];
+}
+
+/**
+ * One realistic contract per class, in the spirit of lib/demo/contracts.ts, each with a provider lookup by key except
+ * PURE (nothing to look up).
+ */
+export function contractFor(effect: EffectClass, lookupTemplate: string, options: ContractOptions = {}): ContractBody {
+  const auto = options.auto ?? effect === "REPLAYABLE";
+  const lookup = {
     method: "lookup",
     urlTemplate: lookupTemplate,
     timeoutMs: 2000,
@@ -92,8 +112,8 @@ export function contractFor(effect: EffectClass, lookupTemplate: string): Contra
     statusField: "status",
     appliedValues: ["applied"],
     auto,
-  });
-  const base = { approval: "not_required" as const, maxAttempts: 3, backoff: { baseMs: 50, maxMs: 100 } };
+  };
+  const base = { approval: options.approval ?? "not_required", maxAttempts: 3, backoff: { baseMs: 50, maxMs: 100 } };
   switch (effect) {
     case "PURE":
       return { ...base, effect, idempotencyKey: "optional", reconcile: null, description: "crash harness: a search" };
@@ -102,7 +122,7 @@ export function contractFor(effect: EffectClass, lookupTemplate: string): Contra
         ...base,
         effect,
         idempotencyKey: "required",
-        reconcile: lookup(false),
+        reconcile: lookup,
         keyRetentionMs: 24 * 60 * 60 * 1000,
         description: "crash harness: a charge, deduplicated by its key for 24 h",
       };
@@ -111,7 +131,7 @@ export function contractFor(effect: EffectClass, lookupTemplate: string): Contra
         ...base,
         effect,
         idempotencyKey: "required",
-        reconcile: lookup(true),
+        reconcile: lookup,
         description: "crash harness: a release, looked up by client token",
       };
     case "UNKNOWN":
@@ -119,7 +139,7 @@ export function contractFor(effect: EffectClass, lookupTemplate: string): Contra
         ...base,
         effect,
         idempotencyKey: "optional",
-        reconcile: lookup(false),
+        reconcile: lookup,
         description: "crash harness: a CRM update whose retry behaviour nobody vouches for",
       };
     case "NON_RETRYABLE":
@@ -127,7 +147,7 @@ export function contractFor(effect: EffectClass, lookupTemplate: string): Contra
         ...base,
         effect,
         idempotencyKey: "optional",
-        reconcile: lookup(false),
+        reconcile: lookup,
         description: "crash harness: a wire transfer; a repeat is a second transfer",
       };
   }
@@ -147,10 +167,14 @@ export interface WorkerConfig {
   providerTimeoutMs: number;
   /** Where this worker SIGKILLs itself; null for a recovery worker (the provider kills at provider_committed). */
   killAt: KillAt | null;
+  /** Where this worker SIGSTOPs itself, stalled until the spec sends SIGCONT (a paused process, not a dead one). */
+  stopAt?: KillAt;
 }
 
 /** One line a worker writes to stdout per event, before it goes on (or dies). */
 export type WorkerEvent =
   | { type: "step"; step: string; operationId: string; idempotencyKey: string; phase: string; fence: number }
   | { type: "log"; line: string }
+  /** The ledger stopped answering mid-run (its server died): what an agent sees before it runs the call again. */
+  | { type: "unreachable"; message: string }
   | { type: "done"; status: string; operationId: string; phase: string; decision: string };

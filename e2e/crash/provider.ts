@@ -27,11 +27,14 @@ const LOOKUP = /^\/tools\/([^/]+)\/effects\/by-key\/([^/]+)$/;
 /**
  * Behaves like the providers the classes describe: PURE reads and changes nothing; IDEMPOTENT answers a known key
  * with the effect it already applied (Stripe-like); REPLAYABLE, UNKNOWN and NON_RETRYABLE apply a new effect on every
- * call, so a repeat the ledger should have stopped shows up as a second effect.
+ * call, so a repeat the ledger should have stopped shows up as a second effect. Every request is recorded, calls not
+ * deduplicated: a repeated PURE or IDEMPOTENT call shows in the call count.
  */
 export class CrashProvider {
   readonly requests: ProviderRequest[] = [];
   readonly effects: AppliedEffect[] = [];
+  /** The keys whose worker this provider killed: proof the window was reached, not a hang ended by a deadline. */
+  readonly killed: string[] = [];
   private readonly faults = new Map<string, Fault>();
   private readonly held = new Set<Socket>();
   private readonly server = http.createServer((req, res) => this.handle(req, res));
@@ -106,6 +109,7 @@ export class CrashProvider {
     if (fault?.kind === "kill_after_commit") {
       // Committed; the worker dies before a byte of the answer is written.
       process.kill(fault.pid, "SIGKILL");
+      this.killed.push(idempotencyKey);
       req.socket.destroy();
       return;
     }

@@ -10,6 +10,7 @@ import { IllegalTransitionError } from "@/lib/retry-gate/phases";
 import { problem, titleFor } from "./problem";
 import { BodyError } from "./request-body";
 import { ensureStarted } from "@/lib/server/startup";
+import { killAfterCommit } from "@/lib/testing/kill-point";
 
 export interface ApiContext<P> {
   req: Request;
@@ -91,7 +92,9 @@ export function apiRoute<P = Record<string, never>>(scopes: ApiScope[], handler:
         );
       }
       if (scopes.length > 0) requireScope(scopesOf(verified.key), ...scopes);
-      return await handler({ req, params: await context.params, ledger: shared, ...verified, now });
+      const response = await handler({ req, params: await context.params, ledger: shared, ...verified, now });
+      await killAfterCommit(req, response);
+      return response;
     } catch (error) {
       return errorResponse(error);
     }

@@ -16,6 +16,7 @@ import {
   type ReconcileSettings,
 } from "@/lib/ledger/outbound/provider-lookup";
 import { isWriteConflict } from "../store/types";
+import { killPoint } from "@/lib/testing/kill-point";
 
 /** The system, named for what it did, so the audit trail says a lookup and not a person reconciled. */
 export const AUTO_RECONCILER: Actor = { ...SYSTEM_ACTOR, label: "auto-reconcile (provider lookup)" };
@@ -165,6 +166,7 @@ export async function autoReconcile(
 
   await inPool(due, options.concurrency ?? 4, async (op) => {
     const evidence = await lookupEffect(settings.get(op.tool) ?? null, op, now, options.outbound);
+    killPoint("auto_reconcile_lookup", op.tool);
     report.looked++;
     const suggestion = reconcileSuggestion(evidence);
     if (!suggestion) {

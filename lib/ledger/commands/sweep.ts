@@ -7,6 +7,7 @@ import { LedgerError } from "../errors";
 import { writeOperation, type Tx } from "./run-command";
 
 import { isWriteConflict } from "../store/types";
+import { killPoint } from "@/lib/testing/kill-point";
 
 const BATCH = 100;
 
@@ -58,6 +59,7 @@ export async function recoverExpiredLeases(ledger: Ledger, now: Date): Promise<n
         if (!op) return;
         found = true;
         await moveToUnknown(tx, op, now);
+        killPoint("sweep_takeover", op.tool);
       });
     } catch (error) {
       if (!lostRace(error)) throw error;
