@@ -131,7 +131,8 @@ const PLACEHOLDER = "\u0001fuzz-key\u0001";
  * a plain one, or one of the keys that pollute prototypes in naive merges, written as raw JSON text because
  * JSON.stringify would not keep an own "__proto__".
  */
-function extraKey(valid: Record<string, unknown>): fc.Arbitrary<string> {
+function extraKey(valid: Record<string, unknown>, protoKey = true): fc.Arbitrary<string> {
+  const polluting = ["constructor", "prototype", "isAdmin", "scopes", "role", ...(protoKey ? ["__proto__"] : [])];
   const objects = [
     [],
     ...paths(valid).filter((p) => {
@@ -142,7 +143,7 @@ function extraKey(valid: Record<string, unknown>): fc.Arbitrary<string> {
   return fc
     .record({
       at: fc.constantFrom(...objects),
-      key: fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "isAdmin", "scopes", "role"), unicodeText),
+      key: fc.oneof(fc.constantFrom(...polluting), unicodeText),
       value: fc.constantFrom(
         '{"isAdmin":true,"role":"admin"}',
         '{"prototype":{"polluted":1}}',
@@ -361,7 +362,9 @@ export function hostileActionInput(valid: Record<string, unknown>): fc.Arbitrary
       4,
     ),
     tagged("one field wrong", mutated(valid), 6),
-    tagged("extra or prototype key", extraKey(valid), 3),
+    // No "__proto__": React's decoder of a server action's arguments deletes that key before the action runs, so the
+    // action receives the valid input and rightly runs (the API's own body check refuses the key: the body fuzz).
+    tagged("extra or prototype key", extraKey(valid, false), 3),
     tagged(
       "deep nesting",
       fc
