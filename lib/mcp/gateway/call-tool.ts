@@ -31,6 +31,12 @@ export interface GatewayContext {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** A gateway request's context: the caller, the upstreams, and the run its calls belong to. */
+export interface GatewayServerContext extends GatewayContext {
+  /** The run this request's calls belong to (the MCP session, X-Opledger-Run, or the key's day). */
+  run: string;
+}
+
 export interface GatewayCall {
   /** `<upstream>__<tool>`, already checked to be an upstream's tool with a contract. */
   name: string;

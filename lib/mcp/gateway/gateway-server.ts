@@ -17,7 +17,7 @@ import { parseGatewayToolName } from "@/lib/mcp/upstreams/tool-names";
 import { ajv, argumentsProblem } from "./arguments-check";
 import { callKey } from "./call-key";
 import { cancelTask, createdTask, getTask, taskResult } from "./call-task";
-import { callThroughGateway, type GatewayContext } from "./call-tool";
+import { callThroughGateway, type GatewayServerContext } from "./call-tool";
 import { listedTool } from "./listed-tool";
 import { refusalResult } from "./model-answer";
 import { relayRequests } from "./relayed-requests";
@@ -25,10 +25,7 @@ import { observeCall } from "./observe-call";
 import { answerFromState } from "./operation-answer";
 import { toolContract } from "./tool-contract";
 
-export interface GatewayServerContext extends GatewayContext {
-  /** The run this request's calls belong to (the MCP session, X-Opledger-Run, or the key's day). */
-  run: string;
-}
+export type { GatewayServerContext };
 
 const INSTRUCTIONS =
   "opledger records every call of these tools before it is sent. When a call answers with an opledger error, follow " +
