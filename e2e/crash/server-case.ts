@@ -1,5 +1,6 @@
 // One case of the server-side crash table, before the recovery: the agent drives the operation into its window
 // against the doomed server, which dies there (or, for the take-over race, the first worker stalls).
+import fs from "node:fs";
 import { expect } from "@playwright/test";
 import { api, expectJson, uniqueId } from "../fixtures/api";
 import {
@@ -48,6 +49,18 @@ function agent(ctx: CaseContext, prepared: PreparedCase, providerTimeoutMs = PRO
   );
 }
 
+/** Waits until the process is stopped (state T in /proc/PID/stat), for at most 10 s. */
+async function untilStopped(pid: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The state follows the command name, which is in parentheses and may hold spaces.
+    if (/^[Tt]$/.test(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3))) return;
+    if (Date.now() > deadline) throw new Error(`worker ${pid} did not stop where it was told to`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A first worker that claims and stalls; it goes on only when the recovery worker is let go too (crash-case.ts). */
 async function stalledWorker(ctx: CaseContext, prepared: PreparedCase): Promise<Crash> {
   const stalled = startWorker({
@@ -67,6 +80,9 @@ async function stalledWorker(ctx: CaseContext, prepared: PreparedCase): Promise<
     approvals: 0,
     resume: async (recovery) => {
       await recovery.reached("planned");
+      // A worker writes its step and then stops itself: a SIGCONT sent in between is lost and it stops for good.
+      await untilStopped(stalled.pid);
+      await untilStopped(recovery.pid);
       process.kill(stalled.pid, "SIGCONT");
       process.kill(recovery.pid, "SIGCONT");
       return doneOf(await stalled.exit).status;

@@ -72,7 +72,8 @@ export interface ActionAnswer {
 export function actionResult(payload: string): unknown {
   const rows = new Map<string, string>();
   for (const line of payload.split("\n")) {
-    const match = /^([0-9a-f]+):(.*)$/.exec(line);
+    // [\s\S], not ".": a row's JSON may hold U+2028 or U+2029 unescaped (a fuzzed key), which "." does not match.
+    const match = /^([0-9a-f]+):([\s\S]*)$/.exec(line);
     if (match) rows.set(match[1]!, match[2]!);
   }
   const head = rows.get("0");
@@ -103,7 +104,8 @@ export function refusedBeforeRunning(answer: ActionAnswer): string | null {
   if (answer.status !== 500) return null;
   const rows = new Map<string, string>();
   for (const line of answer.text.split("\n")) {
-    const match = /^([0-9a-f]+):(.*)$/.exec(line);
+    // [\s\S], not ".": a row's JSON may hold U+2028 or U+2029 unescaped (a fuzzed key), which "." does not match.
+    const match = /^([0-9a-f]+):([\s\S]*)$/.exec(line);
     if (match) rows.set(match[1]!, match[2]!);
   }
   let ref: unknown;
