@@ -24,6 +24,7 @@ import {
 } from "./matrix";
 import type { CrashProvider } from "./provider";
 import { describeExit, runWorker, startWorker, type WorkerExit, type WorkerProcess } from "./worker-process";
+export { inPool } from "@/lib/ledger/in-pool";
 
 /**
  * The dying worker's lease is short, so the recovery need not wait long (the e2e server's sweep runs every 200 ms),
@@ -267,19 +268,6 @@ export async function doomedWorker(
   else expect(last.step, `the worker died at its kill point:\n${describeExit(died)}`).toBe(killAt);
   expect(last.idempotencyKey).toBe(idempotencyKey);
   return { operationId: last.operationId, deadFence: last.fence, killedBy, approvals: 0 };
-}
-
-/** Runs `work` over `items`, at most `size` at a time. */
-export async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: size }, async () => {
-      while (next < items.length) {
-        const item = items[next++];
-        if (item !== undefined) await work(item);
-      }
-    }),
-  );
 }
 
 export async function runCrashCase(ctx: CaseContext, point: CrashPoint, effect: EffectClass): Promise<CaseResult> {

@@ -5,6 +5,9 @@ import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import type { Ledger } from "@/lib/ledger/ledger";
+import { inPool } from "@/lib/ledger/in-pool";
+
+export { inPool };
 
 /** The agent the outage happened to: a key id of its own, so its operations are nobody else's. */
 export const OUTAGE_AGENT: Actor = {
@@ -14,19 +17,6 @@ export const OUTAGE_AGENT: Actor = {
   scopes: ["agent"],
   person: null,
 };
-
-/** Runs `work` on every item, `size` at a time. */
-export async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(size, items.length) }, async () => {
-      while (next < items.length) {
-        const item = items[next++];
-        if (item !== undefined) await work(item);
-      }
-    }),
-  );
-}
 
 /** `count` operations of `tool` in run `runId`, each left UNKNOWN after a timed-out first attempt; their ids. */
 export async function seedUnknowns(

@@ -14,6 +14,7 @@ import { actOnItem, jobMarker, type BulkJobContext, type ItemOutcome } from "./a
 import { jobActorRefusal } from "./job-actor";
 import type { BulkPreviewRequest } from "./request";
 import { pruneExpiredPreviews } from "./retention";
+import { inPool } from "../in-pool";
 
 /** How often an idle runner prunes the items of long-expired previews. */
 const PRUNE_INTERVAL_MS = 3_600_000;
@@ -41,17 +42,6 @@ export type StepResult = "idle" | "batch" | "finished";
 interface Held {
   job: BulkAction;
   version: number;
-}
-
-async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(size, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++];
-      if (item !== undefined) await work(item);
-    }
-  });
-  await Promise.all(runners);
 }
 
 export class BulkRunner {

@@ -17,6 +17,7 @@ import {
 } from "@/lib/ledger/outbound/provider-lookup";
 import { isWriteConflict } from "../store/types";
 import { killPoint } from "@/lib/testing/kill-point";
+import { inPool } from "../in-pool";
 
 /** The system, named for what it did, so the audit trail says a lookup and not a person reconciled. */
 export const AUTO_RECONCILER: Actor = { ...SYSTEM_ACTOR, label: "auto-reconcile (provider lookup)" };
@@ -120,17 +121,6 @@ export interface AutoReconcileReport {
   undecided: number;
   /** The lookup failed or timed out: left as it was, asked again later. */
   failed: number;
-}
-
-async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(size, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++];
-      if (item !== undefined) await work(item);
-    }
-  });
-  await Promise.all(runners);
 }
 
 /**
