@@ -175,6 +175,24 @@ describe("tools/call", () => {
     expect(calls()).toHaveLength(1);
   });
 
+  it("the same call again while the first is at the upstream waits for it, and both get the one answer", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    writeControl(files().control, { charge: "slow:800" });
+    const args = { customer: "c-9", amount: 3 };
+    const first = call("test__charge", args);
+    await vi.waitFor(() => expect(calls()).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    const [second, third] = await Promise.all([call("test__charge", args), call("test__charge", args)]);
+    const answered = await first;
+    expect(answered.isError).toBeFalsy();
+    expect(await phaseOf(operationOf(answered))).toBe("CONFIRMED");
+    for (const again of [second, third]) {
+      expect(again._meta?.["opledger/replayed"]).toBe(true);
+      expect(again.content).toEqual(answered.content);
+    }
+    expect(effects()).toHaveLength(1);
+    expect(calls()).toHaveLength(1);
+  });
+
   it("an upstream that exits after committing leaves one effect and an UNKNOWN operation", async () => {
     await withContract(t.ledger, "test__put_record", "IDEMPOTENT", { idempotencyKey: "optional" });
     writeControl(files().control, { put_record: "exit_after_commit" });

@@ -85,7 +85,28 @@ export function planInputOf(ctx: GatewayContext, call: GatewayCall): PlanInput &
   };
 }
 
+/**
+ * The calls this instance is running, by tool and key. A claim by the lease's own owner is granted, so the same call
+ * sent again while the first is at the upstream (a client retrying on its own timeout) would take the lease from the
+ * first under this instance's worker id; the first call's outcome would then be refused as stale and the operation end
+ * UNKNOWN. The later call waits for the earlier one and is answered from the ledger. Other instances have worker ids
+ * of their own, which the ledger refuses the live lease.
+ */
+const running = new Map<string, Promise<CallToolResult>>();
+
 export async function callThroughGateway(ctx: GatewayContext, call: GatewayCall): Promise<CallToolResult> {
+  const slot = `${call.name}\n${call.key}`;
+  for (let earlier = running.get(slot); earlier; earlier = running.get(slot)) await earlier.catch(() => undefined);
+  const result = runGatewayCall(ctx, call);
+  running.set(slot, result);
+  try {
+    return await result;
+  } finally {
+    if (running.get(slot) === result) running.delete(slot);
+  }
+}
+
+async function runGatewayCall(ctx: GatewayContext, call: GatewayCall): Promise<CallToolResult> {
   const now = ctx.now ?? (() => new Date());
   const sleep = ctx.sleep ?? wait;
   const started = now().getTime();
