@@ -12,7 +12,12 @@ export function targetOutcomes(result: BenchResult): TargetOutcome[] {
     const figure = result.figures.find((f) => f.label === target.figure);
     if (!figure) throw new Error(`target "${target.label}" names no figure "${target.figure}"`);
     const value = spread(figure.rounds)[target.statistic];
-    const met = target.comparison === ">=" ? value >= target.limit : value < target.limit;
+    const met =
+      target.comparison === ">="
+        ? value >= target.limit
+        : target.comparison === "<="
+          ? value <= target.limit
+          : value < target.limit;
     return { ...target, value, met };
   });
 }

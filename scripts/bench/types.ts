@@ -26,7 +26,7 @@ export interface TargetCheck {
   label: string;
   figure: string;
   statistic: "median" | "max";
-  comparison: ">=" | "<";
+  comparison: ">=" | "<=" | "<";
   limit: number;
 }
 
