@@ -1,29 +1,10 @@
 // The exact set a bulk action is about: every operation matching the filter (or each listed id), oldest first, not a
 // page of it. More than the limit is refused: the person narrows the filter instead of acting on a part they never saw.
-import type { Operation, Prisma } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
+import { operationWhere } from "@/lib/ledger/reads/operations";
 import { LedgerError } from "../errors";
-import { MAX_BULK_OPERATIONS, type BulkFilter, type BulkPreviewRequest } from "./request";
-
-function whereOf(filter: BulkFilter): Prisma.OperationWhereInput {
-  const created =
-    filter.createdBefore || filter.createdAfter
-      ? {
-          createdAt: {
-            ...(filter.createdBefore ? { lt: filter.createdBefore } : {}),
-            ...(filter.createdAfter ? { gte: filter.createdAfter } : {}),
-          },
-        }
-      : {};
-  return {
-    ...(filter.phase ? { phase: filter.phase } : {}),
-    ...(filter.tool ? { tool: filter.tool } : {}),
-    ...(filter.effect ? { effect: filter.effect } : {}),
-    ...(filter.runId ? { runId: filter.runId } : {}),
-    ...(filter.agentId ? { agentId: filter.agentId } : {}),
-    ...created,
-  };
-}
+import { MAX_BULK_OPERATIONS, type BulkPreviewRequest } from "./request";
 
 export interface Selection {
   operations: Operation[];
@@ -51,7 +32,7 @@ export async function selectOperations(ledger: Ledger, request: BulkPreviewReque
     ? await byIds(ledger, request.ids)
     : {
         operations: await ledger.db.operation.findMany({
-          where: whereOf(request.filter ?? {}),
+          where: operationWhere(request.filter ?? {}),
           orderBy: { id: "asc" },
           take: MAX_BULK_OPERATIONS + 1,
         }),

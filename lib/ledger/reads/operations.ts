@@ -59,6 +59,8 @@ export interface OperationFilter {
   plannedByKeyId?: string;
   /** Only operations created before this time (the console's "older than" age filter). */
   createdBefore?: Date;
+  /** Only operations created at or after this time (a bulk action's window). */
+  createdAfter?: Date;
 }
 
 export interface Page<T> {
@@ -81,7 +83,9 @@ function idsMintedBefore(time: Date): string {
   return encodeTime(Math.max(0, time.getTime()), 10);
 }
 
-function whereOf(filter: OperationFilter): Prisma.OperationWhereInput {
+/** The rows a filter matches, as a Prisma condition: the ledger's lists and a bulk action's selection. */
+export function operationWhere(filter: OperationFilter): Prisma.OperationWhereInput {
+  const { createdBefore, createdAfter } = filter;
   return {
     ...(filter.phase ? { phase: filter.phase } : {}),
     ...(filter.tool ? { tool: filter.tool } : {}),
@@ -89,7 +93,14 @@ function whereOf(filter: OperationFilter): Prisma.OperationWhereInput {
     ...(filter.runId ? { runId: filter.runId } : {}),
     ...(filter.agentId ? { agentId: filter.agentId } : {}),
     ...(filter.plannedByKeyId ? { plannedByKeyId: filter.plannedByKeyId } : {}),
-    ...(filter.createdBefore ? { createdAt: { lt: filter.createdBefore } } : {}),
+    ...(createdBefore || createdAfter
+      ? {
+          createdAt: {
+            ...(createdBefore ? { lt: createdBefore } : {}),
+            ...(createdAfter ? { gte: createdAfter } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -146,7 +157,7 @@ export async function listOperations(
   const newest = (page.order ?? "newest") === "newest";
   const id = idRange(filter, page.cursor, newest);
   const rows = await ledger.db.operation.findMany({
-    where: { ...whereOf(filter), ...(id ? { id } : {}) },
+    where: { ...operationWhere(filter), ...(id ? { id } : {}) },
     orderBy: { id: newest ? "desc" : "asc" },
     take: limit + 1,
   });
