@@ -54,10 +54,32 @@ afterEach(async () => {
   await Promise.all(impatient.splice(0).map((ledger) => ledger.close()));
 });
 
-async function hammerWhileLocked(kind: LockKind, holdMs: number, ledger: Ledger = t.ledger): Promise<Acknowledged> {
+/** Resolves once a lane was refused, or when `over` resolves first. */
+async function refusedOrOver(done: Acknowledged, over: Promise<void>): Promise<void> {
+  let ended = false;
+  void over.then(() => (ended = true));
+  while (!ended && done.refusals.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/**
+ * Three lanes write while another process holds `kind`. The holder lets go after `holdMs`; with `untilRefused` it lets
+ * go as soon as a lane was refused (`holdMs` is then only the limit), so a slow machine cannot close the window before
+ * any lane reached it.
+ */
+async function hammerWhileLocked(
+  kind: LockKind,
+  holdMs: number,
+  ledger: Ledger = t.ledger,
+  untilRefused = false,
+): Promise<Acknowledged> {
   const done = nothingAcknowledged();
   const holder = await holdSqliteLock(t.file!, kind, holdMs);
-  await Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, holder.released, done)));
+  const lanes = Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, holder.released, done)));
+  if (untilRefused) {
+    await refusedOrOver(done, holder.released);
+    holder.release();
+  }
+  await lanes;
   await holder.released;
   return done;
 }
@@ -78,7 +100,7 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
   it("gives typed refusals and loses no acknowledged write while another connection holds the write lock past busy_timeout", async () => {
     // A short wait per try, so calls run out of retries (5 tries) while the lock is held, well inside the test's time.
     const ledger = ledgerWithBusyTimeout(100);
-    const done = await hammerWhileLocked("write", 4000, ledger);
+    const done = await hammerWhileLocked("write", 15_000, ledger, true);
     // The lock outlasted every retry of some calls: they failed, clearly, and the rest got through after it.
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
@@ -95,7 +117,7 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
   it("recovers from SQLITE_BUSY at COMMIT (rollback journal, a reader's SHARED lock): the request fails or retries, the ledger keeps working", async () => {
     expect(await t.db.$queryRawUnsafe("PRAGMA journal_mode = DELETE")).toEqual([{ journal_mode: "delete" }]);
     const ledger = ledgerWithBusyTimeout(100);
-    const done = await hammerWhileLocked("read", 2500, ledger);
+    const done = await hammerWhileLocked("read", 15_000, ledger, true);
     expect(done.refusals.length).toBeGreaterThan(0);
     expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
     await expectNoLostWrite(t.ledger, done);
@@ -107,12 +129,13 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
   it("a reader's snapshot starves the checkpoint in WAL mode: the WAL grows, writers go on, nothing acknowledged is lost", async () => {
     await checkpoint("TRUNCATE");
     const done = nothingAcknowledged();
-    const holder = await holdSqliteLock(t.file!, "read", 2500);
+    const holder = await holdSqliteLock(t.file!, "read", 20_000);
     const lanes = Promise.all(["a", "b", "c"].map((name) => lane(t.ledger, name, holder.released, done)));
     while (done.confirmedBeforeStop < 6) await new Promise((resolve) => setTimeout(resolve, 20));
     // Every frame is newer than the reader's snapshot: none may be copied into the database file yet.
     const starved = await checkpoint("PASSIVE");
     const walWhileHeld = fs.statSync(`${t.file}-wal`).size;
+    holder.release();
     await lanes;
     await holder.released;
     expect(starved.log).toBeGreaterThan(0);
@@ -128,11 +151,15 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
   it("SQLITE_BUSY in WAL mode (a TRUNCATE checkpoint holds the write lock while it waits for a reader): typed refusals, nothing acknowledged lost", async () => {
     const ledger = ledgerWithBusyTimeout(100);
     const done = nothingAcknowledged();
-    const reader = await holdSqliteLock(t.file!, "read", 2500);
+    const reader = await holdSqliteLock(t.file!, "read", 15_000);
     // Frames the reader's snapshot does not cover, so the checkpoint has to wait for it.
     await lane(ledger, "before", Promise.resolve(), done);
-    const checkpointer = await holdSqliteLock(t.file!, "checkpoint", 10_000);
-    await Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, reader.released, done)));
+    const checkpointer = await holdSqliteLock(t.file!, "checkpoint", 20_000);
+    const lanes = Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, reader.released, done)));
+    // The reader lets go once a writer was refused behind the waiting checkpoint, and the checkpoint then completes.
+    await refusedOrOver(done, reader.released);
+    reader.release();
+    await lanes;
     await reader.released;
     await checkpointer.released;
     expect(done.refusals.length).toBeGreaterThan(0);

@@ -25,24 +25,38 @@ if (kind === "checkpoint" || kind === "commit") {
   if (kind === "write") db.prepare("BEGIN IMMEDIATE").run();
   else { db.prepare("BEGIN").run(); db.prepare("SELECT count(*) FROM Operation").get(); }
   process.stdout.write("held\\n");
-  setTimeout(() => { db.prepare("ROLLBACK").run(); done(); }, Number(holdMs));
+  let over = false;
+  const finish = () => {
+    if (over) return;
+    over = true;
+    clearTimeout(timer);
+    process.stdin.destroy();
+    db.prepare("ROLLBACK").run();
+    done();
+  };
+  const timer = setTimeout(finish, Number(holdMs));
+  process.stdin.on("data", finish);
 }
 `;
 
 export interface LockHolder {
   /** Resolves when the other process gave the lock back and exited. */
   released: Promise<void>;
+  /** Asks a "read" or "write" holder to give the lock back now, before `holdMs` is over. */
+  release: () => void;
 }
 
 /**
- * Starts a process that takes the lock, holds it for `holdMs` by its own clock, then releases it; resolves once it is
- * held.
+ * Starts a process that takes the lock, holds it for `holdMs` by its own clock (or until `release()` for "read" and
+ * "write"), then releases it; resolves once it is held.
  */
 export async function holdSqliteLock(file: string, kind: LockKind, holdMs: number): Promise<LockHolder> {
   const child = spawn(process.execPath, ["-e", HOLDER, file, kind, String(holdMs)], {
     cwd: process.cwd(),
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  // A release asked for after the holder let go by itself finds its stdin closed; that is not an error.
+  child.stdin.on("error", () => undefined);
   let output = "";
   let errors = "";
   child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString()));
@@ -56,5 +70,5 @@ export async function holdSqliteLock(file: string, kind: LockKind, holdMs: numbe
     });
     exited.then(() => reject(new Error(`the lock holder exited before holding the lock: ${errors}`)), reject);
   });
-  return { released: exited };
+  return { released: exited, release: () => void child.stdin.end("release\n") };
 }
