@@ -50,6 +50,32 @@ describe("commandsStatement", () => {
     ]);
   });
 
+  it("counts a check that several commands need once, and different checks each", () => {
+    const shared = { sql: `(SELECT count(*) FROM "Dependency" WHERE "name" = ?)`, params: ["breaker"] };
+    const [a, b, c] = [command("a"), command("b"), command("c")];
+    a.checks = [shared];
+    b.checks = [{ ...shared }];
+    c.checks = [{ ...shared, params: ["other"] }];
+    const statement = commandsStatement([a, b, c])!;
+    expect(statement.sql.match(/FROM "Dependency"/g)).toHaveLength(2);
+    expect(statement.params.filter((p) => p === "breaker")).toHaveLength(1);
+    expect(statement.params.filter((p) => p === "other")).toHaveLength(1);
+  });
+
+  it("writes the same text for the same commands in any order, with each value beside its placeholder", () => {
+    const insert: CommandWrites = {
+      writes: [{ sql: `INSERT INTO "Operation" ("id") VALUES (?)`, params: ["new"] }],
+      checks: [],
+      audit: [{ id: "event-new" }],
+      targets: ["Operation new"],
+    };
+    const one = commandsStatement([command("a"), insert, command("b")])!;
+    const other = commandsStatement([insert, command("b"), command("a")])!;
+    expect(other.sql).toBe(one.sql);
+    expect(one.params.slice(0, 1)).toEqual(["new"]);
+    expect(other.params.slice(0, 1)).toEqual(["new"]);
+  });
+
   it("is null when there is nothing to write", () => {
     expect(commandsStatement([{ writes: [], checks: [], audit: [], targets: [] }])).toBeNull();
   });

