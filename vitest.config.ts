@@ -1,5 +1,4 @@
 // Vitest: unit and integration tests in Node, `@/` resolving to the repo root, and console noise failing a test.
-import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -17,9 +16,6 @@ export default defineConfig({
     globalSetup: ["./tests/setup/db-template.ts"],
     // Forks isolate native modules (better-sqlite3) and per-worker SQLite files better than threads.
     pool: "forks",
-    // Vitest's default in run mode is one core fewer than the machine has: on the 2-core CI machine, one file at a
-    // time. Many files wait on child processes and database round trips, so every core gets a worker.
-    maxWorkers: availableParallelism(),
     // Tests that start processes (upstreams, servers) need more than the 5 s default on a busy 2-core machine.
     testTimeout: 15_000,
   },
