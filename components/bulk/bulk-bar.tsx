@@ -1,12 +1,16 @@
 "use client";
 // The action bar over an operation table: how many are picked, "all that match this filter", and the bulk actions
 // this page offers. Each action opens the preview dialog; nothing changes before its Run.
+import dynamic from "next/dynamic";
 import { useState } from "react";
 import { buttonClass } from "@/components/ui/button-styles";
 import type { BulkActionName } from "@/lib/ledger/bulk/request";
-import { BulkDialog } from "./bulk-dialog";
 import { actionLabel, type BulkTarget } from "./bulk-target";
 import type { BulkSelection } from "./use-bulk-selection";
+
+// The dialog (preview, run, progress and their actions) loads when a person opens it, not with every table that can
+// select rows: the ledger page's first load waits for every script it carries.
+const BulkDialog = dynamic(() => import("./bulk-dialog").then((m) => m.BulkDialog));
 
 export interface BulkBarProps {
   selection: BulkSelection;

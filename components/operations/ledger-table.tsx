@@ -10,12 +10,15 @@ import { useBulkSelection, type BulkSelection } from "@/components/bulk/use-bulk
 import { EmptyState } from "@/components/ui/empty-state";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHeader } from "@/components/ui/table-header";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { consoleKeys, fetchOperations, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { DecisionBadge } from "./decision-badge";
 import { LedgerFilters } from "./ledger-filters";
 import {
   hasFilters,
   ledgerHref,
+  ledgerRequest,
+  operationsApiUrl,
   readLedgerLocation,
   type LedgerFilter,
   type LedgerLocation,
@@ -23,7 +26,7 @@ import {
 } from "@/lib/console/ledger-search";
 import { ListError, LiveStatus, TableSkeleton } from "./list-states";
 import { AttemptCount, EffectClassText, OperationLink, RunAgent, ToolName } from "./operation-cells";
-import type { OperationRow } from "@/lib/console/operation-row";
+import type { OperationPage, OperationRow } from "@/lib/console/operation-row";
 import { PhaseBadge } from "./phase-badge";
 
 const COLUMNS = ["Operation", "Tool", "Effect", "Phase", "Attempts", "Decision", "Run / agent", "Created"] as const;
@@ -41,19 +44,31 @@ function go(location: LedgerLocation, mode: "push" | "replace"): void {
 /** What the ledger offers in bulk: every action, since its filter may hold any phase; the preview says what applies. */
 const LEDGER_BULK_ACTIONS = ["lookup_reconcile", "reconcile", "approve", "reject"] as const;
 
-/** `canAct`: the person may act (operator role); a viewer gets no checkboxes, and every action checks again anyway. */
-export function LedgerTable({ canAct = false }: { canAct?: boolean }) {
+/** A page of operations the server read for this page's HTML, with the request it answers and when it was read. */
+export interface ServedPage {
+  request: OperationsRequest;
+  page: OperationPage;
+  at: number;
+}
+
+/**
+ * `canAct`: the person may act (operator role); a viewer gets no checkboxes, and every action checks again anyway.
+ * `served`: the page the server rendered with, shown until the browser's own fetch replaces it; only for its request.
+ */
+export function LedgerTable({ canAct = false, served }: { canAct?: boolean; served?: ServedPage }) {
   const searchParams = useSearchParams();
   const location = useMemo(() => readLedgerLocation(new URLSearchParams(searchParams.toString())), [searchParams]);
   const [paused, setPaused] = useState(false);
-  const cursor = location.cursors.at(-1);
-  const onNewestPage = cursor === undefined;
+  const request = ledgerRequest(location);
+  const onNewestPage = request.cursor === undefined;
   const live = onNewestPage && !paused;
 
-  const request: OperationsRequest = { filter: location.filter, cursor, limit: location.limit, order: "newest" };
+  const initial = served && operationsApiUrl(served.request) === operationsApiUrl(request) ? served : undefined;
   const query = useQuery({
     queryKey: consoleKeys.list(request),
     queryFn: ({ signal }) => fetchOperations(request, signal),
+    initialData: initial?.page,
+    initialDataUpdatedAt: initial?.at,
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (live && keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
     refetchOnWindowFocus: live,
@@ -68,9 +83,12 @@ export function LedgerTable({ canAct = false }: { canAct?: boolean }) {
   const page = location.cursors.length + 1;
   const nextCursor = query.data?.nextCursor ?? null;
   const changing = query.isPlaceholderData;
+  const hydrated = useHydrated();
 
   return (
-    <>
+    // The rows come with the HTML, so the controls show before their handlers exist: a filter typed then would be
+    // submitted natively, a click on a pager or checkbox lost. They wait for hydration.
+    <fieldset disabled={!hydrated} className="contents">
       <LedgerFilters filter={location.filter} onChange={setFilter} />
       {canAct ? (
         <BulkBar
@@ -114,7 +132,7 @@ export function LedgerTable({ canAct = false }: { canAct?: boolean }) {
           {nextCursor ? " · older ones on the next page" : " · no older operations"}
         </p>
       ) : null}
-    </>
+    </fieldset>
   );
 }
 

@@ -71,7 +71,8 @@ function clock(ms: number): string {
 /** "Live · updated 14:02:11 UTC" with Pause/Resume; on an older page it says why it is not live. */
 export function LiveStatus({ available, paused, onToggle, fetching, stale, updatedAt }: LiveStatusProps) {
   const live = available && !paused;
-  // Null while server-rendering and hydrating: the server's fetch time would not match the browser's.
+  // Null while server-rendering and hydrating: the server's fetch time would not match the browser's, nor whether a
+  // fetch is under way (the browser may start one on mount for rows the server rendered).
   const mounted = useNow(LIVE_TICK_MS) !== null;
   // Only the state is announced; the clock changes every 5 s and would be noise to a screen reader.
   const state = stale
@@ -86,7 +87,7 @@ export function LiveStatus({ available, paused, onToggle, fetching, stale, updat
       <span className="flex items-center gap-1.5" data-live={live ? "on" : "off"}>
         <span
           aria-hidden="true"
-          className={`size-2 rounded-full ${stale ? "bg-phase-failed" : live ? "bg-phase-confirmed" : "bg-line-strong"} ${live && fetching ? "motion-safe:animate-pulse" : ""}`}
+          className={`size-2 rounded-full ${stale ? "bg-phase-failed" : live ? "bg-phase-confirmed" : "bg-line-strong"} ${live && fetching && mounted ? "motion-safe:animate-pulse" : ""}`}
         />
         <span role="status">{state}</span>
         <span className="tabular-nums">

@@ -91,6 +91,11 @@ export interface OperationsRequest {
   order: "newest" | "oldest";
 }
 
+/** The page of operations a location of the ledger page shows: the last cursor stepped to, newest first. */
+export function ledgerRequest(location: LedgerLocation): OperationsRequest {
+  return { filter: location.filter, cursor: location.cursors.at(-1), limit: location.limit, order: "newest" };
+}
+
 /** The console route's URL for one page of operations. */
 export function operationsApiUrl(request: OperationsRequest): string {
   const params = new URLSearchParams();
