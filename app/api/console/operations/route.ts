@@ -4,9 +4,8 @@ import { z } from "zod";
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { readQuery } from "@/lib/api/query";
-import { listOperations } from "@/lib/ledger/reads/operations";
-import { ageToMs, DEFAULT_PAGE_SIZE, ledgerFilterSchema, MAX_PAGE_SIZE } from "@/lib/console/ledger-search";
-import { operationRow, type OperationPage } from "@/lib/console/operation-row";
+import { readOperationPage } from "@/lib/console/ledger-page";
+import { DEFAULT_PAGE_SIZE, ledgerFilterSchema, MAX_PAGE_SIZE } from "@/lib/console/ledger-search";
 
 const operationsQuery = ledgerFilterSchema
   .extend({
@@ -20,14 +19,7 @@ const operationsQuery = ledgerFilterSchema
   .strict();
 
 export const GET = consoleRoute("viewer", async ({ req, ledger, now }) => {
-  const { cursor, limit, order, age, ...filter } = readQuery(req, operationsQuery);
-  const ageMs = age === undefined ? null : ageToMs(age);
-  const page = await listOperations(
-    ledger,
-    { ...filter, ...(ageMs === null ? {} : { createdBefore: new Date(now.getTime() - ageMs) }) },
-    { cursor, limit, order },
-    now,
-  );
-  const body: OperationPage = { items: page.items.map(operationRow), nextCursor: page.nextCursor };
-  return json(body);
+  const { cursor, limit, order, ...filter } = readQuery(req, operationsQuery);
+  // The same read as the ledger page's server-rendered first page.
+  return json(await readOperationPage(ledger, { filter, cursor, limit, order }, now));
 });
