@@ -62,8 +62,11 @@ test("an outage of 2,000 UNKNOWN sends across two tools is cleared with one bulk
   await login("operator");
   await page.goto(`/?runId=${encodeURIComponent(runId)}&phase=UNKNOWN&limit=50`);
   await expect(page.locator("[data-operation-row]").first()).toBeVisible({ timeout: 60_000 });
-  // Every row on the page, with the header's box, then everything that matches the filter: from the keyboard.
-  await page.getByRole("checkbox", { name: "Select every operation on this page" }).focus();
+  // Every row on the page, with the header's box, then everything that matches the filter: from the keyboard. The rows
+  // come with the HTML; the box takes focus once the page is hydrated and its controls are enabled.
+  const pageBox = page.getByRole("checkbox", { name: "Select every operation on this page" });
+  await expect(pageBox).toBeEnabled();
+  await pageBox.focus();
   await page.keyboard.press("Space");
   const bar = page.getByRole("region", { name: "Bulk actions" });
   await expect(bar).toContainText("50 selected");
