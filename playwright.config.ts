@@ -48,7 +48,9 @@ export default defineConfig({
   outputDir: "test-results/artifacts",
   fullyParallel: false,
   forbidOnly: isCI,
-  retries: 0,
+  // One retry on CI, where the machine is shared and a wait can miss its window; a test that passed only on its retry
+  // is still named in npm test's closing lines ("flaky"), so the signal is kept without refusing the landing.
+  retries: isCI ? 1 : 0,
   workers: isCI ? 1 : undefined,
   timeout: 30_000,
   expect: { timeout: 10_000 },
