@@ -4,13 +4,21 @@
 import fs from "node:fs";
 
 const read = (file) => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : null);
-const firstLine = (message) => (message ?? "").replace(/\u001b\[[0-9;]*m/g, "").trim().split("\n")[0].slice(0, 200);
+const firstLine = (message) =>
+  (message ?? "")
+    .replace(/\u001b\[[0-9;]*m/g, "")
+    .trim()
+    .split("\n")[0]
+    .slice(0, 200);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const failures = [];
 
-for (const [pass, file] of [["unit SQLite", "test-results/summary-vitest-sqlite.json"], ["unit PostgreSQL", "test-results/summary-vitest-pg.json"]]) {
+for (const [pass, file] of [
+  ["unit SQLite", "test-results/summary-vitest-sqlite.json"],
+  ["unit PostgreSQL", "test-results/summary-vitest-pg.json"],
+]) {
   const report = read(file);
   if (!report) continue;
   passed += report.numPassedTests;
@@ -18,7 +26,8 @@ for (const [pass, file] of [["unit SQLite", "test-results/summary-vitest-sqlite.
   skipped += report.numPendingTests + report.numTodoTests;
   for (const result of report.testResults ?? []) {
     for (const test of result.assertionResults ?? []) {
-      if (test.status === "failed") failures.push(`${pass}: ${result.name} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+      if (test.status === "failed")
+        failures.push(`${pass}: ${result.name} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
     }
   }
 }
@@ -27,7 +36,10 @@ function* specsOf(suite) {
   for (const spec of suite.specs ?? []) yield spec;
   for (const child of suite.suites ?? []) yield* specsOf(child);
 }
-for (const [pass, file] of [["e2e SQLite", "test-results/summary-playwright.json"], ["e2e PostgreSQL", "test-results/summary-playwright-pg.json"]]) {
+for (const [pass, file] of [
+  ["e2e SQLite", "test-results/summary-playwright.json"],
+  ["e2e PostgreSQL", "test-results/summary-playwright-pg.json"],
+]) {
   const e2e = read(file);
   if (!e2e) continue;
   passed += e2e.stats.expected + e2e.stats.flaky;
@@ -38,7 +50,9 @@ for (const [pass, file] of [["e2e SQLite", "test-results/summary-playwright.json
       for (const test of spec.tests ?? []) {
         if (test.status !== "unexpected" && test.status !== "flaky") continue;
         const error = test.results?.find((result) => result.error)?.error?.message;
-        failures.push(`${pass}${test.status === "flaky" ? " (flaky, passed on retry)" : ""}: ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error)}`);
+        failures.push(
+          `${pass}${test.status === "flaky" ? " (flaky, passed on retry)" : ""}: ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error)}`,
+        );
       }
     }
   }
