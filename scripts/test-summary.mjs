@@ -24,6 +24,7 @@ for (const file of ["test-results/summary-vitest-sqlite.json", "test-results/sum
   skipped += report.numPendingTests + report.numTodoTests;
 }
 
+/** Every spec under a suite, or under the report itself (its top level has suites too). */
 function* specsOf(suite) {
   for (const spec of suite.specs ?? []) yield spec;
   for (const child of suite.suites ?? []) yield* specsOf(child);
@@ -37,15 +38,13 @@ for (const [pass, file] of [
   passed += e2e.stats.expected + e2e.stats.flaky;
   failed += e2e.stats.unexpected;
   skipped += e2e.stats.skipped;
-  for (const suite of e2e.suites ?? []) {
-    for (const spec of specsOf(suite)) {
-      for (const test of spec.tests ?? []) {
-        if (test.status !== "unexpected" && test.status !== "flaky") continue;
-        const error = test.results?.find((result) => result.error)?.error?.message;
-        failures.push(
-          `${pass}${test.status === "flaky" ? " (flaky, passed on retry)" : ""}: ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error)}`,
-        );
-      }
+  for (const spec of specsOf(e2e)) {
+    for (const test of spec.tests ?? []) {
+      if (test.status !== "unexpected" && test.status !== "flaky") continue;
+      const error = test.results?.find((result) => result.error)?.error?.message;
+      failures.push(
+        `${pass}${test.status === "flaky" ? " (flaky, passed on retry)" : ""}: ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error)}`,
+      );
     }
   }
 }
