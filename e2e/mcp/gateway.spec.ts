@@ -275,24 +275,33 @@ test.describe("crash windows: never a second effect without a person", () => {
     await client.close();
   });
 
-  test("the gateway is SIGKILLed after the upstream committed, before the outcome: UNKNOWN after restart", async () => {
+  test("the gateway is SIGKILLed after the upstream committed, before the outcome: UNKNOWN after restart, sweep or not", async () => {
     test.setTimeout(180_000);
     const client = await world.client();
     const args = { customer: "killed-1", amount: 7 };
     world.control({ charge: "hang_after_commit" });
     void client.callTool({ name: "test__charge", arguments: args }).catch(() => undefined);
     await expect.poll(() => world.effects().filter((e) => e.args.customer === "killed-1").length).toBe(1);
-    await world.killAndRestart();
+    // Down until the dead gateway's lease (the call's 1.5 s deadline and the 5 s margin, taken before the upstream
+    // committed) has run out, as after a slow restart; back with no sweep, so the same call again is what finds the
+    // lost attempt. A claim that leased it afresh would answer in_flight for as long as the client kept calling.
+    await world.killAndRestart({ downMs: 6_600, env: { OPLEDGER_SWEEP_INTERVAL_MS: "3600000" } });
     world.control({});
     const after = await world.client();
-    // The dead gateway's lease runs out (the call's 1.5 s deadline and its margin), then the sweep makes it UNKNOWN;
-    // the restarted server first starts the upstream again, slow on a loaded machine.
+    // The restarted server first starts the upstream again, slow on a loaded machine: until then the call is refused.
+    let again: CallToolResult | undefined;
     await expect
-      .poll(async () => codeOf((await after.callTool({ name: "test__charge", arguments: args })) as CallToolResult), {
-        timeout: 60_000,
-      })
+      .poll(
+        async () => {
+          again = (await after.callTool({ name: "test__charge", arguments: args })) as CallToolResult;
+          return codeOf(again);
+        },
+        { timeout: 60_000 },
+      )
       .toBe("outcome_unknown");
     expect(world.effects().filter((e) => e.args.customer === "killed-1")).toHaveLength(1);
+    expect(world.calls().filter((c) => c.args.customer === "killed-1")).toHaveLength(1);
+    expect((await world.operation(operationOf(again as CallToolResult))).phase).toBe("UNKNOWN");
     await after.close();
   });
 });

@@ -58,6 +58,12 @@ export async function claimChecked(
     },
   );
   expect(expectedClaims(before, worker, w.now), `${worker} claims ${op.id} (${before.phase})`).toContain(answer);
+  const lostInFlight = before.phase === "DISPATCHED" && (before.leaseExpiresAt?.getTime() ?? 0) <= w.now;
+  if (answer === "claimed" && lostInFlight) {
+    // The claim came before the sweep: the attempt whose lease ran out is UNKNOWN all the same, never leased again.
+    expect((await rowOf(w, op)).phase, `${worker} claims ${op.id} after its lease ran out in flight`).toBe("UNKNOWN");
+    w.coverage.count("claim", "lost_in_flight");
+  }
   w.coverage.count("claim", answer);
   return answer as ClaimAnswer;
 }

@@ -70,14 +70,18 @@ export class GatewayWorld {
     return new GatewayWorld(dir, database, port, env, server);
   }
 
-  /** SIGKILL, as a crashed machine; then the same instance again on the same database. */
-  async killAndRestart(): Promise<void> {
+  /**
+   * SIGKILL, as a crashed machine; then, once `downMs` have passed, the same instance again on the same database, with
+   * `env` added to its environment.
+   */
+  async killAndRestart(options: { downMs?: number; env?: Record<string, string> } = {}): Promise<void> {
     await this.server.stop("SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, options.downMs ?? 0));
     this.server = await ServerProcess.start({
       name: "MCP gateway (restarted)",
       port: this.port,
       databaseUrl: this.database.url,
-      env: this.env,
+      env: { ...this.env, ...options.env },
     });
   }
 

@@ -7,6 +7,7 @@ import type { Actor } from "../actor";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { LedgerError } from "../errors";
 import { checkFence, operationCommand, writeOperation } from "./run-command";
+import { recoverLostDispatch } from "./sweep";
 import { operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 
 export const LEASE_MS_MIN = 100;
@@ -47,27 +48,35 @@ export async function claimLease(
   actor: Actor,
   now: Date,
 ): Promise<LeaseView> {
-  return operationCommand(ledger, id, actor, "claim", now, async (tx, { op, contract, dependency }) => {
-    if (op.phase === "EXPIRED") {
+  return operationCommand(ledger, id, actor, "claim", now, async (tx, context) => {
+    const { op: read, contract } = context;
+    if (read.phase === "EXPIRED") {
       throw new LedgerError(
         "approval_expired",
         `Operation ${id} waited for a person longer than its contract allows and expired; nothing was sent. A person can replay it.`,
       );
     }
-    if (isTerminal(op.phase as Phase)) {
-      throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is nothing left to run.`);
+    if (isTerminal(read.phase as Phase)) {
+      throw new LedgerError("already_finished", `Operation ${id} is ${read.phase}; there is nothing left to run.`);
     }
-    const live = op.leaseExpiresAt !== null && op.leaseExpiresAt.getTime() > now.getTime();
-    if (live && op.leaseOwner !== input.workerId) {
+    const live = read.leaseExpiresAt !== null && read.leaseExpiresAt.getTime() > now.getTime();
+    if (live && read.leaseOwner !== input.workerId) {
       throw new LedgerError(
         "lease_held",
-        `Operation ${id} is leased by ${op.leaseOwner} until ${op.leaseExpiresAt?.toISOString()}; try again after that.`,
+        `Operation ${id} is leased by ${read.leaseOwner} until ${read.leaseExpiresAt?.toISOString()}; try again after that.`,
       );
     }
-    const fence = op.fence + 1;
+    const fence = read.fence + 1;
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
-    const updated = await writeOperation(tx, op, { fence, leaseOwner: input.workerId, leaseExpiresAt }, now);
-    await tx.appendAudit([leaseClaimAudit(op, input, fence, actor, now)]);
+    const lease = { leaseOwner: input.workerId, leaseExpiresAt };
+    // An attempt whose lease ran out in flight is UNKNOWN (API.md, Recovery), whether the sweep or this claim gets
+    // there first: a fresh lease must not keep it DISPATCHED while its caller keeps claiming. The sweep's step fences
+    // the old holder out, so the claim that follows it is a first claim, not a take-over.
+    const lost = !live && read.phase === "DISPATCHED";
+    const { op: updated, dependency } = lost
+      ? await recoverLostDispatch(tx, read, context.dependency, now, lease)
+      : { op: await writeOperation(tx, read, { fence, ...lease }, now), dependency: context.dependency };
+    await tx.appendAudit([leaseClaimAudit(lost ? { ...read, leaseOwner: null } : read, input, fence, actor, now)]);
     return {
       fence,
       leaseExpiresAt: leaseExpiresAt.toISOString(),

@@ -307,6 +307,34 @@ describe("unknown outcomes, reconciliation and recovery", () => {
     expect(await codeOf(outcome(t.ledger, id, { fence, result: "confirmed" }, at(1004)))).toBe("stale_fence");
   });
 
+  it("makes a DISPATCHED operation whose lease ran out UNKNOWN when it is claimed before the sweep, for any worker", async () => {
+    // A restarted worker (or gateway) claiming again before the sweep ran: the claim must not hand the lost attempt a
+    // fresh lease, or a caller that keeps claiming would keep it DISPATCHED and out of every person's queue.
+    for (const [n, worker] of ["w2", "w1"].entries()) {
+      const { id, fence } = await planAndClaim(
+        t.ledger,
+        { tool: "payments.charge", args: { n }, idempotencyKey: `lost-${n}` },
+        T0,
+        "w1",
+        1000,
+      );
+      await dispatch(t.ledger, id, fence, at(1));
+      const lease = await claimLease(t.ledger, id, { workerId: worker, leaseMs: 1000 }, agent, at(1001));
+      expect(lease.operation.phase).toBe("UNKNOWN");
+      expect(lease.operation.decision.action).toBe("RECONCILE");
+      expect(lease.fence).toBe(fence + 1);
+      expect(await codeOf(dispatch(t.ledger, id, lease.fence, at(1002)))).toBe("reconcile_required");
+      const detail = await getOperation(t.ledger, id, at(1003));
+      expect(detail.phase).toBe("UNKNOWN");
+      expect(detail.attempts[0]?.result).toBe("unknown");
+      expect(detail.audit.map((a) => [a.action, a.actorType]).slice(-2)).toEqual([
+        ["operation.outcome_unknown", "system"],
+        ["operation.lease_claimed", "api_key"],
+      ]);
+      expect(await recoverExpiredLeases(t.ledger, at(5000))).toBe(0);
+    }
+  });
+
   it("does not double-recover when two sweeps run at once", async () => {
     for (let i = 0; i < 5; i++) {
       const { id, fence } = await planAndClaim(t.ledger, { tool: "search.web", args: { i } }, T0, "w1", 10);

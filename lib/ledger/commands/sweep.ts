@@ -1,6 +1,6 @@
 // The recovery sweep: an operation whose lease expired while DISPATCHED becomes UNKNOWN, done by the system.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Dependency, Operation } from "@/lib/generated/prisma/client";
 import { SYSTEM_ACTOR } from "../actor";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
@@ -11,10 +11,24 @@ import { killPoint } from "@/lib/testing/kill-point";
 
 const BATCH = 100;
 
-/** Moves one operation to UNKNOWN in the caller's transaction; throws WriteConflict if someone else moved it first. */
-async function moveToUnknown(tx: Tx, op: Operation, now: Date): Promise<void> {
+/** Who holds the lease once a lost attempt is UNKNOWN: nobody after the sweep, the claimer after a claim. */
+export type LeaseAfterLoss = Pick<Operation, "leaseOwner" | "leaseExpiresAt">;
+
+/**
+ * Moves a DISPATCHED operation whose lease ran out to UNKNOWN (fence + 1) in the caller's transaction, as the system:
+ * the sweep's step, and a claim's when the claim comes before the sweep (then the claimer holds the new fence's lease,
+ * written in the same statement). Throws WriteConflict if someone else moved it first. Returns the row and its
+ * dependency as written.
+ */
+export async function recoverLostDispatch(
+  tx: Tx,
+  op: Operation,
+  dependency: Dependency | null,
+  now: Date,
+  lease: LeaseAfterLoss = { leaseOwner: null, leaseExpiresAt: null },
+): Promise<{ op: Operation; dependency: Dependency | null }> {
   // Conditional on the version we read: if a worker reported meanwhile, or another sweep won, nothing is written.
-  await writeOperation(tx, op, { phase: "UNKNOWN", fence: op.fence + 1, leaseOwner: null, leaseExpiresAt: null }, now);
+  const moved = await writeOperation(tx, op, { phase: "UNKNOWN", fence: op.fence + 1, ...lease }, now);
   const attempt = await tx.attempt(op.id, op.attempt);
   if (attempt?.result === "in_flight")
     await tx.updateAttempt(attempt.id, { result: "unknown", errorKind: "lease_expired", finishedAt: now });
@@ -32,9 +46,15 @@ async function moveToUnknown(tx: Tx, op: Operation, now: Date): Promise<void> {
     },
   ]);
   // A lost answer counts against the dependency, and frees a half-open breaker's probe slot.
-  const contract = await tx.contractVersion(op.tool, op.contractVersion);
-  const dependency = contract?.dependency ? await tx.dependency(contract.dependency) : null;
-  await recordOnBreaker(tx, dependency, { type: "failure" }, SYSTEM_ACTOR, now, `the expired lease on ${op.id}`);
+  const breaker = await recordOnBreaker(
+    tx,
+    dependency,
+    { type: "failure" },
+    SYSTEM_ACTOR,
+    now,
+    `the expired lease on ${op.id}`,
+  );
+  return { op: moved, dependency: breaker };
 }
 
 /** Lost a race (the operation, or its dependency's breaker, changed meanwhile): leave the row for the next pass. */
@@ -58,7 +78,9 @@ export async function recoverExpiredLeases(ledger: Ledger, now: Date): Promise<n
         const op = await tx.oldestExpiredLease(now);
         if (!op) return;
         found = true;
-        await moveToUnknown(tx, op, now);
+        const contract = await tx.contractVersion(op.tool, op.contractVersion);
+        const dependency = contract?.dependency ? await tx.dependency(contract.dependency) : null;
+        await recoverLostDispatch(tx, op, dependency, now);
         killPoint("sweep_takeover", op.tool);
       });
     } catch (error) {
