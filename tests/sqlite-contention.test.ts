@@ -170,13 +170,18 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     expect(after.refusals).toEqual([]);
   }, 30_000);
 
-  it("runs a Prisma-side transaction again when another process wrote past its snapshot (SQLITE_BUSY_SNAPSHOT in WAL mode)", async () => {
+  it("takes the write lock at a Prisma-side transaction's start: another process's commit waits for it, and no try is lost to a stale snapshot", async () => {
     let tries = 0;
+    let other: Promise<void> | undefined;
     const tool = await auditedTransaction(t.ledger, async (tx, audit) => {
       tries++;
-      // A deferred transaction: its snapshot starts with this read.
       const tools = await tx.toolContract.count();
-      if (tries === 1) await (await holdSqliteLock(t.file!, "commit", 1000)).released;
+      // Another process commits after this read. Were the transaction deferred, its write would then fail at once
+      // (SQLITE_BUSY_SNAPSHOT) and the whole transaction run again; holding the write lock, it goes on.
+      if (!other) {
+        other = (await holdSqliteLock(t.file!, "commit", 10_000)).released;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
       const created = await tx.toolContract.create({
         data: { tool: `snapshot-${tools}`, currentVersion: 1, createdAt: at(0) },
       });
@@ -185,8 +190,12 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
       ]);
       return created.tool;
     });
-    // The first try's write found its snapshot stale and failed; the second saw the other process's commit.
-    expect(tries).toBe(2);
+    await other;
+    expect(tries).toBe(1);
+    // The other process's commit landed after this transaction's, once the lock was free.
+    expect(await t.db.$queryRawUnsafe<{ user_version: bigint }[]>("PRAGMA user_version")).toEqual([
+      { user_version: 1n },
+    ]);
     expect(await t.db.toolContract.count({ where: { tool } })).toBe(1);
     expect(await t.db.auditEvent.count({ where: { subjectId: tool } })).toBe(1);
     expect((await verifyAuditChain(t.ledger)).problems).toEqual([]);

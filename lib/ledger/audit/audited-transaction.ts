@@ -15,9 +15,18 @@ export type AuditedTx = Prisma.TransactionClient;
 /** Records events to be appended when the work succeeds, in the same transaction. */
 export type Audit = (events: AuditInput[]) => void;
 
+/**
+ * Prisma's SQLite adapter begins deferred: a transaction that reads first could not write once another process had
+ * committed (SQLITE_BUSY_SNAPSHOT, no busy wait), and a busy server commits every few milliseconds, so the CLI's writes
+ * could fail every try. A first statement that writes nothing takes the write lock at once, waiting up to busy_timeout
+ * for it, as the ledger store's BEGIN IMMEDIATE does.
+ */
+const TAKE_WRITE_LOCK = `UPDATE "AuditChain" SET "seq" = "seq" WHERE 0`;
+
 export function auditedTransaction<T>(ledger: Ledger, work: (tx: AuditedTx, audit: Audit) => Promise<T>): Promise<T> {
   return withWriteRetry(() =>
     ledger.db.$transaction(async (tx) => {
+      if (ledger.engine === "sqlite") await tx.$executeRawUnsafe(TAKE_WRITE_LOCK);
       const events: AuditInput[] = [];
       const result = await work(tx, (more) => void events.push(...more));
       // Last: moving the chain's head locks it (the write lock on SQLite, a row lock on PostgreSQL) until the end.
