@@ -695,7 +695,7 @@ function paths(): JsonObject {
     "/api/v1/operations/{id}/claim": operationAction(
       "claimOperation",
       "Take the run lease (agent scope)",
-      `An expired lease is taken over and the fence increases by one.${OWN_OPERATIONS}`,
+      `An expired lease is taken over and the fence increases by one. An operation whose lease ran out while DISPATCHED becomes UNKNOWN first, as the recovery sweep would make it (the request may have left): the claim holds its lease, and dispatch answers reconcile_required.${OWN_OPERATIONS}`,
       scope("agent"),
       "ClaimInput",
       json("The lease.", "Lease"),
