@@ -1,4 +1,5 @@
 // An identifier in monospace, shortened in the middle so the start and end stay comparable; full value on hover.
+import { shortenId } from "@/lib/console/shorten-id";
 
 export interface MonoIdProps {
   value: string;
@@ -9,17 +10,8 @@ export interface MonoIdProps {
   className?: string;
 }
 
-const ELLIPSIS = "…";
-
-function shorten(value: string, maxChars: number): string {
-  if (value.length <= maxChars) return value;
-  const tail = Math.max(2, Math.floor((maxChars - 1) / 3));
-  const head = Math.max(1, maxChars - 1 - tail);
-  return `${value.slice(0, head)}${ELLIPSIS}${value.slice(value.length - tail)}`;
-}
-
 export function MonoId({ value, maxChars = 14, label, className = "" }: MonoIdProps) {
-  const shown = shorten(value, maxChars);
+  const shown = shortenId(value, maxChars);
   return (
     <span title={value} translate="no" className={`font-mono text-[12.5px] whitespace-nowrap ${className}`}>
       {/* Screen readers get the whole id; the shortened one is for the eye. */}
