@@ -3,6 +3,7 @@
 import pg from "pg";
 import { CommandBatcher, type CommandWrites } from "./command-batch";
 import { PipelinedClients } from "./pipelined-clients";
+import { numbered, PreparedTexts } from "./prepared-texts";
 import { OneStatementTx } from "./one-statement-tx";
 import { CommandMemory, RememberedRows } from "./remembered-rows";
 import { ContractVersionCache, SqlLedgerReads, storeReads, type Executor, type ValueCodec } from "../sql";
@@ -29,55 +30,28 @@ const codec: ValueCodec = {
 /** The SQLSTATE opledger_expect_rows raises when a conditional write matched no row (migration 20261130200000). */
 const CONDITION_FAILED = "OPL01";
 
-/** `?` placeholders numbered for PostgreSQL. */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
-
-/** Each distinct text is prepared once per connection under its own name. */
-const prepared = new Map<string, { name: string; text: string }>();
-function statement(sql: string): { name: string; text: string } {
-  let found = prepared.get(sql);
-  if (!found) {
-    found = { name: `opledger_${prepared.size}`, text: numbered(sql) };
-    prepared.set(sql, found);
-  }
-  return found;
-}
-
 /**
  * Most batch texts prepared. Each holds a cached plan on every connection (measured: 6.6 MB of plans on one backend
  * for 14 statements, most of them batches of 16), and batches of other commands or sizes keep making new texts; under
  * a steady load the few that recur (the same commands in the same numbers) come first. Preparing them cut the server's
- * CPU per lifecycle by ~30%: planning a batch of 16 costs more than running it.
+ * CPU per lifecycle by ~30%: planning a batch of 16 costs more than running it. Single commands' texts are a set the
+ * code fixes (a command, the columns it changes, its count of audit events), bounded all the same.
  */
-const MAX_PREPARED_BATCHES = 8;
-/** Batch texts sent once and not prepared: a second sighting prepares one. Forgotten in bulk, a bound only. */
-const seenBatches = new Set<string>();
-const MAX_SEEN_BATCHES = 1_000;
-let preparedBatches = 0;
-
-/** Whether a batch's text has recurred (and so is worth a plan on every connection), within the bound. */
-function recurs(sql: string): boolean {
-  if (prepared.has(sql)) return true;
-  if (preparedBatches >= MAX_PREPARED_BATCHES) return false;
-  if (!seenBatches.delete(sql)) {
-    if (seenBatches.size >= MAX_SEEN_BATCHES) seenBatches.clear();
-    seenBatches.add(sql);
-    return false;
-  }
-  preparedBatches++;
-  return true;
-}
+const preparedTexts = new PreparedTexts({ maxTexts: 512, maxBatches: 8, maxSeenBatches: 1_000 });
 
 /**
  * Runs statements on the pipelined connections, with PostgreSQL's errors as the store's. `prepare`: false for a
  * text that may not recur (a batch of several commands), which would only fill every connection with statements.
  */
-async function query(pool: PipelinedClients, sql: string, params: unknown[], prepare = true): Promise<pg.QueryResult> {
+async function query(
+  pool: PipelinedClients,
+  sql: string,
+  params: unknown[],
+  kind: "single" | "batch" = "single",
+): Promise<pg.QueryResult> {
   try {
-    return await pool.query(prepare ? { ...statement(sql), values: params } : { text: numbered(sql), values: params });
+    const statement = preparedTexts.statementFor(sql, kind) ?? { text: numbered(sql) };
+    return await pool.query({ ...statement, values: params });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "23505") throw new UniqueViolation((error as Error).message, { cause: error });
@@ -110,7 +84,7 @@ export function openPostgresStore(connectionString: string, poolSize: number): L
   const pool = new PipelinedClients({ connectionString, types }, poolSize);
   const x = executor(pool);
   const batcher = new CommandBatcher(async ({ sql, params }, alone) => {
-    await query(pool, sql, params, alone || recurs(sql));
+    await query(pool, sql, params, alone ? "single" : "batch");
   });
   const submit = (command: CommandWrites) => batcher.submit(command);
   const contracts = new ContractVersionCache();
