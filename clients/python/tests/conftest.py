@@ -28,15 +28,16 @@ class World:
     operator: httpx.Client
     provider: EffectProvider
 
-    def contract(self, effect: str, *, dependency: str | None = None, max_attempts: int = 3) -> str:
-        """Writes a contract for a tool of this test's own; answers its name. Backoff is short: 100-300 ms."""
-        tool = f"py.{effect.lower()}.{uuid.uuid4().hex[:10]}"
+    def contract(self, effect: str, *, tool: str | None = None, dependency: str | None = None) -> str:
+        """Writes a contract (for a tool of this test's own unless named); answers the tool's name. Backoff is short:
+        100-300 ms."""
+        tool = tool or f"py.{effect.lower()}.{uuid.uuid4().hex[:10]}"
         body: dict[str, Any] = {
             "effect": effect,
             "idempotencyKey": "optional",
             "reconcile": None,
             "approval": "not_required",
-            "maxAttempts": max_attempts,
+            "maxAttempts": 3,
             "backoff": {"baseMs": 100, "maxMs": 300},
         }
         if dependency:

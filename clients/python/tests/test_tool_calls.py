@@ -4,8 +4,13 @@ the effect-counting provider, and checks the provider's count beside the ledger'
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import re
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -245,3 +250,26 @@ def test_a_rejected_call_raises_rejected_with_the_persons_reason(world, account)
     assert rejected.value.reason.endswith("duplicate of w-0")
     assert 'a person rejected this call' in str(rejected.value)
     assert len(world.provider.requests(name)) == 1
+
+
+def test_two_processes_calling_with_the_same_key_make_one_effect(world, account):
+    tool = world.contract("NON_RETRYABLE")
+    # The provider takes half a second to answer, so the second process finds the first one's call in flight.
+    name, url = account([200], delay=0.5)
+    caller = Path(__file__).with_name("same_key_caller.py")
+    env = {**os.environ, "PYTHONPATH": str(Path(opledger.__file__).parents[1])}
+    processes = [
+        subprocess.Popen(
+            [sys.executable, str(caller), world.url, world.agent_key, tool, url, "order-7"],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    answers = sorted((json.loads(p.communicate(timeout=60)[0]) for p in processes), key=lambda a: "value" not in a)
+
+    assert answers[0] == {"value": {"id": f"{name}-effect-1"}}
+    assert answers[1]["raised"] == "AlreadyDone"
+    assert world.provider.effects(name) == 1
+    assert world.operation(answers[1]["operation"])["phase"] == "CONFIRMED"
