@@ -30,7 +30,7 @@ def make_charge_node(ledger: opledger.Ledger, psp_url: str) -> Callable[[OrderSt
         args=lambda state: {"order_id": state["order_id"], "amount": state["amount"]},
         # The graph's thread is the run: every call of this conversation is listed under it in the console.
         run_id=lambda state: state["thread_id"],
-        provider_id=lambda charge: charge["id"],
+        provider_id=lambda charge: str(charge["id"]),
     )
     def charge(state: OrderState) -> dict[str, Any]:
         answer = httpx.post(
@@ -40,7 +40,8 @@ def make_charge_node(ledger: opledger.Ledger, psp_url: str) -> Callable[[OrderSt
             timeout=10,
         )
         answer.raise_for_status()
-        return answer.json()
+        charged: dict[str, Any] = answer.json()
+        return charged
 
     def charge_node(state: OrderState) -> OrderState:
         try:

@@ -7,7 +7,7 @@ Agent. This file imports no framework: the tool is a plain async function.
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 import httpx
 
@@ -16,7 +16,7 @@ import opledger
 
 def make_refund_tool(ledger: opledger.Ledger, psp_url: str) -> Callable[[str, int], Awaitable[str]]:
     @ledger.tool("payments.refund", key=lambda charge_id, amount: f"refund:{charge_id}:{amount}", timeout=20)
-    async def refund(charge_id: str, amount: int) -> dict:
+    async def refund(charge_id: str, amount: int) -> dict[str, Any]:
         async with httpx.AsyncClient(timeout=10) as client:
             answer = await client.post(
                 psp_url,
@@ -24,7 +24,8 @@ def make_refund_tool(ledger: opledger.Ledger, psp_url: str) -> Callable[[str, in
                 headers={"idempotency-key": opledger.current_attempt().idempotency_key},
             )
         answer.raise_for_status()
-        return answer.json()
+        refunded: dict[str, Any] = answer.json()
+        return refunded
 
     async def refund_payment(charge_id: str, amount: int) -> str:
         """Refund part or all of a card payment.

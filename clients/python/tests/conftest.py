@@ -59,7 +59,8 @@ class World:
 
     def ledger(self, **options: Any) -> opledger.Ledger:
         """A Ledger with the agent key; tests wait at most a few seconds for anything."""
-        return opledger.Ledger(self.url, self.agent_key, **{"max_wait": 5.0, "poll": 0.1, **options})
+        settings: dict[str, Any] = {"max_wait": 5.0, "poll": 0.1, **options}
+        return opledger.Ledger(self.url, self.agent_key, **settings)
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,8 @@ def test_the_langgraph_node_charges_once_even_when_the_graph_runs_it_again(world
     assert node(state) == first
     assert world.provider.effects(name) == 1
     [op] = world.admin.get("/api/v1/operations", params={"runId": "thread-9"}).json()["items"]
-    assert (op["tool"], op["args"], op["providerId"]) == ("payments.charge", {"order_id": "order-9", "amount": 1200}, first["charge_id"])
+    assert (op["tool"], op["providerId"]) == ("payments.charge", first["charge_id"])
+    assert op["args"] == {"order_id": "order-9", "amount": 1200}
 
 
 def test_the_agents_tool_answers_the_model_in_sentences(world, account):

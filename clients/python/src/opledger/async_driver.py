@@ -11,47 +11,43 @@ from typing import Any
 import httpx
 
 from . import outcome
-from .call_spec import CallSpec, operation_path
+from .call_spec import CallSpec
 from .context import Attempt, attempt_scope
 from .errors import LedgerApiError
 from .http import read_answer, request_options
+from .lease_state import LeaseState
 from .lifecycle import run_call
-from .steps import Invoke, Send, Sleep, StartLease
+from .steps import Invoke, Send, Sleep, StartLease, Steps
 
 
-class TaskLease:
-    """Heartbeats one operation's lease every `every` seconds until stopped, or until the ledger says it is stale."""
+class TaskLease(LeaseState):
+    """Heartbeats one operation's lease from a task until stopped, or until the ledger says it is stale."""
 
     def __init__(self, client: httpx.AsyncClient, spec: CallSpec, operation_id: str, fence: int) -> None:
-        self.lost: str | None = None
+        super().__init__(spec, operation_id, fence)
         self.lost_event = asyncio.Event()
         self._client = client
-        self._spec = spec
-        self._path = operation_path(operation_id, "heartbeat")
-        self._fence = fence
         self._task = asyncio.ensure_future(self._beat())
 
     async def _beat(self) -> None:
         while True:
-            await asyncio.sleep(self._spec.limits.heartbeat_every)
+            await asyncio.sleep(self.every)
             try:
-                await send(self._client, Send("POST", self._path, {"fence": self._fence, "leaseMs": self._spec.limits.lease_ms}))
+                await send(self._client, self.beat())
             except LedgerApiError as problem:
-                if problem.code == "stale_fence":
-                    self.lost = "stale_fence"
+                if self.lost_by(problem):
                     self.lost_event.set()
                     return
             except httpx.TransportError:
                 pass  # The next beat tries again; the lease is long enough to miss one.
 
     async def stop(self, release: bool) -> None:
-        """Stops beating; with `release`, lets the lease run out at once so the next call need not wait for it."""
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
         if release and not self.lost:
             with contextlib.suppress(LedgerApiError, httpx.TransportError):
-                await send(self._client, Send("POST", self._path, {"fence": self._fence, "leaseMs": 100}))
+                await send(self._client, self.release())
 
 
 async def send(client: httpx.AsyncClient, step: Send) -> Any:
@@ -62,35 +58,29 @@ async def drive(
     client: httpx.AsyncClient, spec: CallSpec, invoke: Callable[[Attempt], Awaitable[outcome.CallOutcome]]
 ) -> Any:
     """Runs one call's lifecycle to its end: the tool function's value, or the OpledgerError that settles it."""
-    lifecycle = run_call(spec)
+    steps = Steps(run_call(spec))
     lease: TaskLease | None = None
-    answer: Any = None
-    thrown: BaseException | None = None
+    confirmed = False
     try:
-        while True:
-            try:
-                step = lifecycle.throw(thrown) if thrown is not None else lifecycle.send(answer)
-            except StopIteration as done:
-                if lease is not None:
-                    await lease.stop(release=False)
-                    lease = None
-                return done.value
-            answer, thrown = None, None
+        for step in steps:
             try:
                 if isinstance(step, Send):
-                    answer = await send(client, step)
+                    steps.answer(await send(client, step))
                 elif isinstance(step, Sleep):
                     await _sleep(step, lease)
                 elif isinstance(step, StartLease):
-                    lease = answer = TaskLease(client, spec, step.operation_id, step.fence)
+                    lease = TaskLease(client, spec, step.operation_id, step.fence)
+                    steps.answer(lease)
                 elif isinstance(step, Invoke):
-                    answer = await _invoke(step, invoke, lease, spec.limits.timeout)
+                    steps.answer(await _invoke(step, invoke, lease, spec.limits.timeout))
             except (LedgerApiError, httpx.TransportError) as error:
-                thrown = error
+                steps.fail(error)
+        confirmed = True
+        return steps.value
     finally:
         if lease is not None:
-            await lease.stop(release=True)
-        lifecycle.close()
+            await lease.stop(release=not confirmed)
+        steps.close()
 
 
 async def _sleep(step: Sleep, lease: TaskLease | None) -> None:

@@ -56,7 +56,9 @@ class Ledger:
         self.url = url.rstrip("/")
         self._api_key = api_key
         self.agent_id = agent_id
-        self.limits = Limits(lease=lease, heartbeat=heartbeat, max_wait=max_wait, approval_wait=approval_wait, poll=poll)
+        self.limits = Limits(
+            lease=lease, heartbeat=heartbeat, max_wait=max_wait, approval_wait=approval_wait, poll=poll
+        )
         self.request_timeout = request_timeout
         self.worker = worker or f"py:{socket.gethostname()}:{os.getpid()}"
         self.log = logger or LOGGER

@@ -76,7 +76,8 @@ def attempts(spec: CallSpec, planned: Operation, fence: int, lease: Lease) -> Li
         if lease.lost:
             raise Refused(lease.lost, tool=spec.tool, operation_id=current.id, decision=current.decision)
         try:
-            dispatched = Operation.from_json((yield Send("POST", operation_path(current.id, "dispatch"), {"fence": fence})))
+            answer = yield Send("POST", operation_path(current.id, "dispatch"), {"fence": fence})
+            dispatched = Operation.from_json(answer)
         except LedgerApiError as problem:
             if problem.status != 409:
                 raise
@@ -111,7 +112,8 @@ def attempts(spec: CallSpec, planned: Operation, fence: int, lease: Lease) -> Li
             raise (yield from settled(spec, current)) from call.exception
         wait_ms = decision.retry_after_ms or (DEFAULT_WAIT_MS if decision.action == "WAIT" else 0)
         if wait_ms > spec.limits.max_wait * 1000:
-            raise Refused("retry_not_due", tool=spec.tool, operation_id=current.id, decision=decision) from call.exception
+            refused = Refused("retry_not_due", tool=spec.tool, operation_id=current.id, decision=decision)
+            raise refused from call.exception
         yield Sleep(wait_ms / 1000)
         waited_ms = wait_ms
 
@@ -182,22 +184,24 @@ def read(operation_id: str) -> Generator[Step, Any, Operation]:
 def settled(spec: CallSpec, op: Operation, decision: Decision | None = None) -> Generator[Step, Any, OpledgerError]:
     """The exception that tells the caller where an operation stands that this call will not run further."""
     decision = decision or op.decision
-    ids = {"tool": spec.tool, "operation_id": op.id, "decision": decision}
+    tool, operation_id = spec.tool, op.id
     if decision.action == "STOP":
         if op.confirmed:
-            return AlreadyDone(**ids, provider_id=op.provider_id)
+            return AlreadyDone(tool=tool, operation_id=operation_id, decision=decision, provider_id=op.provider_id)
         if op.phase == "REJECTED":
-            return Rejected(**ids, reason=op.rejection_reason or decision.reason)
+            reason = op.rejection_reason or decision.reason
+            return Rejected(tool=tool, operation_id=operation_id, decision=decision, reason=reason)
         if op.phase == "EXPIRED":
-            return Refused("approval_expired", **ids)
-        return Failed(**ids)
+            return Refused("approval_expired", tool=tool, operation_id=operation_id, decision=decision)
+        return Failed(tool=tool, operation_id=operation_id, decision=decision)
     if decision.action == "RECONCILE":
-        return OutcomeUnknown(**ids)
+        return OutcomeUnknown(tool=tool, operation_id=operation_id, decision=decision)
     if decision.action == "APPROVAL":
-        return ApprovalRequired(**ids)
+        return ApprovalRequired(tool=tool, operation_id=operation_id, decision=decision)
     if decision.action == "UNAVAILABLE":
         return (yield from unavailable(spec, op, decision))
-    return Refused("lease_held" if decision.action == "WAIT" else "retry_not_due", **ids)
+    code = "lease_held" if decision.action == "WAIT" else "retry_not_due"
+    return Refused(code, tool=tool, operation_id=operation_id, decision=decision)
 
 
 def unavailable(spec: CallSpec, op: Operation, decision: Decision) -> Generator[Step, Any, DependencyUnavailable]:

@@ -3,6 +3,7 @@ yields these, and a sync driver (sync_driver.py) and an async one (async_driver.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -52,3 +53,35 @@ class Lease(Protocol):
     def lost(self) -> str | None:
         """`stale_fence` once a heartbeat was refused because another worker took the operation over."""
         ...
+
+
+class Steps:
+    """Iterates a lifecycle's steps; the driver answers each one (`answer`, or `fail` with the error to throw in) before
+    asking for the next. `value` is what the lifecycle returned."""
+
+    def __init__(self, lifecycle: Generator[Step, Any, Any]) -> None:
+        self._lifecycle = lifecycle
+        self._answer: Any = None
+        self._error: BaseException | None = None
+        self.value: Any = None
+
+    def __iter__(self) -> Steps:
+        return self
+
+    def __next__(self) -> Step:
+        answer, error = self._answer, self._error
+        self._answer, self._error = None, None
+        try:
+            return self._lifecycle.throw(error) if error is not None else self._lifecycle.send(answer)
+        except StopIteration as done:
+            self.value = done.value
+            raise StopIteration from None
+
+    def answer(self, value: Any) -> None:
+        self._answer = value
+
+    def fail(self, error: BaseException) -> None:
+        self._error = error
+
+    def close(self) -> None:
+        self._lifecycle.close()

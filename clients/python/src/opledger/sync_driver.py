@@ -3,6 +3,7 @@ function runs in the caller's thread."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -11,48 +12,42 @@ from typing import Any
 import httpx
 
 from . import outcome
-from .call_spec import CallSpec, operation_path
+from .call_spec import CallSpec
 from .context import Attempt, attempt_scope
 from .errors import LedgerApiError
 from .http import read_answer, request_options
+from .lease_state import LeaseState
 from .lifecycle import run_call
-from .steps import Invoke, Send, Sleep, StartLease
+from .steps import Invoke, Send, Sleep, StartLease, Steps
 
-class ThreadLease:
-    """Heartbeats one operation's lease every `every` seconds until stopped, or until the ledger says it is stale."""
+class ThreadLease(LeaseState):
+    """Heartbeats one operation's lease from a daemon thread until stopped, or until the ledger says it is stale."""
 
     def __init__(self, client: httpx.Client, spec: CallSpec, operation_id: str, fence: int) -> None:
-        self.lost: str | None = None
+        super().__init__(spec, operation_id, fence)
         self.lost_event = threading.Event()
         self._client = client
-        self._spec = spec
-        self._path = operation_path(operation_id, "heartbeat")
-        self._fence = fence
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._beat, name=f"opledger-lease-{operation_id}", daemon=True)
         self._thread.start()
 
     def _beat(self) -> None:
-        while not self._stopped.wait(self._spec.limits.heartbeat_every):
+        while not self._stopped.wait(self.every):
             try:
-                send(self._client, Send("POST", self._path, {"fence": self._fence, "leaseMs": self._spec.limits.lease_ms}))
+                send(self._client, self.beat())
             except LedgerApiError as problem:
-                if problem.code == "stale_fence":
-                    self.lost = "stale_fence"
+                if self.lost_by(problem):
                     self.lost_event.set()
                     return
             except httpx.TransportError:
                 pass  # The next beat tries again; the lease is long enough to miss one.
 
     def stop(self, release: bool) -> None:
-        """Stops beating; with `release`, lets the lease run out at once so the next call need not wait for it."""
         self._stopped.set()
         self._thread.join()
         if release and not self.lost:
-            try:
-                send(self._client, Send("POST", self._path, {"fence": self._fence, "leaseMs": 100}))
-            except (LedgerApiError, httpx.TransportError):
-                pass  # Finished or taken over: there is nothing left to release.
+            with contextlib.suppress(LedgerApiError, httpx.TransportError):
+                send(self._client, self.release())
 
 
 def send(client: httpx.Client, step: Send) -> Any:
@@ -61,38 +56,32 @@ def send(client: httpx.Client, step: Send) -> Any:
 
 def drive(client: httpx.Client, spec: CallSpec, invoke: Callable[[Attempt], outcome.CallOutcome]) -> Any:
     """Runs one call's lifecycle to its end: the tool function's value, or the OpledgerError that settles it."""
-    lifecycle = run_call(spec)
+    steps = Steps(run_call(spec))
     lease: ThreadLease | None = None
-    answer: Any = None
-    thrown: BaseException | None = None
+    confirmed = False
     try:
-        while True:
-            try:
-                step = lifecycle.throw(thrown) if thrown is not None else lifecycle.send(answer)
-            except StopIteration as done:
-                if lease is not None:
-                    lease.stop(release=False)
-                    lease = None
-                return done.value
-            answer, thrown = None, None
+        for step in steps:
             try:
                 if isinstance(step, Send):
-                    answer = send(client, step)
+                    steps.answer(send(client, step))
                 elif isinstance(step, Sleep):
                     if step.interruptible and lease is not None:
                         lease.lost_event.wait(step.seconds)
                     else:
                         time.sleep(step.seconds)
                 elif isinstance(step, StartLease):
-                    lease = answer = ThreadLease(client, spec, step.operation_id, step.fence)
+                    lease = ThreadLease(client, spec, step.operation_id, step.fence)
+                    steps.answer(lease)
                 elif isinstance(step, Invoke):
-                    answer = _invoke(step, invoke, lease)
+                    steps.answer(_invoke(step, invoke, lease))
             except (LedgerApiError, httpx.TransportError) as error:
-                thrown = error
+                steps.fail(error)
+        confirmed = True
+        return steps.value
     finally:
         if lease is not None:
-            lease.stop(release=True)
-        lifecycle.close()
+            lease.stop(release=not confirmed)
+        steps.close()
 
 
 def _invoke(step: Invoke, invoke: Callable[[Attempt], outcome.CallOutcome], lease: ThreadLease | None) -> Any:
