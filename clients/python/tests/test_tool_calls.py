@@ -199,8 +199,9 @@ def test_an_open_breaker_raises_dependency_unavailable_naming_the_dependency(wor
 def test_a_stale_workers_outcome_is_refused(world, account):
     tool = world.contract("IDEMPOTENT")
     name, url = account([200])
-    # Worker A's lease lasts 0.3 s and is never renewed: it stands for a worker paused past its lease.
-    stale = world.ledger(lease=0.3, heartbeat=60)
+    # Worker A's lease is never renewed: it stands for a worker paused past its lease (1.5 s: long enough to reach
+    # the provider on a loaded machine).
+    stale = world.ledger(lease=1.5, heartbeat=600)
     fresh = world.ledger()
     taken_over: list[opledger.OpledgerError] = []
 
@@ -211,7 +212,8 @@ def test_a_stale_workers_outcome_is_refused(world, account):
     @stale.tool(tool, key=lambda ref: f"ship:{ref}")
     def ship(ref: str) -> dict:
         answer = post_effect(url)
-        time.sleep(0.5)  # Past the lease: the sweep makes the attempt UNKNOWN, and another worker claims it.
+        # Worker B calls with the same key while A is "paused": it waits out A's lease, which the sweep (or B's
+        # claim) turns into UNKNOWN, fencing A out.
         try:
             ship_again(ref)
         except opledger.OpledgerError as error:
@@ -273,3 +275,39 @@ def test_two_processes_calling_with_the_same_key_make_one_effect(world, account)
     assert answers[1]["raised"] == "AlreadyDone"
     assert world.provider.effects(name) == 1
     assert world.operation(answers[1]["operation"])["phase"] == "CONFIRMED"
+
+
+def test_heartbeats_keep_the_lease_while_a_slow_function_runs(world, account):
+    tool = world.contract("IDEMPOTENT")
+    name, url = account([200])
+    # A 0.6 s lease, renewed every 0.2 s, outlives a function that takes 1.5 s; the sweep runs every 0.2 s.
+    ledger = world.ledger(lease=0.6)
+
+    @ledger.tool(tool, key=lambda ref: f"export:{ref}")
+    def export(ref: str) -> dict:
+        time.sleep(1.5)
+        return post_effect(url)
+
+    assert export("e-1") == {"id": f"{name}-effect-1"}
+    assert world.provider.effects(name) == 1
+
+
+def test_each_asyncio_task_calls_under_its_own_run(world):
+    tool = world.contract("PURE")
+    ledger = world.ledger()
+
+    @ledger.tool(tool, key=lambda n: f"lookup:{n}")
+    async def lookup(n: int) -> str:
+        await asyncio.sleep(0.05)  # Both tasks are inside their runs at once.
+        return current_attempt().operation_id
+
+    async def in_run(run_id: str, n: int) -> str:
+        with ledger.run(run_id, agent_id=f"agent-{n}"):
+            return await lookup(n)
+
+    async def both() -> list[str]:
+        return list(await asyncio.gather(in_run("run-a", 1), in_run("run-b", 2)))
+
+    first, second = asyncio.run(both())
+    assert [world.operation(first)[f] for f in ("runId", "agentId")] == ["run-a", "agent-1"]
+    assert [world.operation(second)[f] for f in ("runId", "agentId")] == ["run-b", "agent-2"]
