@@ -55,7 +55,7 @@ async def send(client: httpx.AsyncClient, step: Send) -> Any:
 
 
 async def drive(
-    client: httpx.AsyncClient, spec: CallSpec, invoke: Callable[[Attempt], Awaitable[outcome.CallOutcome]]
+    client: httpx.AsyncClient, spec: CallSpec, invoke: Callable[[], Awaitable[outcome.CallOutcome]]
 ) -> Any:
     """Runs one call's lifecycle to its end: the tool function's value, or the OpledgerError that settles it."""
     steps = Steps(run_call(spec))
@@ -93,14 +93,14 @@ async def _sleep(step: Sleep, lease: TaskLease | None) -> None:
 
 async def _invoke(
     step: Invoke,
-    invoke: Callable[[Attempt], Awaitable[outcome.CallOutcome]],
+    invoke: Callable[[], Awaitable[outcome.CallOutcome]],
     lease: TaskLease | None,
     timeout: float | None,
 ) -> outcome.CallOutcome:
     op = step.operation
     # The task copies the context here, so the function sees its attempt through current_attempt().
-    with attempt_scope(Attempt(op.id, op.idempotency_key, op.attempt)) as attempt:
-        call = asyncio.ensure_future(invoke(attempt))
+    with attempt_scope(Attempt(op.id, op.idempotency_key, op.attempt)):
+        call = asyncio.ensure_future(invoke())
     waits: set[asyncio.Future[Any]] = {call}
     lost = asyncio.ensure_future(lease.lost_event.wait()) if lease is not None else None
     if lost is not None:

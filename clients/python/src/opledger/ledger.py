@@ -3,12 +3,14 @@ ledger, one operation per call (docs/python.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import json
 import logging
 import os
 import socket
+import threading
 import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -18,7 +20,7 @@ import httpx
 
 from . import async_driver, outcome, sync_driver
 from .call_spec import CallSpec, Limits
-from .context import Attempt, RunScope, current_run, run_scope
+from .context import RunScope, current_run, run_scope
 from .http import client_options
 
 #: A tool function, sync or async; the decorator hands back one with the same signature.
@@ -63,6 +65,7 @@ class Ledger:
         self.worker = worker or f"py:{socket.gethostname()}:{os.getpid()}"
         self.log = logger or LOGGER
         self._client: httpx.Client | None = None
+        self._client_lock = threading.Lock()
 
     def run(self, run_id: str, agent_id: str | None = None) -> AbstractContextManager[RunScope]:
         """`with ledger.run("run-42"):` every tool call inside (in this thread or task, and tasks it starts) belongs to
@@ -71,9 +74,10 @@ class Ledger:
 
     def close(self) -> None:
         """Closes the connections of sync calls (async calls open and close their own)."""
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
 
     def __enter__(self) -> Ledger:
         return self
@@ -108,7 +112,7 @@ class Ledger:
             for field, value in (("timeout", timeout), ("approval_wait", approval_wait), ("max_wait", max_wait))
             if value is not None
         }
-        limits = Limits(**{**self.limits.__dict__, **overrides})
+        limits = dataclasses.replace(self.limits, **overrides)
 
         def decorate(fn: F) -> F:
             signature = inspect.signature(fn)
@@ -129,13 +133,13 @@ class Ledger:
                     log=self.log,
                 )
 
-            if inspect.iscoroutinefunction(fn):
+            if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
 
                 @functools.wraps(fn)
                 async def call_async(*call_args: Any, **call_kwargs: Any) -> Any:
                     spec = spec_of(call_args, call_kwargs)
 
-                    async def invoke(attempt: Attempt) -> outcome.CallOutcome:
+                    async def invoke() -> outcome.CallOutcome:
                         try:
                             value = await fn(*call_args, **call_kwargs)
                         except Exception as error:
@@ -151,7 +155,7 @@ class Ledger:
             def call_sync(*call_args: Any, **call_kwargs: Any) -> Any:
                 spec = spec_of(call_args, call_kwargs)
 
-                def invoke(attempt: Attempt) -> outcome.CallOutcome:
+                def invoke() -> outcome.CallOutcome:
                     try:
                         value = fn(*call_args, **call_kwargs)
                     except Exception as error:
@@ -168,9 +172,10 @@ class Ledger:
         return client_options(self.url, self._api_key, self.request_timeout)
 
     def _sync_client(self) -> httpx.Client:
-        if self._client is None:
-            self._client = httpx.Client(**self._client_options())
-        return self._client
+        with self._client_lock:
+            if self._client is None:
+                self._client = httpx.Client(**self._client_options())
+            return self._client
 
     def _provider_id(self, read: Callable[[Any], str | None] | None, value: Any) -> str | None:
         """The provider's id for the effect; a reader that fails must not turn a confirmed effect into a failure."""

@@ -39,8 +39,9 @@ OUTCOME_REPORT_DELAYS = (0.25, 1.0, 3.0)
 
 def run_call(spec: CallSpec) -> Lifecycle:
     planned = Operation.from_json((yield Send("POST", "/api/v1/operations", spec.plan_body())))
-    # A finished operation (the same key again) is answered from the ledger: nothing is sent again.
-    if planned.decision.action == "STOP":
+    # A finished operation (the same key again), or one whose outcome must be looked up first, is answered from the
+    # ledger: nothing is sent, and no lease is taken.
+    if planned.decision.action in ("STOP", "RECONCILE"):
         raise (yield from settled(spec, planned))
     fence = yield from claim(spec, planned)
     lease = yield StartLease(planned.id, fence)

@@ -54,7 +54,7 @@ def send(client: httpx.Client, step: Send) -> Any:
     return read_answer(client.request(**request_options(step)))
 
 
-def drive(client: httpx.Client, spec: CallSpec, invoke: Callable[[Attempt], outcome.CallOutcome]) -> Any:
+def drive(client: httpx.Client, spec: CallSpec, invoke: Callable[[], outcome.CallOutcome]) -> Any:
     """Runs one call's lifecycle to its end: the tool function's value, or the OpledgerError that settles it."""
     steps = Steps(run_call(spec))
     lease: ThreadLease | None = None
@@ -84,10 +84,10 @@ def drive(client: httpx.Client, spec: CallSpec, invoke: Callable[[Attempt], outc
         steps.close()
 
 
-def _invoke(step: Invoke, invoke: Callable[[Attempt], outcome.CallOutcome], lease: ThreadLease | None) -> Any:
+def _invoke(step: Invoke, invoke: Callable[[], outcome.CallOutcome], lease: ThreadLease | None) -> Any:
     op = step.operation
-    with attempt_scope(Attempt(op.id, op.idempotency_key, op.attempt)) as attempt:
-        result = invoke(attempt)
+    with attempt_scope(Attempt(op.id, op.idempotency_key, op.attempt)):
+        result = invoke()
     # The function cannot be stopped mid-call in a thread; its outcome is not reported once the lease was lost.
     if lease is not None and lease.lost:
         return outcome.lease_lost(result.exception)
