@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: the whole suite on both engines — lint, typecheck, unit and integration tests on SQLite then on a
-# throwaway PostgreSQL, the production build, the Python client's tests against it, the Playwright e2e suite on SQLite, then its API, crash-window,
-# scale-out, MCP gateway and bulk suites again on PostgreSQL — then one summary line.
+# throwaway PostgreSQL, the production build, the Python client's tests against it, the Playwright e2e suite on
+# SQLite, then its API, crash-window, scale-out, MCP gateway and bulk suites again on PostgreSQL — then one summary line.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
