@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: the whole suite on both engines — lint, typecheck, unit and integration tests on SQLite then on a
-# throwaway PostgreSQL, the production build, the Playwright e2e suite on SQLite, then its API, crash-window,
-# scale-out, MCP gateway and bulk suites again on PostgreSQL — then one summary line.
+# throwaway PostgreSQL, the production build, the Python client's tests against it, the Playwright e2e suite on
+# SQLite, then its API, crash-window, scale-out, MCP gateway and bulk suites again on PostgreSQL — then one summary line.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -45,6 +45,8 @@ step "unit and integration tests on PostgreSQL"
 CI="${CI:-1}" bash scripts/test-unit-pg.sh --reporter=default --reporter=json --outputFile.json=test-results/summary-vitest-pg.json
 step "production build (with the test-only hooks: kill points, race barriers)"
 OPLEDGER_TEST_HOOKS=1 npm run -s build
+step "Python client against the production build (clients/python: pytest on Debian's python3)"
+bash scripts/test-python.sh
 # Both e2e passes run even if the first fails; the summary counts both, and the exit status says whether all passed.
 E2E_STATUS=0
 step "e2e on SQLite (Playwright, Debian Chromium)"
