@@ -6,15 +6,10 @@ import { ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { authOptions } from "./auth-options";
 import { signInPathForRequest } from "./requested-path";
-import { isCurrentSession, sessionClaimsOf } from "./session-version";
+import { sessionClaimsOf, sessionPerson, type SessionPerson } from "./session-version";
 import { ForbiddenError, requireRole, type Role } from "./roles";
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-}
+export type SessionUser = SessionPerson;
 
 /**
  * The current user, or null. The user is read fresh from the database on every request, so a demotion takes effect at
@@ -22,14 +17,7 @@ export interface SessionUser {
  * change or a sign-out since it was issued) is refused.
  */
 export async function currentUser(): Promise<SessionUser | null> {
-  const claims = sessionClaimsOf(await getServerSession(authOptions));
-  if (!claims) return null;
-  const user = await ledger().db.user.findUnique({
-    where: { id: claims.userId },
-    select: { id: true, email: true, name: true, role: true, disabledAt: true, sessionVersion: true },
-  });
-  if (!user || user.disabledAt || !isCurrentSession(claims, user)) return null;
-  return { id: user.id, email: user.email, name: user.name, role: user.role as Role };
+  return sessionPerson(ledger(), sessionClaimsOf(await getServerSession(authOptions)));
 }
 
 /** For pages: the signed-in user with at least `role`, or a redirect to sign-in that comes back to this page. */
