@@ -23,6 +23,7 @@ const common = (withBody: boolean): JsonObject => ({
   ...(withBody ? { "400": shared("InvalidBody"), "413": shared("PayloadTooLarge") } : {}),
   "401": shared("Unauthorized"),
   "403": shared("Forbidden"),
+  "429": shared("TooManyBadKeys"),
   "500": shared("InternalError"),
   ...(withBody ? { "503": shared("DatabaseBusy") } : {}),
 });
@@ -881,6 +882,11 @@ export function openApiDocument(): object {
           "unauthorized",
         ]),
         Forbidden: problem("The key lacks the scope this endpoint needs.", ["forbidden"]),
+        TooManyBadKeys: problem(
+          "This client address presented more than 300 unknown or revoked keys in a minute: its bad keys are answered " +
+            "this way for a minute (Retry-After). A valid key is never refused by it.",
+          ["too_many_bad_keys"],
+        ),
         NotFound: problem(
           "No such operation or contract. An agent key is also told this about an operation another key planned: it " +
             "must not learn that the id exists (404, not 403).",
