@@ -14,6 +14,7 @@ import { previewBulk } from "../bulk/preview";
 import { actOnItem } from "../bulk/act";
 import { approveOperation } from "./approval";
 import { dispatchOperation } from "./dispatch";
+import { fourEyesKeepsOut } from "./key-owners";
 import { claimLease } from "./lease";
 import { reportOutcome } from "./outcome";
 import { planOperation } from "./plan";
@@ -135,5 +136,14 @@ describe("four-eyes on a replay: three principals of one person, and the replaye
     expect((await getOperation(t.ledger, id, at(400))).phase).toBe("AWAITING_APPROVAL");
     const byC = await previewBulk(t.ledger, { action: "approve", ids: [id] }, personC, at(500), { fourEyes: true });
     expect(byC.items).toMatchObject([{ id, willDo: "approve" }]);
+  });
+
+  it("tells the console whom to offer the approval: neither A nor B, a third person, anyone with four-eyes off", async () => {
+    const id = await replayedByB();
+    for (const actor of [personA, operatorKeyA, agentKeyA, personB]) {
+      expect(await fourEyesKeepsOut(t.ledger, id, actor, true)).toBe(true);
+    }
+    expect(await fourEyesKeepsOut(t.ledger, id, personC, true)).toBe(false);
+    expect(await fourEyesKeepsOut(t.ledger, id, personA, false)).toBe(false);
   });
 });

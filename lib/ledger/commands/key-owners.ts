@@ -1,7 +1,9 @@
 // The person behind each API key that planned an operation, for the four-eyes rule (authority.ts tiedPrincipals). A
 // key's person is set when the key is made and never changes, so what was read once is kept for the ledger's life.
+import { env } from "@/lib/config/env";
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { KeyOwners } from "./authority";
+import { principalId, type Actor } from "../actor";
+import { tiedPrincipals, type KeyOwners } from "./authority";
 
 const known = new WeakMap<Ledger, Map<string, string | null>>();
 
@@ -33,4 +35,21 @@ export async function keyOwnersForOperation(ledger: Ledger, id: string): Promise
   const rows = await ledger.store.operationContext(id);
   const key = rows?.op.plannedByKeyId;
   return keyOwnersOf(ledger, key ? [key] : []);
+}
+
+/**
+ * Whether the four-eyes rule keeps `actor` from approving operation `id` (directly or with a reconciliation): the
+ * console offers them no approval, as the command would refuse it (checkApprover).
+ */
+export async function fourEyesKeepsOut(
+  ledger: Ledger,
+  id: string,
+  actor: Actor,
+  fourEyes: boolean = env().OPLEDGER_FOUR_EYES === "on",
+): Promise<boolean> {
+  if (!fourEyes) return false;
+  const rows = await ledger.store.operationContext(id);
+  if (!rows) return false;
+  const owners = await keyOwnersOf(ledger, rows.op.plannedByKeyId ? [rows.op.plannedByKeyId] : []);
+  return tiedPrincipals(rows.op, owners).has(principalId(actor));
 }
