@@ -35,7 +35,8 @@ const WRITE_CONFLICTS = ["write_conflict", "illegal_transition"];
 const humanGate = (what: string): JsonObject =>
   problem(
     `${what} is a person's decision: an agent key (or the bootstrap key, which is no person) is refused and nothing ` +
-      "changes; the principal who caused the approval request may not give it. Or the key lacks the scope.",
+      "changes; nobody tied to the operation (the key that runs it and that key's person, whoever asked for the approval " +
+      "or replayed it) may give it (four_eyes). Or the key lacks the scope.",
     ["person_required", "four_eyes", "forbidden"],
   );
 
