@@ -1,11 +1,13 @@
 // Runs before routing. Pages: a Content-Security-Policy with a fresh script nonce, the path asked for (so sign-in can
 // bring the person back to it), and a 307 to sign-in, before anything renders, when no session cookie decodes. Server
-// actions: arguments nested too deep for React's decoder get a 400. API: a malformed percent-escape gets a 400 problem
-// document instead of Next's bare 500. Never the only check: every page, server action and route handler checks the
-// session and the role itself (the redirect here is only an early answer).
+// actions: one sent from another site gets a 403 (lib/auth/same-site.ts), arguments nested too deep for React's
+// decoder a 400. API: a malformed percent-escape gets a 400 problem document instead of Next's bare 500. Never the only
+// check: every page, server action and route handler checks the session and the role itself (the redirect and the
+// refusals here are early answers).
 import { getToken } from "next-auth/jwt";
 import { NextResponse, type NextRequest } from "next/server";
 import { jsonTextTooDeep } from "@/lib/api/request-body";
+import { crossSiteRefusal } from "@/lib/api/same-origin";
 import { REQUESTED_PATH_HEADER, signInPath } from "@/lib/auth/requested-path";
 
 /** Pages and files anyone may fetch without a session. */
@@ -90,7 +92,7 @@ async function actionArgumentsTooDeep(request: NextRequest): Promise<boolean> {
   }
 }
 
-export async function proxy(request: NextRequest): Promise<NextResponse | undefined> {
+export async function proxy(request: NextRequest): Promise<Response | undefined> {
   const { pathname, search } = request.nextUrl;
   // The MCP gateway authenticates with an agent key, never a session: it is an API, not a page.
   if (pathname.startsWith("/api/") || pathname === "/mcp") {
@@ -101,7 +103,12 @@ export async function proxy(request: NextRequest): Promise<NextResponse | undefi
       return badRequest("malformed_path", "The request path has a malformed percent-escape.");
     }
   }
-  if (request.method === "POST" && request.headers.has("next-action") && (await actionArgumentsTooDeep(request))) {
+  const action = request.method === "POST" && request.headers.has("next-action");
+  // A server action from another site: 403 before Next.js decodes it (its own Origin check answers 500, and it does
+  // not read Sec-Fetch-Site at all). requireUser refuses it again inside the action.
+  const crossSite = action ? crossSiteRefusal(request) : null;
+  if (crossSite) return crossSite;
+  if (action && (await actionArgumentsTooDeep(request))) {
     return badRequest(
       "invalid_input",
       `The action's arguments nest arrays and objects more than ${ACTION_DEPTH_GUARD} levels deep; at most 64 are accepted.`,

@@ -31,19 +31,26 @@ const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME || "127.0.0.1";
 const httpsPublicUrl = (process.env.NEXTAUTH_URL ?? "").toLowerCase().startsWith("https://");
 
-/** Served over https: the public URL says so, or the TLS-terminating proxy in front does (its first hop). */
+/** OPLEDGER_TRUSTED_PROXIES, validated by lib/config/env.ts before this server starts. */
+const trustedProxies = Number(process.env.OPLEDGER_TRUSTED_PROXIES ?? 0);
+
+/**
+ * Served over https: the public URL says so, or a trusted TLS-terminating proxy does. X-Forwarded-Proto is read like
+ * X-Forwarded-For (lib/auth/client-address.ts): the entry written by the outermost trusted proxy, counted from the
+ * right; with no trusted proxy it is the client's own word, and is ignored.
+ */
 function servedOverHttps(req) {
+  if (httpsPublicUrl) return true;
+  if (trustedProxies === 0) return false;
   const forwarded = req.headers["x-forwarded-proto"];
-  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim().toLowerCase();
-  return httpsPublicUrl || proto === "https";
+  const entries = (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? "")).split(",").map((e) => e.trim());
+  return entries[Math.max(entries.length - trustedProxies, 0)]?.toLowerCase() === "https";
 }
 
 const app = next({ dev: false, dir: process.cwd(), hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
-/** OPLEDGER_TRUSTED_PROXIES, validated by lib/config/env.ts before this server starts. */
-const trustedProxies = Number(process.env.OPLEDGER_TRUSTED_PROXIES ?? 0);
 let draining = false;
 const server = http.createServer((req, res) => {
   if (draining) res.setHeader("connection", "close");
@@ -56,7 +63,11 @@ const server = http.createServer((req, res) => {
   });
   // With no proxy in front, X-Forwarded-For is whatever the client wrote: dropped, so Next fills it from the socket and
   // sign-in throttling keys on the real address (lib/auth/client-address.ts).
-  if (trustedProxies === 0) delete req.headers["x-forwarded-for"];
+  // X-Forwarded-Proto likewise: Next.js then takes the scheme from the socket, so nothing believes a client's "https".
+  if (trustedProxies === 0) {
+    delete req.headers["x-forwarded-for"];
+    delete req.headers["x-forwarded-proto"];
+  }
   handle(req, res).catch((error) => {
     console.error(`opledger: request ${req.method} ${req.url} failed:`, error);
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });

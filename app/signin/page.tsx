@@ -2,7 +2,7 @@
 // headed.
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { safeCallbackUrl } from "@/components/auth/callback-url";
+import { safeCallbackUrl } from "@/lib/auth/callback-url";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { authOptions } from "@/lib/auth/auth-options";
 import { currentUser } from "@/lib/auth/session";

@@ -24,9 +24,15 @@ import { LookupEvidencePanel } from "./lookup-evidence";
 
 export type OperationActionKind = PersonAction;
 
-/** Which buttons to offer: the domain's rule, which the ledger enforces again when the button is used. */
-export function actionsFor(op: Pick<OperationDetail, "phase" | "evidence">): OperationActionKind[] {
-  return personActionsFor(op.phase, op.evidence);
+/**
+ * Which buttons to offer: the domain's rule, less the approval four-eyes keeps this person from giving; the ledger
+ * enforces both again when a button is used.
+ */
+export function actionsFor(
+  op: Pick<OperationDetail, "phase" | "evidence">,
+  fourEyesTied = false,
+): OperationActionKind[] {
+  return personActionsFor(op.phase, op.evidence).filter((action) => !(fourEyesTied && action === "approve"));
 }
 
 /**
@@ -165,9 +171,10 @@ type Banner = { tone: "success" | "conflict"; text: string; attempt: number; at:
 export interface OperationActionsProps {
   operation: OperationDetail;
   canAct: boolean;
+  fourEyesTied: boolean;
 }
 
-export function OperationActions({ operation: op, canAct }: OperationActionsProps) {
+export function OperationActions({ operation: op, canAct, fourEyesTied }: OperationActionsProps) {
   const queryClient = useQueryClient();
   const key = consoleKeys.detail(op.id);
   // The dialog keeps the version the person saw when they opened it, even if a refresh arrives meanwhile.
@@ -205,7 +212,7 @@ export function OperationActions({ operation: op, canAct }: OperationActionsProp
       ]),
   });
 
-  const available = actionsFor(op);
+  const available = actionsFor(op, fourEyesTied);
   const refusal = mutation.error instanceof ActionRefused && !isConflict(mutation.error) ? mutation.error : null;
   const otherError = mutation.error && !(mutation.error instanceof ActionRefused) ? mutation.error : null;
 
@@ -241,6 +248,12 @@ export function OperationActions({ operation: op, canAct }: OperationActionsProp
         >
           <span className="font-mono text-xs opacity-80">{new Date(banner.at).toISOString().slice(11, 19)} UTC · </span>
           {banner.text}
+        </p>
+      ) : null}
+      {canAct && fourEyesTied && op.phase === "AWAITING_APPROVAL" ? (
+        <p className="text-ink-muted" data-testid="four-eyes-tied">
+          You are tied to this operation (it runs under an API key bound to you, or you asked for this approval), so
+          another person must approve it: the four-eyes rule.
         </p>
       ) : null}
       {available.length > 0 ? (
@@ -359,6 +372,7 @@ export function OperationActions({ operation: op, canAct }: OperationActionsProp
           error={dialogError}
           fieldErrors={refusal?.fieldErrors}
           changedMeanwhile={changedMeanwhile}
+          mayApproveRetry={!fourEyesTied}
           onCancel={cancel}
           onConfirm={(v) =>
             mutation.mutate({ kind: "reconcile", seen: dialog.seen, approvals: dialog.snapshot.approvals, ...v })
@@ -384,6 +398,8 @@ function ReconcileDialog(props: {
   error: string | null;
   fieldErrors: Record<string, string[]> | undefined;
   changedMeanwhile: boolean;
+  /** False when four-eyes keeps this person from approving the retry: the dialog does not offer it. */
+  mayApproveRetry: boolean;
   onCancel: () => void;
   onConfirm: (v: {
     reason: string;
@@ -537,7 +553,7 @@ function ReconcileDialog(props: {
               </span>
             </span>
           </label>
-          {outcome === "not_applied" ? (
+          {outcome === "not_applied" && props.mayApproveRetry ? (
             <label htmlFor={ids.retry} className="ml-7 flex items-start gap-2">
               <input id={ids.retry} type="checkbox" name="approveRetry" className="mt-1" />
               <span>

@@ -20,7 +20,16 @@ import { ReconciliationEvidence } from "./reconciliation-evidence";
 import { ReplayButton } from "./replay-dialog";
 import { WouldHavePanel } from "./would-have-panel";
 
-export function OperationDetail({ initial, canAct }: { initial: Operation; canAct: boolean }) {
+export function OperationDetail({
+  initial,
+  canAct,
+  fourEyesTied,
+}: {
+  initial: Operation;
+  canAct: boolean;
+  /** Four-eyes keeps this person from approving (a key bound to them runs it, or they asked): no approval offered. */
+  fourEyesTied: boolean;
+}) {
   const query = useQuery({
     queryKey: consoleKeys.detail(initial.id),
     queryFn: ({ signal }) => fetchOperation(initial.id, signal),
@@ -88,7 +97,7 @@ export function OperationDetail({ initial, canAct }: { initial: Operation; canAc
         </div>
         <Outcome op={op} />
         <div className="mt-4">
-          <OperationActions operation={op} canAct={canAct} />
+          <OperationActions operation={op} canAct={canAct} fourEyesTied={fourEyesTied} />
         </div>
         <div className="mt-3 empty:hidden">
           <ReplayButton op={op} canAct={canAct} />

@@ -27,6 +27,7 @@ import { E2E_BASE_URL, REPO_ROOT, TEST_ADMIN_EMAIL } from "../fixtures/test-env"
 import { MATRIX, type RouteRow } from "./matrix";
 import { securityUser, signedIn, type PrincipalClient } from "./principals";
 import { callAction, exposedActions, refusedBeforeRunning, type ExposedAction } from "./server-actions";
+import { fourEyesOnReplays } from "./red-team-four-eyes";
 import { routeHandlers, serverActions } from "./surface";
 
 const ENGINE = E2E_DB_URL.startsWith("file:") ? "SQLite" : "PostgreSQL";
@@ -737,6 +738,9 @@ export function redTeamSuite(): void {
       }
     });
   });
+
+  // A person and their keys: four-eyes per approval, against every principal tied to the operation (issue #27).
+  fourEyesOnReplays();
 }
 
 function expectProblemLike(result: ApiResult, status: number): void {
@@ -936,10 +940,15 @@ async function crossSite(
     const withKey = await callActionWithKey(action, input, agentKey);
     log.record(name, "call with the agent's key", withKey);
     expect(withKey, `${name} with the agent's key`).toBe("unauthenticated");
-    const answer = await callAction(operator.request, action, [input], { origin: FOREIGN_ORIGIN });
-    const refused = refusedBeforeRunning(answer);
-    log.record(name, "a person's session, from another site", refused ?? `HTTP ${answer.status}`);
-    expect(refused, `${name} from ${FOREIGN_ORIGIN}: ${answer.status} ${answer.text.slice(0, 300)}`).not.toBeNull();
+    for (const [how, headers] of [
+      ["a person's session, from another site", { origin: FOREIGN_ORIGIN }],
+      ["a person's session, marked cross-site, no Origin", { "sec-fetch-site": "cross-site" }],
+    ] as const) {
+      const answer = await callAction(operator.request, action, [input], headers);
+      const refused = refusedBeforeRunning(answer);
+      log.record(name, how, refused ?? `HTTP ${answer.status}`);
+      expect(refused, `${name}, ${how}: ${answer.status} ${answer.text.slice(0, 300)}`).toBe("403 cross_site_request");
+    }
   }
   const after: OperationDetail = expectJson(await reader.getOp(id), 200);
   expect({ ...after, decision: null }, "the cross-site calls changed nothing").toEqual({ ...before, decision: null });

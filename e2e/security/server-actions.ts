@@ -85,37 +85,20 @@ export function actionResult(payload: string): unknown {
 }
 
 /**
- * How the server refused an action call before the action ran, or null when it did not refuse that way: Next.js's
- * cross-site abort (HTTP 500, and in the RSC payload an error row where the action's return value would be), or a
- * 403 `cross_site_request` problem should a check in front of Next.js refuse first.
+ * How the server refused an action call from another site before the action ran, or null when it did not: proxy.ts's
+ * 403 `cross_site_request` problem (lib/auth/same-site.ts), with no action result in the answer. Next.js's own abort
+ * (HTTP 500 with an error digest) no longer counts: a refusal must say what it is.
  */
 export function refusedBeforeRunning(answer: ActionAnswer): string | null {
-  if (answer.result !== undefined) return null;
-  const type = answer.response.headers()["content-type"] ?? "";
-  if (answer.status === 403 && type.startsWith("application/problem+json")) {
-    try {
-      return (JSON.parse(answer.text) as { code?: string }).code === "cross_site_request"
-        ? "403 cross_site_request"
-        : null;
-    } catch {
-      return null;
-    }
-  }
-  if (answer.status !== 500) return null;
-  const rows = new Map<string, string>();
-  for (const line of answer.text.split("\n")) {
-    // [\s\S], not ".": a row's JSON may hold U+2028 or U+2029 unescaped (a fuzzed key), which "." does not match.
-    const match = /^([0-9a-f]+):([\s\S]*)$/.exec(line);
-    if (match) rows.set(match[1]!, match[2]!);
-  }
-  let ref: unknown;
+  if (answer.result !== undefined || answer.status !== 403) return null;
+  if (!(answer.response.headers()["content-type"] ?? "").startsWith("application/problem+json")) return null;
   try {
-    ref = (JSON.parse(rows.get("0") ?? "null") as { a?: unknown } | null)?.a;
+    return (JSON.parse(answer.text) as { code?: string }).code === "cross_site_request"
+      ? "403 cross_site_request"
+      : null;
   } catch {
     return null;
   }
-  const row = typeof ref === "string" && ref.startsWith("$@") ? rows.get(ref.slice(2)) : undefined;
-  return row?.startsWith("E") ? "500 (Next.js aborted the action: its code never ran)" : null;
 }
 
 /**

@@ -172,3 +172,123 @@ test.describe("changes that end a person's other sessions", () => {
     });
   });
 });
+
+test("an ended session gets nothing from /api/auth/session: the endpoint checks the session version too", async ({
+  browser,
+}) => {
+  const person = personFor("ended-session");
+  await ensureUser(person);
+  const context = await browser.newContext({ baseURL: E2E_BASE_URL });
+  try {
+    const page = await context.newPage();
+    await signInThroughApi(page, person);
+    const live = (await (await context.request.get("/api/auth/session")).json()) as { user?: { email?: string } };
+    expect(live.user?.email).toBe(person.email);
+    const ended = await context.cookies();
+
+    const out = await context.request.post("/api/auth/signout", {
+      form: { csrfToken: await csrfTokenOf(context.request), callbackUrl: "/", json: "true" },
+      maxRedirects: 0,
+    });
+    expect(out.status()).toBe(200);
+    // The ended token, sent again as a stolen or cached cookie would be: no name, no email, no id.
+    await context.addCookies(ended);
+    const answer = await context.request.get("/api/auth/session");
+    expect(answer.status()).toBe(200);
+    expect(await answer.json()).toEqual({});
+  } finally {
+    await context.close();
+  }
+});
+
+test.describe("sign-in callbacks: a path on this console or nothing", () => {
+  test.setTimeout(120_000);
+  const origin = new URL(E2E_BASE_URL).origin;
+  /** Every form the red team sent (issue #27), each meaning another host once a browser resolves it. */
+  const FORMS = [
+    "/.//evil.example",
+    "/..//evil.example",
+    "/a/..//evil.example",
+    "/%2e//evil.example",
+    "/%2E%2E//evil.example",
+    "//evil.example",
+    "/\\evil.example",
+    "https://evil.example/",
+    `${origin}//evil.example`,
+    `${origin}/.//evil.example`,
+  ];
+  const staysHome = (location: string | undefined) => new URL(location ?? "", `${origin}/signin`).origin === origin;
+
+  test("with a session, /signin sends the person to this console, never to another host", async ({ browser }) => {
+    const person = personFor("callback-session");
+    await ensureUser(person);
+    const context = await browser.newContext({ baseURL: E2E_BASE_URL });
+    try {
+      await signInThroughApi(await context.newPage(), person);
+      for (const form of FORMS) {
+        const response = await context.request.get(`/signin?callbackUrl=${encodeURIComponent(form)}`, {
+          maxRedirects: 0,
+        });
+        expect(response.status(), form).toBe(307);
+        const location = response.headers().location;
+        expect(location, form).not.toMatch(/^(\/\/|\/\\|[a-z][a-z0-9+.-]*:)/i);
+        expect(staysHome(location), `${form} → ${location}`).toBe(true);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("without a session, the form keeps no foreign callback, and next-auth's own routes keep none either", async ({
+    browser,
+    playwright,
+  }) => {
+    const anonymous = await playwright.request.newContext({ baseURL: E2E_BASE_URL });
+    try {
+      for (const form of FORMS) {
+        const page = await anonymous.get(`/signin?callbackUrl=${encodeURIComponent(form)}`, { maxRedirects: 0 });
+        expect(page.status(), form).toBe(200);
+        // The callback the form is given, as the page's RSC payload carries the SignInForm's props.
+        const given = /\\"callbackUrl\\":\\"(.*?)\\"/.exec(await page.text())?.[1];
+        expect(given, `${form}: the form's callback`).toBe("/");
+        // next-auth's sign-in route sends the browser to /signin with the callback it kept: only this console.
+        const chained = await anonymous.get(`/api/auth/signin/credentials?callbackUrl=${encodeURIComponent(form)}`, {
+          maxRedirects: 0,
+        });
+        const location = chained.headers().location ?? "";
+        expect(staysHome(location), `next-auth's sign-in route with ${form} → ${location}`).toBe(true);
+        const kept = new URL(location, origin).searchParams.get("callbackUrl") ?? "/";
+        expect(staysHome(kept), `next-auth kept ${kept}`).toBe(true);
+        expect(kept, form).not.toContain("evil.example");
+      }
+    } finally {
+      await anonymous.dispose();
+    }
+    // And a real sign-in through the form, from a crafted link: the browser lands on this console.
+    const person = personFor("callback-form");
+    await ensureUser(person);
+    const context = await browser.newContext({ baseURL: E2E_BASE_URL });
+    try {
+      const page = await context.newPage();
+      await page.goto(`/signin?callbackUrl=${encodeURIComponent("/.//evil.example")}`);
+      await page.getByLabel("Email").fill(person.email);
+      await page.getByLabel("Password").fill(person.password);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await expect(page).not.toHaveURL(/\/signin/);
+      expect(new URL(page.url()).origin).toBe(origin);
+      const credentials = await context.request.post("/api/auth/callback/credentials", {
+        form: {
+          csrfToken: await csrfTokenOf(context.request),
+          email: person.email,
+          password: person.password,
+          callbackUrl: "//evil.example",
+          json: "true",
+        },
+      });
+      const { url } = (await credentials.json()) as { url?: string };
+      expect(staysHome(url), `next-auth's answer after sign-in: ${url}`).toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
+});

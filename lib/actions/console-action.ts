@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import { fieldErrors, unstorableInput } from "@/lib/api/request-body";
 import { ForbiddenError, type Role } from "@/lib/auth/roles";
-import { requireUser, UnauthenticatedError, userActor, type SessionUser } from "@/lib/auth/session";
+import { CrossSiteError, requireUser, UnauthenticatedError, userActor, type SessionUser } from "@/lib/auth/session";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { LedgerError } from "@/lib/ledger/errors";
@@ -20,6 +20,7 @@ export interface ActionContext {
 }
 
 function failure(error: unknown): ActionResult<never> {
+  if (error instanceof CrossSiteError) return { ok: false, code: "cross_site_request", message: error.message };
   if (error instanceof UnauthenticatedError) return { ok: false, code: "unauthenticated", message: error.message };
   if (error instanceof ForbiddenError) return { ok: false, code: "forbidden", message: error.message };
   if (error instanceof LedgerError) {

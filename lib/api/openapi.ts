@@ -23,6 +23,7 @@ const common = (withBody: boolean): JsonObject => ({
   ...(withBody ? { "400": shared("InvalidBody"), "413": shared("PayloadTooLarge") } : {}),
   "401": shared("Unauthorized"),
   "403": shared("Forbidden"),
+  "429": shared("TooManyBadKeys"),
   "500": shared("InternalError"),
   ...(withBody ? { "503": shared("DatabaseBusy") } : {}),
 });
@@ -34,7 +35,8 @@ const WRITE_CONFLICTS = ["write_conflict", "illegal_transition"];
 const humanGate = (what: string): JsonObject =>
   problem(
     `${what} is a person's decision: an agent key (or the bootstrap key, which is no person) is refused and nothing ` +
-      "changes; the principal who caused the approval request may not give it. Or the key lacks the scope.",
+      "changes; nobody tied to the operation (the key that runs it and that key's person, whoever asked for the approval " +
+      "or replayed it) may give it (four_eyes). Or the key lacks the scope.",
     ["person_required", "four_eyes", "forbidden"],
   );
 
@@ -881,6 +883,11 @@ export function openApiDocument(): object {
           "unauthorized",
         ]),
         Forbidden: problem("The key lacks the scope this endpoint needs.", ["forbidden"]),
+        TooManyBadKeys: problem(
+          "This client address presented more than 300 unknown or revoked keys in a minute: its bad keys are answered " +
+            "this way for a minute (Retry-After). A valid key is never refused by it.",
+          ["too_many_bad_keys"],
+        ),
         NotFound: problem(
           "No such operation or contract. An agent key is also told this about an operation another key planned: it " +
             "must not learn that the id exists (404, not 403).",

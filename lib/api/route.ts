@@ -1,6 +1,7 @@
 // The one wrapper every API v1 handler is built on: authenticates the key, checks its scope, and turns every error into
 // a problem document.
-import { verifyApiKey, scopesOf, type ApiScope } from "@/lib/auth/api-keys";
+import { scopesOf, type ApiScope } from "@/lib/auth/api-keys";
+import { authenticateApiKey, type KeyAuthentication } from "@/lib/auth/key-authentication";
 import { ForbiddenError, requireScope } from "@/lib/auth/roles";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import type { ApiKey } from "@/lib/generated/prisma/client";
@@ -24,10 +25,12 @@ export interface ApiContext<P> {
 
 type Handler<P> = (ctx: ApiContext<P>) => Promise<Response>;
 
-function bearer(req: Request): string | null {
-  const header = req.headers.get("authorization") ?? "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? null;
+/** A request without a usable key: 401 with the bearer challenge, or 429 with Retry-After (key-authentication.ts). */
+function keyRefusal(refused: Extract<KeyAuthentication, { ok: false }>): Response {
+  const base = { status: refused.status, title: titleFor(refused.status), detail: refused.detail };
+  return refused.status === 429
+    ? problem({ ...base, code: "too_many_bad_keys" }, { "retry-after": String(refused.retryAfterS) })
+    : problem({ ...base, code: "unauthorized" }, { "www-authenticate": 'Bearer realm="opledger"' });
 }
 
 export function errorResponse(error: unknown): Response {
@@ -74,25 +77,13 @@ export function apiRoute<P = Record<string, never>>(scopes: ApiScope[], handler:
   return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       await ensureStarted();
-      const presented = bearer(req);
       const now = new Date();
       const shared = ledger();
-      const verified = presented ? await verifyApiKey(shared, presented, now) : null;
-      if (!verified) {
-        return problem(
-          {
-            status: 401,
-            code: "unauthorized",
-            title: titleFor(401),
-            detail: presented
-              ? "The API key is unknown or revoked, or its person is disabled."
-              : "Send an API key as Authorization: Bearer <key>.",
-          },
-          { "www-authenticate": 'Bearer realm="opledger"' },
-        );
-      }
+      const verified = await authenticateApiKey(shared, req, now);
+      if (!verified.ok) return keyRefusal(verified);
       if (scopes.length > 0) requireScope(scopesOf(verified.key), ...scopes);
-      const response = await handler({ req, params: await context.params, ledger: shared, ...verified, now });
+      const { key, actor } = verified;
+      const response = await handler({ req, params: await context.params, ledger: shared, key, actor, now });
       await killAfterCommit(req, response);
       return response;
     } catch (error) {

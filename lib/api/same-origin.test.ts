@@ -57,6 +57,16 @@ describe("crossSiteRefusal", () => {
       { host: "console.example:3000", "sec-fetch-site": "cross-site" },
     ],
     [
+      "POST the browser marks same-site (a sibling subdomain) even with a matching Origin",
+      "POST",
+      { host: "console.example:3000", origin: "http://console.example:3000", "sec-fetch-site": "same-site" },
+    ],
+    [
+      "POST the browser marks cross-site with the console's own Origin",
+      "POST",
+      { host: "console.example:3000", origin: "http://console.example:3000", "sec-fetch-site": "cross-site" },
+    ],
+    [
       "POST whose X-Forwarded-Host list only later names the origin",
       "POST",
       { host: "a:1", "x-forwarded-host": "b:2, evil.example", origin: "http://evil.example" },

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { LEASE_MS_MAX, LEASE_MS_MIN } from "@/lib/ledger/commands/lease";
 import { TOOL_NAME } from "@/lib/ledger/contracts/contract-schema";
+import { reconcileEvidence } from "@/lib/ledger/evidence";
 import { MAX_PAGE } from "@/lib/ledger/reads/operations";
 import { EFFECT_CLASSES, PHASES } from "@/lib/retry-gate/types";
 
@@ -47,7 +48,7 @@ export const reconcileBody = z
     fence: fence.optional(),
     outcome: z.enum(["applied", "not_applied"]),
     providerId: z.string().min(1).max(500).optional(),
-    evidence: z.json(),
+    evidence: reconcileEvidence,
     reason: reason.optional(),
     approveRetry: z.boolean().optional(),
   })

@@ -4,9 +4,10 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { ledger } from "@/lib/ledger/ledger";
 import { ensureStarted } from "@/lib/server/startup";
+import { safeCallbackUrl } from "./callback-url";
 import { clientAddress } from "./client-address";
 import { env } from "@/lib/config/env";
-import { endSessionsAtSignOut, sessionClaimsOf, type SessionClaims } from "./session-version";
+import { endSessionsAtSignOut, sessionClaimsOf, sessionPerson, type SessionClaims } from "./session-version";
 import { signInWithPassword } from "./sign-in";
 import { acceptSsoIdentity, ssoIdentityOf, ssoSessionClaims } from "./single-sign-on";
 
@@ -90,8 +91,17 @@ export const authOptions: NextAuthOptions = {
       const claims: SessionClaims | null = await signInClaims(account.provider, user, profile);
       return { ...token, userId: claims?.userId, sessionVersion: claims?.sessionVersion };
     },
-    session({ session, token }) {
-      return { ...session, userId: token.userId, sessionVersion: token.sessionVersion };
+    // Every address next-auth sends a browser to (a callbackUrl of its sign-in and sign-out routes): a path on this
+    // console or its start page, never another site.
+    redirect({ url, baseUrl }) {
+      return `${baseUrl}${safeCallbackUrl(url, baseUrl)}`;
+    },
+    // The session endpoint (/api/auth/session, and getServerSession behind currentUser) answers only for a session
+    // that has not ended: an ended one gets next-auth's empty answer, `{}`, which its client reads as signed out.
+    async session({ session, token }) {
+      const claims = sessionClaimsOf(token);
+      if (!(await sessionPerson(ledger(), claims))) return {} as typeof session;
+      return { ...session, userId: claims?.userId, sessionVersion: claims?.sessionVersion };
     },
   },
   events: {

@@ -5,7 +5,13 @@ import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { insertUser, type InsertedUser } from "@/tests/helpers/console-users";
 import { changeUserRole, disableUser, enableUser, resetUserPassword } from "./admin";
 import { ForbiddenError } from "./roles";
-import { endSessionsAtSignOut, isCurrentSession, sessionClaimsOf, type SessionClaims } from "./session-version";
+import {
+  endSessionsAtSignOut,
+  isCurrentSession,
+  sessionClaimsOf,
+  sessionPerson,
+  type SessionClaims,
+} from "./session-version";
 
 const NOW = new Date("2026-12-01T12:00:00Z");
 const PASSWORD = "correct horse battery staple";
@@ -104,5 +110,23 @@ describe("endSessionsAtSignOut", () => {
 
   it("a token of a user who no longer exists changes nothing", async () => {
     expect(await endSessionsAtSignOut(t.ledger, { userId: "no-such-user", sessionVersion: 0 }, NOW)).toBe(false);
+  });
+});
+
+describe("sessionPerson: what every reader of a session gets", () => {
+  it("names the person of a current session, and nobody once it has ended, is disabled or has no claims", async () => {
+    const claims: SessionClaims = { userId: ada.id, sessionVersion: 0 };
+    expect(await sessionPerson(t.ledger, claims)).toEqual({
+      id: ada.id,
+      email: ada.email,
+      name: expect.any(String) as string,
+      role: "operator",
+    });
+    expect(await sessionPerson(t.ledger, null)).toBeNull();
+    await endSessionsAtSignOut(t.ledger, claims, NOW);
+    expect(await sessionPerson(t.ledger, claims)).toBeNull();
+    expect(await sessionPerson(t.ledger, { userId: ada.id, sessionVersion: 1 })).not.toBeNull();
+    await disableUser(t.ledger, { userId: ada.id, reason: "left" }, admin.actor, NOW);
+    expect(await sessionPerson(t.ledger, { userId: ada.id, sessionVersion: 2 })).toBeNull();
   });
 });

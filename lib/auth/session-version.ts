@@ -29,6 +29,29 @@ export function isCurrentSession(claims: SessionClaims, user: { sessionVersion: 
   return claims.sessionVersion === user.sessionVersion;
 }
 
+/** The person a session belongs to, read fresh. */
+export interface SessionPerson {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+}
+
+/**
+ * The person behind a session's claims, or null when the session has ended: no claims (a token from before session
+ * versions), the user gone or disabled, or another version than the user's. Every reader of a session calls it:
+ * currentUser (pages, actions, console routes) and next-auth's own session endpoint (auth-options.ts).
+ */
+export async function sessionPerson(ledger: Ledger, claims: SessionClaims | null): Promise<SessionPerson | null> {
+  if (!claims) return null;
+  const user = await ledger.db.user.findUnique({
+    where: { id: claims.userId },
+    select: { id: true, email: true, name: true, role: true, disabledAt: true, sessionVersion: true },
+  });
+  if (!user || user.disabledAt || !isCurrentSession(claims, user)) return null;
+  return { id: user.id, email: user.email, name: user.name, role: asRole(user.role) };
+}
+
 /** The Prisma update that ends every session of the user it is applied to; put it in the change's own write. */
 export const END_SESSIONS = { sessionVersion: { increment: 1 } } as const;
 

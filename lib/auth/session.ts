@@ -1,20 +1,17 @@
 // The signed-in person for pages, server actions and console routes: the session token names the user and its session
 // version; the user, their role and their current version are read fresh from the database.
 import { getServerSession } from "next-auth";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
 import { authOptions } from "./auth-options";
 import { signInPathForRequest } from "./requested-path";
-import { isCurrentSession, sessionClaimsOf } from "./session-version";
+import { sessionClaimsOf, sessionPerson, type SessionPerson } from "./session-version";
 import { ForbiddenError, requireRole, type Role } from "./roles";
+import { sentFromAnotherSite } from "./same-site";
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-}
+export type SessionUser = SessionPerson;
 
 /**
  * The current user, or null. The user is read fresh from the database on every request, so a demotion takes effect at
@@ -22,14 +19,7 @@ export interface SessionUser {
  * change or a sign-out since it was issued) is refused.
  */
 export async function currentUser(): Promise<SessionUser | null> {
-  const claims = sessionClaimsOf(await getServerSession(authOptions));
-  if (!claims) return null;
-  const user = await ledger().db.user.findUnique({
-    where: { id: claims.userId },
-    select: { id: true, email: true, name: true, role: true, disabledAt: true, sessionVersion: true },
-  });
-  if (!user || user.disabledAt || !isCurrentSession(claims, user)) return null;
-  return { id: user.id, email: user.email, name: user.name, role: user.role as Role };
+  return sessionPerson(ledger(), sessionClaimsOf(await getServerSession(authOptions)));
 }
 
 /** For pages: the signed-in user with at least `role`, or a redirect to sign-in that comes back to this page. */
@@ -44,8 +34,22 @@ export class UnauthenticatedError extends Error {
   override name = "UnauthenticatedError";
 }
 
-/** For server actions and console routes: throws instead of redirecting. */
+/** A server action sent from another site: refused before the session is read (proxy.ts answered it 403 already). */
+export class CrossSiteError extends Error {
+  override name = "CrossSiteError";
+}
+
+/**
+ * For server actions and console routes: throws instead of redirecting. A server action (a POST with Next-Action)
+ * sent from another site is refused first, whatever its cookie (same-site.ts: Sec-Fetch-Site and Origin).
+ */
 export async function requireUser(role: Role): Promise<SessionUser> {
+  const request = await headers();
+  if (request.has("next-action") && sentFromAnotherSite("POST", request)) {
+    throw new CrossSiteError(
+      "This request came from another site; the console only accepts changes from its own pages.",
+    );
+  }
   const user = await currentUser();
   if (!user) throw new UnauthenticatedError("Your session has ended; sign in again.");
   if (role !== "viewer") requireRole(user, role);

@@ -20,7 +20,7 @@ function isPersonRefusal(code: string): code is PersonRefusal {
 function sentence(code: PersonRefusal): string {
   switch (code) {
     case "four_eyes":
-      return "You caused this approval request (through an API key bound to you, or by replaying the operation), so another person must approve it: the four-eyes rule. Nothing was changed.";
+      return "You are tied to this operation: it runs under an API key bound to you, or you asked for this approval (through such a key, or by replaying it), so another person must approve it: the four-eyes rule. Nothing was changed.";
     case "already_approved":
       return "You have already approved this operation (yourself or through an API key bound to you). It needs approvals from other people before the attempt is granted; nothing more was recorded.";
     case "approval_expired":

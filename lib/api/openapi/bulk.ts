@@ -154,7 +154,10 @@ export const schemas = {
       ids: { type: "array", items: { type: "string", maxLength: 64 }, minItems: 1, maxItems: MAX_BULK_OPERATIONS },
       reason: { type: "string", maxLength: 1000 },
       outcome: { type: "string", enum: ["applied", "not_applied"] },
-      evidence: { type: "string", maxLength: 4000 },
+      evidence: {
+        description:
+          "What proves the outcome, for every operation of the set: any JSON value, as a single reconcile takes it.",
+      },
       providerId: { type: "string", maxLength: 200 },
       approveRetry: { type: "boolean", description: "With not_applied: grant the next attempt (the human gate)." },
     },

@@ -9,6 +9,7 @@ import { alicesKey, bootstrap, viewer } from "@/tests/helpers/ledger-model-autho
 import { agent } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
+import { reconcileBody } from "@/lib/api/schemas";
 import { planOperation } from "../commands/plan";
 import { reconcileOperation } from "../commands/reconcile";
 import { LedgerError } from "../errors";
@@ -217,6 +218,17 @@ describe("previewBulk", () => {
     ]) {
       expect(bulkPreviewSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
+  });
+
+  it("takes the evidence a single reconcile takes: any JSON value, by the same definition", () => {
+    for (const evidence of [{ provider: { id: "ch_1", status: "failed" } }, ["log", 2], "log", 0, false, null]) {
+      const bulk = { action: "reconcile", ids: ["x"], outcome: "not_applied", evidence };
+      expect(bulkPreviewSchema.safeParse(bulk).success, JSON.stringify(evidence)).toBe(true);
+      expect(reconcileBody.safeParse({ outcome: "not_applied", evidence }).success).toBe(true);
+    }
+    const without = { action: "reconcile", ids: ["x"], outcome: "not_applied" };
+    expect(bulkPreviewSchema.safeParse(without).error?.issues).toMatchObject([{ path: ["evidence"] }]);
+    expect(reconcileBody.safeParse({ outcome: "not_applied" }).success).toBe(false);
   });
 
   it(`refuses more than ${MAX_BULK_OPERATIONS} operations and asks to narrow the filter`, async () => {

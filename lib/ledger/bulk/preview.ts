@@ -7,6 +7,7 @@ import type { DecisionAction } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { requirePerson } from "../commands/authority";
 import { currentLookupSettings } from "../commands/auto-reconcile";
+import { keyOwnersOf } from "../commands/key-owners";
 import { auditedTransaction } from "../audit/audited-transaction";
 import { newId } from "../ids";
 import { bulkPrincipal, requireBulkOperator } from "./principal";
@@ -111,7 +112,11 @@ export async function previewBulk(
     operations.map((op) => ({ tool: op.tool, version: op.contractVersion })),
   );
   const lookupTools = await lookupToolsOf(ledger, request, [...new Set(operations.map((op) => op.tool))]);
-  const ctx = { request, actor, now, fourEyes: options.fourEyes, lookupTools };
+  const keyOwners = await keyOwnersOf(
+    ledger,
+    operations.flatMap((op) => (op.plannedByKeyId ? [op.plannedByKeyId] : [])),
+  );
+  const ctx = { request, actor, now, fourEyes: options.fourEyes, lookupTools, keyOwners };
 
   const items: PreviewItem[] = [];
   const skipped: SkippedItem[] = [];

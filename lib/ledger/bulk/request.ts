@@ -2,6 +2,7 @@
 // the ledger's fields or a list of ids) and, for a reconcile, its outcome and one piece of evidence.
 import { z } from "zod";
 import { EFFECT_CLASSES, PHASES } from "@/lib/retry-gate/types";
+import { reconcileEvidence } from "../evidence";
 
 /** A preview holds at most this many operations; more is refused with a request to narrow the filter. */
 export const MAX_BULK_OPERATIONS = 10_000;
@@ -39,7 +40,8 @@ const previewFields = z
     ids: z.array(idSchema).min(1).max(MAX_BULK_OPERATIONS).optional(),
     reason: z.string().trim().max(1000).optional(),
     outcome: z.enum(["applied", "not_applied"]).optional(),
-    evidence: z.string().trim().min(1).max(4000).optional(),
+    /** The same evidence a single reconcile takes (any JSON value), for every operation of the set. */
+    evidence: reconcileEvidence.optional(),
     providerId: text(200).optional(),
     /** Reconcile as not applied and grant the next attempt: the human gate, per operation. */
     approveRetry: z.boolean().optional(),
@@ -52,7 +54,9 @@ function checkPreview(body: z.infer<typeof previewFields>, ctx: z.RefinementCtx)
   }
   if (body.action === "reconcile") {
     if (!body.outcome) ctx.addIssue({ code: "custom", path: ["outcome"], message: "Say applied or not_applied." });
-    if (!body.evidence) ctx.addIssue({ code: "custom", path: ["evidence"], message: "Give one piece of evidence." });
+    if (body.evidence === undefined) {
+      ctx.addIssue({ code: "custom", path: ["evidence"], message: "Give one piece of evidence." });
+    }
     if (body.approveRetry && body.outcome !== "not_applied") {
       ctx.addIssue({
         code: "custom",

@@ -13,7 +13,7 @@ export type SkipReason =
 export const SKIP_REASONS: Record<SkipReason, string> = {
   already_decided: "its phase no longer allows this decision (someone decided already, or it is not waiting for it)",
   approval_expired: "its approval request expired; only a replay can go on",
-  four_eyes: "you caused its approval request (four-eyes): another person must decide",
+  four_eyes: "it runs under a key bound to you, or you asked for its approval (four-eyes): another person must decide",
   already_approved: "you already gave your approval; the quorum needs another person",
   no_lookup: "its tool's contract has no provider lookup; reconcile it with evidence instead",
   provider_id_required: "it has no provider id: a person who says the effect happened names it (reconcile it alone)",

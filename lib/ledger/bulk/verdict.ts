@@ -9,7 +9,7 @@ import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-act
 import { afterApproval, afterReconciliation, grantsRetry } from "@/lib/retry-gate/person-decisions";
 import type { DecisionAction, EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
-import { checkApprover } from "../commands/authority";
+import { checkApprover, type KeyOwners } from "../commands/authority";
 import { reconcileInputErrors } from "../commands/reconcile";
 import { LedgerError } from "../errors";
 import { gateInput, gateOperation } from "../reads/operation-view";
@@ -42,11 +42,13 @@ export interface VerdictContext {
   fourEyes: boolean;
   /** Tools whose current contract has a provider lookup. */
   lookupTools: ReadonlySet<string>;
+  /** The persons behind the keys that planned the operations (the four-eyes rule's tied principals). */
+  keyOwners: KeyOwners;
 }
 
 function approverSkip(op: Operation, ctx: VerdictContext): SkipReason | null {
   try {
-    checkApprover(op, ctx.actor, ctx.fourEyes);
+    checkApprover(op, ctx.actor, ctx.fourEyes, ctx.keyOwners);
     return null;
   } catch (error) {
     if (error instanceof LedgerError && (error.code === "four_eyes" || error.code === "already_approved")) {

@@ -7,6 +7,7 @@ import type { EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import { actorLabel, type Actor } from "../actor";
 import { LedgerError } from "../errors";
 import { approversOf, checkApprover, requirePerson } from "./authority";
+import { keyOwnersForOperation } from "./key-owners";
 import { checkSeen, operationCommand, writeOperation, type SeenState } from "./run-command";
 import { gateOperation, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
@@ -18,7 +19,8 @@ export interface DecisionInput {
 }
 
 /**
- * A person's approval: the human gate (a person, never an agent key), four-eyes and the quorum by principal id. The
+ * A person's approval: the human gate (a person, never an agent key), four-eyes against every principal tied to the
+ * operation and the quorum, by principal id. The
  * last approval the contract's quorum needs grants exactly one attempt; those before it are recorded and wait.
  */
 export async function approveOperation(
@@ -29,6 +31,7 @@ export async function approveOperation(
   now: Date,
   options: { fourEyes: boolean } = { fourEyes: env().OPLEDGER_FOUR_EYES === "on" },
 ): Promise<OperationView> {
+  const owners = await keyOwnersForOperation(ledger, id);
   return operationCommand(ledger, id, actor, "approve", now, async (tx, { op, contract, dependency }) => {
     requirePerson(actor, "Approving an attempt");
     checkSeen(op, input.seen);
@@ -44,7 +47,7 @@ export async function approveOperation(
         `Operation ${id} is ${op.phase}, not waiting for approval; someone may have decided already.`,
       );
     }
-    const principal = checkApprover(op, actor, options.fourEyes);
+    const principal = checkApprover(op, actor, options.fourEyes, owners);
     const approvers = [...approversOf(op), principal];
     if (approvers.length < contract.approvals) {
       const updated = await writeOperation(tx, op, { approvers: approvers.join(",") }, now);

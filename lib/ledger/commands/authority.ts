@@ -56,16 +56,43 @@ export function approversOf(op: Pick<Operation, "approvers">): string[] {
   return op.approvers ? op.approvers.split(",").filter(Boolean) : [];
 }
 
+/** The person each API key is bound to, by key id (null for a key with none, or no longer stored): see key-owners.ts. */
+export type KeyOwners = ReadonlyMap<string, string | null>;
+
 /**
- * The four-eyes rule and the quorum's distinct persons, by principal id: whoever caused the request may not approve
- * it, and nobody approves twice.
+ * Every principal tied to an operation's pending approval, none of whom may give it (AUTHORITY.md's four-eyes):
+ * whoever asked at plan or replay (`approvalRequestedBy`: the planning key's principal, or the replaying person), and
+ * the key that planned it, which is the only key that runs its attempts and so the one whose failures ask again, with
+ * the person that key is bound to. A planning key missing from `owners` was handed over after they were read: the
+ * caller read a state that is gone, and is told to look again.
  */
-export function checkApprover(op: Operation, actor: Actor, fourEyes: boolean): string {
+export function tiedPrincipals(
+  op: Pick<Operation, "id" | "approvalRequestedBy" | "plannedByKeyId">,
+  owners: KeyOwners,
+): Set<string> {
+  const tied = new Set<string>();
+  if (op.approvalRequestedBy !== null) tied.add(op.approvalRequestedBy);
+  if (op.plannedByKeyId !== null) {
+    if (!owners.has(op.plannedByKeyId)) {
+      throw new LedgerError("write_conflict", `Operation ${op.id} changed hands meanwhile; look at it again.`);
+    }
+    tied.add(`api_key:${op.plannedByKeyId}`);
+    const owner = owners.get(op.plannedByKeyId);
+    if (owner) tied.add(`user:${owner}`);
+  }
+  return tied;
+}
+
+/**
+ * The four-eyes rule and the quorum's distinct persons, by principal id: nobody tied to the operation approves it
+ * (tiedPrincipals), and nobody approves twice.
+ */
+export function checkApprover(op: Operation, actor: Actor, fourEyes: boolean, owners: KeyOwners): string {
   const principal = principalId(actor);
-  if (fourEyes && op.approvalRequestedBy !== null && op.approvalRequestedBy === principal) {
+  if (fourEyes && tiedPrincipals(op, owners).has(principal)) {
     throw new LedgerError(
       "four_eyes",
-      `The approval for ${op.id} was asked for by the same principal; another person must approve.`,
+      `You are tied to ${op.id}: it runs under a key bound to you, or you (or your key) asked for this approval; another person must approve.`,
     );
   }
   if (approversOf(op).includes(principal)) {
@@ -79,8 +106,8 @@ export function checkApprover(op: Operation, actor: Actor, fourEyes: boolean): s
 
 /**
  * The fields an operation gets when it starts waiting for a person: when the request expires, and no approvals yet.
- * Empty for any other phase, so callers can spread it whatever the gate decided. Who may not approve is fixed at plan:
- * only the planning key drives the operation, so every request it causes is the planner's (`approvalRequestedBy`).
+ * Empty for any other phase, so callers can spread it whatever the gate decided. Who may not approve is derived from
+ * the operation itself (tiedPrincipals), whichever attempt asked.
  */
 export function approvalRequest(
   phase: string,

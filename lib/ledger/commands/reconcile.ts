@@ -4,6 +4,7 @@ import { afterReconciliation, grantsRetry, type Reconciliation } from "@/lib/ret
 import { env } from "@/lib/config/env";
 import { actorLabel, personOf, type Actor } from "../actor";
 import { approvalRequest, checkApprover, requirePerson } from "./authority";
+import { keyOwnersForOperation } from "./key-owners";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { LedgerError } from "../errors";
 import { checkFence, checkSeen, operationCommand, writeOperation, type SeenState } from "./run-command";
@@ -41,11 +42,12 @@ export async function reconcileOperation(
   now: Date,
   options: { fourEyes: boolean } = { fourEyes: env().OPLEDGER_FOUR_EYES === "on" },
 ): Promise<OperationView> {
+  const approve = grantsRetry(input);
+  const owners = approve ? await keyOwnersForOperation(ledger, id) : new Map<string, string | null>();
   return operationCommand(ledger, id, actor, "reconcile", now, async (tx, { op, contract, dependency }) => {
-    const approve = grantsRetry(input);
     // The human gate comes first: an agent key asking for a retry changes nothing, whatever else it sent.
     const approver = approve
-      ? (requirePerson(actor, "Approving a retry"), checkApprover(op, actor, options.fourEyes))
+      ? (requirePerson(actor, "Approving a retry"), checkApprover(op, actor, options.fourEyes, owners))
       : null;
     if (input.fence !== undefined) checkFence(op, input.fence, now, false);
     checkSeen(op, input.seen);

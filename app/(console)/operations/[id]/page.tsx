@@ -3,7 +3,8 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { OperationDetail } from "@/components/operations/operation-detail";
 import { hasRole } from "@/lib/auth/roles";
-import { requirePageUser } from "@/lib/auth/session";
+import { requirePageUser, userActor } from "@/lib/auth/session";
+import { fourEyesKeepsOut } from "@/lib/ledger/commands/key-owners";
 import { ledger } from "@/lib/ledger/ledger";
 import { LedgerError } from "@/lib/ledger/errors";
 import { getOperation } from "@/lib/ledger/reads/operations";
@@ -25,6 +26,8 @@ export default async function OperationPage({ params }: Props) {
     if (error instanceof LedgerError && error.code === "not_found") notFound();
     throw error;
   }
-  // The buttons are only hidden from a viewer; every action checks the role again on the server.
-  return <OperationDetail initial={operation} canAct={hasRole(user.role, "operator")} />;
+  // The buttons are only hidden from a viewer, and approval from a person four-eyes keeps out; every action checks the
+  // role and the rule again on the server.
+  const tied = await fourEyesKeepsOut(ledger(), id, userActor(user));
+  return <OperationDetail initial={operation} canAct={hasRole(user.role, "operator")} fourEyesTied={tied} />;
 }
