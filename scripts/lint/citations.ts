@@ -41,10 +41,11 @@ export function citationsIn(text: string, source: boolean): Citation[] {
   const found: Citation[] = [];
   text.split("\n").forEach((content, index) => {
     for (const match of content.matchAll(CITATION)) {
-      const [text, target, anchor, heading] = match;
+      // Group 1 always takes part in a match; the anchor and the heading are one or the other, or neither.
+      const [cited, target = "", anchor, heading] = match;
       const before = content[match.index - 1];
-      if (source && (before === '"' || before === "'") && content[match.index + text.length] === before) continue;
-      found.push({ line: index + 1, target, anchor: anchor ?? (heading ? slug(heading) : null), text });
+      if (source && (before === '"' || before === "'") && content[match.index + cited.length] === before) continue;
+      found.push({ line: index + 1, target, anchor: anchor ?? (heading ? slug(heading) : null), text: cited });
     }
   });
   return found;
