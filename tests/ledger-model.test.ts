@@ -1,10 +1,10 @@
 // Model-based test of the ledger on a real database: random
 // plan/claim/heartbeat/dispatch/outcome/crash/sweep/approve/reject/reconcile/expire/contract-edit sequences, by three
 // planning keys, operator persons and principals the human gate must refuse, get from every command exactly the answer
-// the pure gate and AUTHORITY.md give, apply at most one effect per attempt the ledger let go and none a person had to
-// grant but did not, never let a stale fence write, keep each operation on the contract version it was planned under,
-// and leave an audit trail of legal transitions in which only persons approve, four-eyes and the quorum hold by
-// principal id, and nothing is approved or sent after an approval request expired (AUTHORITY.md). After the random
+// the pure gate and docs/authority.md give, apply at most one effect per attempt the ledger let go and none a person
+// had to grant but did not, never let a stale fence write, keep each operation on the contract version it was planned
+// under, and leave an audit trail of legal transitions in which only persons approve, four-eyes and the quorum hold by
+// principal id, and nothing is approved or sent after an approval request expired (docs/authority.md). After the random
 // prefix a fair schedule must leave every operation finished or with a person (liveness).
 import fc from "fast-check";
 import { expect, it } from "vitest";
@@ -198,7 +198,7 @@ class Attempt implements Cmd {
   toString = () => `attempt(op${this.op}, ${this.worker}, ${this.behaviour})`;
 }
 
-/** Who is asking, as AUTHORITY.md sees it, with the operation's state and its audit trail read just before. */
+/** Who is asking, as docs/authority.md sees it, with the operation's state and its audit trail read just before. */
 async function asking(w: World, op: ModelOperation, actor: Actor): Promise<Asking & { auditCount: number }> {
   const { row, history, auditCount } = await approvalState(w, op);
   const rules = rulesOf(w, op);
@@ -206,7 +206,7 @@ async function asking(w: World, op: ModelOperation, actor: Actor): Promise<Askin
 }
 
 /**
- * Anyone may ask to approve: the ledger's answer is exactly the one AUTHORITY.md gives (only an operator person,
+ * Anyone may ask to approve: the ledger's answer is exactly the one docs/authority.md gives (only an operator person,
  * four-eyes and the quorum by principal id, nothing after the deadline), and a refusal changes nothing.
  */
 class Approve implements Cmd {
@@ -328,7 +328,7 @@ const LANE: Record<Intrusion, Lane> = {
 
 /**
  * Another key tries the operation, even with its current fence: it is told the operation does not exist
- * (AUTHORITY.md, own operations), whatever it asks, and nothing changes. Alice's key, an operator's, is only a
+ * (docs/authority.md#own-operations), whatever it asks, and nothing changes. Alice's key, an operator's, is only a
  * stranger in the agent's lane.
  */
 class Intrude implements Cmd {

@@ -1,4 +1,4 @@
-// The MCP gateway (MCP.md): Streamable HTTP for any MCP client, with an agent key.
+// The MCP gateway (docs/mcp.md): Streamable HTTP for any MCP client, with an agent key.
 import { apiRoute } from "@/lib/api/route";
 import { mcpEndpointContext } from "@/lib/mcp/gateway/endpoint-context";
 import { mcpResponse } from "@/lib/mcp/gateway/mcp-endpoint";

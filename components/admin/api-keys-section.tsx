@@ -110,8 +110,8 @@ export function ApiKeysSection({ apiKeys, users = [], truncated, now }: ApiKeysS
 }
 
 /**
- * Whom the key acts as (AUTHORITY.md): its person, the bootstrap principal, or an agent identity of its own. A key
- * whose person is disabled is refused like a revoked one, so that is said too.
+ * Whom the key acts as (docs/authority.md#principals): its person, the bootstrap principal, or an agent identity of its
+ * own. A key whose person is disabled is refused like a revoked one, so that is said too.
  */
 function ActsAs({ apiKey, users }: { apiKey: ApiKeyListItem; users: readonly UserListItem[] }) {
   if (apiKey.bootstrap) {

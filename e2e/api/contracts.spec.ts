@@ -1,5 +1,6 @@
-// Agent API v1, tool contracts (API.md "Contracts"): create, replace, read, validation, scopes, optimistic concurrency,
-// and the MCP gateway's fields (MCP.md) with gateway tool names.
+// Agent API v1, tool contracts (docs/api.md#contracts): create, replace, read, validation, scopes, optimistic
+// concurrency, and the MCP gateway's fields (docs/mcp.md#the-contract-fields-the-gateway-reads) with gateway tool
+// names.
 import { expect, test } from "../fixtures";
 import {
   api,

@@ -1,4 +1,4 @@
-// Agent API v1 hardening (API.md "Conventions"): malformed, oversize and mistyped bodies, unknown paths, scopes and
+// Agent API v1 hardening (docs/api.md#conventions): malformed, oversize and mistyped bodies, unknown paths, scopes and
 // revoked keys. Every error is an RFC 9457 problem document, never HTML, and a refused request writes nothing.
 import http from "node:http";
 import { E2E_BASE_URL, expect, test } from "../fixtures";
@@ -201,7 +201,8 @@ test.describe("bodies", () => {
     expect(
       fields(await client.send("POST", `${opPath}/reconcile`, { data: { outcome: "perhaps", evidence: {} } })),
     ).toEqual(["outcome"]);
-    // `actor` is accepted for older clients and ignored for the decision (AUTHORITY.md), but it is still a string.
+    // `actor` is accepted for older clients and ignored for the decision (docs/authority.md#principals), but it is
+    // still a string.
     expect(fields(await client.send("POST", `${opPath}/approve`, { data: { actor: 5, reason: 5 } }))).toEqual([
       "actor",
       "reason",

@@ -1,4 +1,4 @@
-// Agent API v1, operations (API.md "Operations", "Recovery", "Metrics"): plan, lease, dispatch, outcome, approval,
+// Agent API v1, operations (docs/api.md#operations, #recovery, #metrics): plan, lease, dispatch, outcome, approval,
 // reconciliation, the recovery sweep, lists, metrics and the OpenAPI document, over HTTP against the built server.
 import { expect, test, TEST_ADMIN_EMAIL } from "../fixtures";
 import {
@@ -727,7 +727,7 @@ test.describe("metrics and OpenAPI", () => {
     return v!;
   };
 
-  test("metrics: every series API.md names, with values that moved with what happened", async ({ request }) => {
+  test("metrics: every series docs/api.md names, with values that moved with what happened", async ({ request }) => {
     const client = api(request);
     const { key } = await personKey();
     const read = async () => {
@@ -814,7 +814,7 @@ test.describe("metrics and OpenAPI", () => {
     expectProblem(await api(request, null).metrics(), 401, "unauthorized");
   });
 
-  test("openapi.json is served as OpenAPI 3.1.0 and describes every path of API.md", async ({ request }) => {
+  test("openapi.json is served as OpenAPI 3.1.0 and describes every path of docs/api.md", async ({ request }) => {
     const result = await api(request, null).get<{
       openapi: string;
       info?: { title?: string };

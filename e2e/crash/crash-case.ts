@@ -72,7 +72,10 @@ export interface CaseContext {
   inProcess: boolean;
   /** The workers' key: it plans, so only it may claim, dispatch and report the operation. */
   agentKey: string;
-  /** A key bound to a person (AUTHORITY.md): only a person may approve, and never the principal who planned. */
+  /**
+   * A key bound to a person (docs/authority.md#four-eyes-and-quorum): only a person may approve, and never the
+   * principal who planned.
+   */
   approver: { key: string; userId: string };
 }
 
@@ -125,8 +128,7 @@ function answerOf(result: ApiResult, before: Operation, after: Operation): strin
 }
 
 /**
- * What the gate may say once the dead worker's lease is over (PRODUCT.md's table, as lib/retry-gate/decide.ts keeps
- * it).
+ * What the gate may say once the dead worker's lease is over (the gate's table, lib/retry-gate/decide.ts).
  */
 export function expectedAfterCrash(point: CrashPoint, effect: EffectClass): { phase: string; decision: string }[] {
   if (!point.ambiguous) {

@@ -469,7 +469,7 @@ test("a 256 KiB tower of nested arrays or objects inside args or evidence is a 4
         };
         const where = `${method} ${path} with ${open}…${close} nested ${Buffer.byteLength(body)} bytes`;
         expect(problemFault(answer), `${where}: ${answer.text.slice(0, 300)}`).toBeNull();
-        // The depth limit (64, AUTHORITY.md) refuses it as a bad body.
+        // The depth limit (64, docs/api.md#conventions) refuses it as a bad body.
         expect(answer.status, where).toBe(400);
       }
     }

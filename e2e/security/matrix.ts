@@ -19,7 +19,7 @@ export type Principal = (typeof PRINCIPALS)[number];
 type Role = "viewer" | "operator" | "admin";
 export type MatrixScope = "agent" | "operator" | "admin" | "metrics";
 
-/** An API key principal: its scopes and the person it is bound to (operator and admin keys, AUTHORITY.md). */
+/** An API key principal: its scopes and its person (operator and admin keys, docs/authority.md#principals). */
 export interface KeyPrincipal {
   scopes: readonly MatrixScope[];
   /** The role of the person the key acts as; null for agent keys, the bootstrap key and metrics keys. */
@@ -138,7 +138,7 @@ export const ACTION_NOT_EXPOSED = "not exposed";
 const OTHER_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 // ---------------------------------------------------------------------------------------------------------------
-// The authority rules (AUTHORITY.md), as lib/auth/roles.ts and lib/ledger/commands/authority.ts apply them
+// The authority rules (docs/authority.md), as lib/auth/roles.ts and lib/ledger/commands/authority.ts apply them
 
 /** requireScope: an admin-scope key may do everything; otherwise one of the named scopes (any key when none). */
 export function passesScope(key: KeyPrincipal, scopes: readonly MatrixScope[]): boolean {
@@ -175,7 +175,7 @@ function refusedMethods(route: string, served: Method[], path: (w: World) => str
 
 const op = (id: string) => `/api/v1/operations/${encodeURIComponent(id)}`;
 const reason = "role matrix: this must never be recorded";
-/** A person's name in a body: accepted for older clients and ignored, never a credential (AUTHORITY.md). */
+/** A name in a body: accepted for older clients and ignored, never a credential (docs/authority.md#principals). */
 const FORGED_ACTOR = "admin@opledger.test";
 
 function contractBody(w: World) {
@@ -538,7 +538,7 @@ export const MATRIX: readonly MatrixRow[] = [
     (w) => `/api/v1/dependencies/${w.dependency}/breaker`,
   ),
 
-  // The rules behind the scope checks: own operations, and the human gate (AUTHORITY.md).
+  // The rules behind the scope checks: own operations, and the human gate (docs/authority.md).
   {
     kind: "rule",
     method: "GET",

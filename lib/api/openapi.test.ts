@@ -1,4 +1,4 @@
-// Checks the OpenAPI document looks like valid 3.1, covers every path of API.md and has no dangling $ref.
+// Checks the OpenAPI document looks like valid 3.1, covers every path of docs/api.md and has no dangling $ref.
 import { describe, expect, it } from "vitest";
 import { CONTRACT_MODES, TOOL_ERROR_MEANINGS } from "@/lib/ledger/contracts/contract-schema";
 import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";

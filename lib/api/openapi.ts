@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 description of the agent-facing ledger API (API.md), served at GET /api/v1/openapi.json.
+// The OpenAPI 3.1 description of the agent-facing ledger API (docs/api.md), served at GET /api/v1/openapi.json.
 import { CONTRACT_MODES, TOOL_ERROR_MEANINGS } from "@/lib/ledger/contracts/contract-schema";
 import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "@/lib/retry-gate/types";
@@ -31,7 +31,7 @@ const common = (withBody: boolean): JsonObject => ({
 /** Any write can lose a race with a concurrent one; repeating the request is safe. */
 const WRITE_CONFLICTS = ["write_conflict", "illegal_transition"];
 
-/** The human gate's refusals (AUTHORITY.md): a key that is no person, and the four-eyes rule. */
+/** The human gate's refusals (docs/authority.md#the-human-gate): a key that is no person, and the four-eyes rule. */
 const humanGate = (what: string): JsonObject =>
   problem(
     `${what} is a person's decision: an agent key (or the bootstrap key, which is no person) is refused and nothing ` +
@@ -49,8 +49,8 @@ const body = (schema: string): JsonObject => ({
 });
 
 /**
- * The MCP gateway's fields of a contract (MCP.md). A body may leave them out or send null for the default; a contract
- * always answers with the value in force.
+ * The MCP gateway's fields of a contract (docs/mcp.md#the-contract-fields-the-gateway-reads). A body may leave them out
+ * or send null for the default; a contract always answers with the value in force.
  */
 function gatewayFields(input: boolean): JsonObject {
   const type = (name: string): Json => (input ? [name, "null"] : name);

@@ -55,7 +55,8 @@ export const reconcileBody = z
   .strict();
 
 /**
- * `actor` is accepted for older clients and ignored: the decision is the key's person's, named by id (AUTHORITY.md).
+ * `actor` is accepted for older clients and ignored: the decision is the key's person's, named by id
+ * (docs/authority.md#principals).
  */
 export const decisionBody = z.object({ actor: z.string().max(200).optional(), reason }).strict();
 

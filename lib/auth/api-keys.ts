@@ -1,6 +1,6 @@
 // API keys: made from 32 random bytes, shown once, stored only as a sha256 hash with a short prefix to tell them apart.
 // An operator or admin key is bound to a person and acts as them; the bootstrap key is its own principal; an agent key
-// acts as itself (AUTHORITY.md).
+// acts as itself (docs/authority.md#principals).
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { ApiKey } from "@/lib/generated/prisma/client";

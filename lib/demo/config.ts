@@ -5,7 +5,8 @@ export const DEFAULT_PROVIDER_PORT = 3999;
 
 /**
  * Holds the Authorization header value the demo payments API requires; lookups read it, contracts name only the
- * variable. An OPLEDGER_SECRET_* name, as every secret a lookup may send (AUTHORITY.md).
+ * variable. An OPLEDGER_SECRET_* name, as every secret a lookup may send
+ * (docs/authority.md#secrets-and-outbound-requests).
  */
 export const PAYMENTS_AUTH_ENV = "OPLEDGER_SECRET_DEMO_PAYMENTS";
 

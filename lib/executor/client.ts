@@ -1,12 +1,12 @@
-// A small typed HTTP client for the opledger v1 API (API.md): any Node program can use it, it knows nothing of the
+// A small typed HTTP client for the opledger v1 API (docs/api.md): any Node program can use it, it knows nothing of the
 // server.
 import { z } from "zod";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "../retry-gate/types";
 
 /*
  * Responses are checked with lenient schemas: the fields this client relies on are required, everything else is
- * optional and unknown fields pass through (API.md: "add fields freely"). A server that breaks the contract gets
- * a clear `invalid_response` error instead of an undefined deep inside the executor.
+ * optional and unknown fields pass through (docs/api.md#conventions: fields may be added). A server that breaks the
+ * contract gets a clear `invalid_response` error instead of an undefined deep inside the executor.
  */
 
 const optionalText = z.string().nullish();
@@ -97,8 +97,8 @@ export type OperationDetail = z.output<typeof operationDetailSchema>;
 export const leaseSchema = z.looseObject({
   fence: z.number().int(),
   leaseExpiresAt: z.string(),
-  // API.md's conventions say claim and heartbeat carry the operation; its claim paragraph names only fence and
-  // leaseExpiresAt, so a server that leaves it out is still accepted.
+  // docs/api.md#conventions says claim and heartbeat carry the operation; older servers answered a claim with only
+  // fence and leaseExpiresAt, so a server that leaves it out is still accepted.
   operation: operationSchema.optional(),
 });
 export type Lease = z.output<typeof leaseSchema>;

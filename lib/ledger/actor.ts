@@ -1,5 +1,5 @@
 // Who is acting: a signed-in person, an API key (bound to a person, the bootstrap key, or an agent identity) or
-// opledger itself. Decisions compare principal ids; labels are for people to read (AUTHORITY.md).
+// opledger itself. Decisions compare principal ids; labels are for people to read (docs/authority.md#principals).
 
 export type PersonRole = "viewer" | "operator" | "admin";
 

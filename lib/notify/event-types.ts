@@ -1,4 +1,5 @@
-// The webhook events: what a person must act on, named as OPERATORS.md names them, and which audit record is which.
+// The webhook events: what a person must act on, named as docs/operators.md#be-told-when-a-person-must-act names them,
+// and which audit record is which.
 import type { AuditEvent } from "@/lib/generated/prisma/client";
 
 export const WEBHOOK_EVENT_TYPES = [

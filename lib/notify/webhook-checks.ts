@@ -1,5 +1,6 @@
 // The checks a webhook must pass before it is stored: an http(s) URL the outbound rules would send to, a secret named
-// as AUTHORITY.md asks holding a Standard Webhooks secret, and event types that exist. Each failure names its field.
+// as docs/authority.md#secrets-and-outbound-requests asks, holding a Standard Webhooks secret, and event types that
+// exist. Each failure names its field.
 import { Webhook } from "standardwebhooks";
 import { env } from "@/lib/config/env";
 import { checkedAddresses, systemResolver } from "@/lib/outbound/resolve";

@@ -1,7 +1,7 @@
 // What an outbound request comes back as: an answer, a refusal naming the rule that stopped it, or a failure of the
 // network; never an exception, and never a secret.
 
-/** The rules of AUTHORITY.md ("Outbound requests made on the operator's behalf"); every refusal names one. */
+/** The rules of docs/security.md#outbound-requests; every refusal names one. */
 export type OutboundRule =
   /** Not an absolute http(s) URL, or one carrying credentials of its own. */
   | "url"

@@ -1,6 +1,7 @@
 // The one way the server sends an HTTP request on the operator's behalf (provider lookups; webhooks and MCP upstreams
-// next): every rule of AUTHORITY.md checked before anything leaves, the connection pinned to the checked addresses,
-// no redirects followed, one deadline, a size cap, and the secret redacted from everything it returns.
+// next): every rule of docs/security.md#outbound-requests checked before anything leaves, the connection pinned to the
+// checked addresses, no redirects followed, one deadline, a size cap, and the secret redacted from everything it
+// returns.
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";

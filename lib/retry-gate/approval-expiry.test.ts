@@ -7,7 +7,7 @@ import { PHASES, type Phase } from "./types";
 const HOUR = 3_600_000;
 
 describe("approvalTtl and approvalExpiresAt", () => {
-  test("the bounds and default of AUTHORITY.md: 1 s to 30 days, 24 h when the contract sets none", () => {
+  test("the bounds and default of docs/authority.md: 1 s to 30 days, 24 h when the contract sets none", () => {
     expect(APPROVAL_TTL_MS).toEqual({ default: 24 * HOUR, min: 1_000, max: 30 * 24 * HOUR });
   });
 

@@ -4,7 +4,10 @@ import type { GateContract, GateOperation } from "./types";
 
 const HOUR = 3_600_000;
 
-/** AUTHORITY.md: a contract may set approvalTtlMs from 1 s to 30 days; without one, a request waits 24 h. */
+/**
+ * docs/authority.md#approvals-are-bound-and-expire: a contract may set approvalTtlMs from 1 s to 30 days; without one,
+ * a request waits 24 h.
+ */
 export const APPROVAL_TTL_MS = { default: 24 * HOUR, min: 1_000, max: 30 * 24 * HOUR } as const;
 
 /** How long a request under this contract may wait for a person. */

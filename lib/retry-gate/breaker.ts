@@ -14,7 +14,7 @@ export type ProbedBreaker = Breaker & { probeSuccesses?: number };
  */
 export type TunedBreakerConfig = BreakerConfig & { probes?: number };
 
-/** The settings a dependency has until an admin edits them (OPERATORS.md: 5 failures, 30 s, 1 probe). */
+/** A dependency's settings until an admin edits them (docs/operators.md#tune-a-breaker: 5 failures, 30 s, 1 probe). */
 export const DEFAULT_BREAKER_SETTINGS: Required<TunedBreakerConfig> = Object.freeze({
   failureThreshold: 5,
   cooldownMs: 30_000,

@@ -299,7 +299,8 @@ function approvalReason(input: GateInput): string {
 
 /**
  * The same sentence whether or not the sweep has moved the operation to EXPIRED yet, so the agent, the audit record
- * and the console all read one answer. A replay is a new operation with its own approval (AUTHORITY.md).
+ * and the console all read one answer. A replay is a new operation with its own approval
+ * (docs/authority.md#approvals-are-bound-and-expire).
  */
 function expiredReason(input: GateInput): string {
   return (

@@ -30,8 +30,8 @@ export function canReplay(phase: Phase, evidence: EffectEvidence): boolean {
 }
 
 /**
- * Replaying a NON_RETRYABLE call is the human gate (AUTHORITY.md): the replay waits for a second person's approval
- * before its first attempt, whatever its contract's approval policy says.
+ * Replaying a NON_RETRYABLE call is the human gate (docs/authority.md#the-human-gate): the replay waits for a second
+ * person's approval before its first attempt, whatever its contract's approval policy says.
  */
 export function replayNeedsApproval(effect: EffectClass): boolean {
   switch (effect) {

@@ -6,7 +6,7 @@ export type EffectClass = (typeof EFFECT_CLASSES)[number];
 /**
  * PLANNED .. RECONCILED are the six phases of the product design; the others are the terminal and
  * waiting phases the model needs (see docs/decisions/004-phase-set.md). EXPIRED: nobody decided on an approval
- * request within the contract's approvalTtlMs (AUTHORITY.md).
+ * request within the contract's approvalTtlMs (docs/authority.md#approvals-are-bound-and-expire).
  */
 export const PHASES = [
   "PLANNED",

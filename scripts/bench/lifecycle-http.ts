@@ -22,7 +22,7 @@ interface Operation {
   phase: string;
 }
 
-/** plan, claim, dispatch, outcome: four requests, as API.md describes them. */
+/** plan, claim, dispatch, outcome: four requests, as docs/api.md#operations describes them. */
 export async function httpLifecycle(send: Send, agent: number, n: number): Promise<void> {
   const workerId = `bench-agent-${agent}`;
   const planned = (await send({

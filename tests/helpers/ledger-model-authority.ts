@@ -1,5 +1,5 @@
-// AUTHORITY.md for the model-based ledger tests: the principals who plan, approve and intrude, what the ledger must
-// answer each of them, and the approval rules an operation's audit trail must show, compared by principal id.
+// docs/authority.md for the model-based ledger tests: the principals who plan, approve and intrude, what the ledger
+// must answer each of them, and the approval rules an operation's audit trail must show, compared by principal id.
 import { expect } from "vitest";
 import type { AuditEvent, Operation } from "@/lib/generated/prisma/client";
 import { personOf, principalId, type Actor } from "@/lib/ledger/actor";
@@ -94,7 +94,7 @@ function seesAll(actor: Actor): boolean {
 export type Lane = "agent" | "shared" | "person";
 
 /**
- * AUTHORITY.md, own operations: a key outside its lane on this operation is told it does not exist. In the agent's
+ * docs/authority.md#own-operations: a key outside its lane on this operation is told it does not exist. In the agent's
  * lane only the planning key drives, whatever its other scopes; elsewhere an agent-only key sees only its own.
  */
 export function outsideOwnOperations(actor: Actor, planner: Actor, lane: Lane): boolean {
@@ -142,10 +142,10 @@ function dataOf(event: AuditEvent): Record<string, unknown> {
 }
 
 /**
- * Reads an operation's audit trail (in chain order) and checks AUTHORITY.md's approval rules on it: every approval is
- * an operator person's, never the planner's principal under four-eyes, never after the request's deadline, never twice
- * by one principal in a request; a grant has exactly the quorum's distinct persons; an expiry comes only after the
- * deadline, from opledger itself, and nothing moves or is sent after it.
+ * Reads an operation's audit trail (in chain order) and checks docs/authority.md's approval rules on it: every approval
+ * is an operator person's, never the planner's principal under four-eyes, never after the request's deadline, never
+ * twice by one principal in a request; a grant has exactly the quorum's distinct persons; an expiry comes only after
+ * the deadline, from opledger itself, and nothing moves or is sent after it.
  */
 export function approvalHistory(trail: AuditEvent[], rules: ApprovalRules, fourEyes: boolean): ApprovalHistory {
   const planned = trail.find((e) => e.action === "operation.planned");

@@ -455,7 +455,7 @@ export async function checkInvariants(w: World): Promise<void> {
   }
 }
 
-/** AUTHORITY.md at the level of principal ids, against what the row, the attempts and the audit trail say. */
+/** docs/authority.md at the level of principal ids, against what the row, the attempts and the audit trail say. */
 function checkAuthority(
   w: World,
   op: ModelOperation,

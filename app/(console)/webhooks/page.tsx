@@ -1,5 +1,5 @@
-// Webhooks page: where the events a person must act on are sent, for the admin role only (AUTHORITY.md: webhooks are
-// an admin's); viewers and operators get a 403.
+// Webhooks page: where the events a person must act on are sent, for the admin role only
+// (docs/authority.md#who-may-do-what: webhooks are an admin's); viewers and operators get a 403.
 import type { Metadata } from "next";
 import { forbidden } from "next/navigation";
 import { Suspense } from "react";

@@ -1,4 +1,4 @@
-// The OpenAPI paths and schemas of bulk actions (OPERATORS.md "Bulk actions with an exact preview"), as plain objects
+// The OpenAPI paths and schemas of bulk actions (docs/operators.md#act-on-many-operations-at-once), as plain objects
 // for lib/api/openapi.ts to merge: `paths` into its paths, `schemas` into components.schemas. References point at the
 // shared components there (Problem, InvalidBody, Unauthorized, Forbidden, InternalError, DatabaseBusy).
 import { BULK_ACTIONS, JOB_ITEMS_PAGE, MAX_BULK_OPERATIONS, PREVIEW_TTL_MS } from "@/lib/ledger/bulk/request";

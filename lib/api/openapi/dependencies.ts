@@ -1,4 +1,4 @@
-// The OpenAPI paths and schemas of tunable breakers (OPERATORS.md "Breakers an operator can tune"), as plain objects for
+// The OpenAPI paths and schemas of tunable breakers (docs/operators.md#tune-a-breaker), as plain objects for
 // lib/api/openapi.ts to merge: `paths` into its paths, `schemas` into components.schemas. References point at the
 // shared components there (Problem, InvalidBody, Unauthorized, Forbidden, NotFound, InternalError, DatabaseBusy).
 import { BREAKER_SETTING_BOUNDS } from "@/lib/ledger/dependencies/breaker-settings-schema";

@@ -16,8 +16,9 @@ export const json = (description: string, schema: string): JsonObject => ({
 });
 
 /**
- * A problem+json response naming the stable `code` values API.md gives it. Listed as examples, not an enum: the
- * server may add codes (API.md: "add fields freely"), and a client must treat an unlisted code as this status.
+ * A problem+json response naming the stable `code` values docs/api.md#errors gives it. Listed as examples, not an enum:
+ * the server may add codes (docs/api.md#conventions: fields may be added), and a client must treat an unlisted code as
+ * this status.
  */
 export const problem = (description: string, codes: string[] = []): JsonObject => ({
   description: codes.length ? `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.` : description,

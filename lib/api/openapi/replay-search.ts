@@ -1,5 +1,5 @@
-// The OpenAPI paths and schemas of replay and search (OPERATORS.md "Replay with edited arguments", issue #18 "Find
-// anything"), as plain objects for lib/api/openapi.ts to merge: `paths` into its paths, `schemas` into
+// The OpenAPI paths and schemas of replay and search (docs/operators.md#send-a-call-again-with-corrected-arguments,
+// issue #18 "Find anything"), as plain objects for lib/api/openapi.ts to merge: `paths` into its paths, `schemas` into
 // components.schemas, `searchParameter` into GET /api/v1/operations' parameters (its 200 answers SearchPage when `q`
 // is given), and `operationFields` / `operationDetailFields` into the Operation and OperationDetail schemas' properties.
 import { MAX_REPLAY_ARGS_BYTES } from "@/lib/ledger/commands/replay";

@@ -1,4 +1,4 @@
-// The OpenAPI paths and schemas of webhooks (OPERATORS.md "Notifications: the person who must act is told"), as plain
+// The OpenAPI paths and schemas of webhooks (docs/operators.md#be-told-when-a-person-must-act), as plain
 // objects for lib/api/openapi.ts to merge: `paths` into its paths, `schemas` into components.schemas. References point
 // at the shared components there (Problem, InvalidBody, Unauthorized, Forbidden, PayloadTooLarge, InternalError,
 // DatabaseBusy).

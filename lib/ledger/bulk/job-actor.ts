@@ -1,6 +1,6 @@
 // Whether the person a bulk job acts as may still act: the job runs for minutes, and a person disabled or made a
-// viewer meanwhile (or a key revoked) must not keep acting through it (AUTHORITY.md: disabling the person disables
-// the key).
+// viewer meanwhile (or a key revoked) must not keep acting through it (docs/authority.md#principals: disabling the
+// person disables the key).
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../actor";
 

@@ -1,5 +1,5 @@
-// AUTHORITY.md on a real database, tried as an attacker would: only a person opens the human gate, four-eyes and the
-// quorum count principals by id, every key stays in its own operations, and approvals expire.
+// docs/authority.md on a real database, tried as an attacker would: only a person opens the human gate, four-eyes and
+// the quorum count principals by id, every key stays in its own operations, and approvals expire.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/ledger/actor";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";

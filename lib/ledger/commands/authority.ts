@@ -1,4 +1,4 @@
-// Who may move which operation (AUTHORITY.md), checked inside every command: agent keys drive only the operations
+// Who may move which operation (docs/authority.md), checked inside every command: agent keys drive only the operations
 // they planned, only a person opens the human gate, and the four-eyes rule and quorum compare principal ids.
 import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
 import { approvalExpiresAt } from "@/lib/retry-gate/approval-expiry";
@@ -60,11 +60,11 @@ export function approversOf(op: Pick<Operation, "approvers">): string[] {
 export type KeyOwners = ReadonlyMap<string, string | null>;
 
 /**
- * Every principal tied to an operation's pending approval, none of whom may give it (AUTHORITY.md's four-eyes):
- * whoever asked at plan or replay (`approvalRequestedBy`: the planning key's principal, or the replaying person), and
- * the key that planned it, which is the only key that runs its attempts and so the one whose failures ask again, with
- * the person that key is bound to. A planning key missing from `owners` was handed over after they were read: the
- * caller read a state that is gone, and is told to look again.
+ * Every principal tied to an operation's pending approval, none of whom may give it
+ * (docs/authority.md#four-eyes-and-quorum): whoever asked at plan or replay (`approvalRequestedBy`: the planning key's
+ * principal, or the replaying person), and the key that planned it, which is the only key that runs its attempts and so
+ * the one whose failures ask again, with the person that key is bound to. A planning key missing from `owners` was
+ * handed over after they were read: the caller read a state that is gone, and is told to look again.
  */
 export function tiedPrincipals(
   op: Pick<Operation, "id" | "approvalRequestedBy" | "plannedByKeyId">,

@@ -1,5 +1,6 @@
 // Approval expiry: an operation that waited for a person longer than its contract's approvalTtlMs becomes EXPIRED,
-// done by opledger itself. Never approved by default, never left waiting forever (AUTHORITY.md).
+// done by opledger itself. Never approved by default, never left waiting forever
+// (docs/authority.md#approvals-are-bound-and-expire).
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Operation } from "@/lib/generated/prisma/client";
 import type { Actor } from "../actor";

@@ -1,7 +1,8 @@
-// Four-eyes against every principal tied to an operation (AUTHORITY.md), on a real database and real keys: person A
-// holds an agent key (agent + operator scopes, bound to A) and an operator key. A's agent key's NON_RETRYABLE call is
-// confirmed; person B replays it. Neither A (directly or through either key) nor B may approve the replay's attempts,
-// whichever attempt asked, through approve, reconcile with approveRetry or a bulk approve; a third person may.
+// Four-eyes against every principal tied to an operation (docs/authority.md#four-eyes-and-quorum), on a real database
+// and real keys: person A holds an agent key (agent + operator scopes, bound to A) and an operator key. A's agent key's
+// NON_RETRYABLE call is confirmed; person B replays it. Neither A (directly or through either key) nor B may approve
+// the replay's attempts, whichever attempt asked, through approve, reconcile with approveRetry or a bulk approve; a
+// third person may.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/ledger/actor";
 import { createApiKey, verifyApiKey, type KeyActor } from "@/lib/auth/api-keys";

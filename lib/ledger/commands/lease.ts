@@ -69,7 +69,7 @@ export async function claimLease(
     const fence = read.fence + 1;
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const lease = { leaseOwner: input.workerId, leaseExpiresAt };
-    // An attempt whose lease ran out in flight is UNKNOWN (API.md, Recovery), whether the sweep or this claim gets
+    // An attempt whose lease ran out in flight is UNKNOWN (docs/api.md#recovery), whether the sweep or this claim gets
     // there first: a fresh lease must not keep it DISPATCHED while its caller keeps claiming. The sweep's step fences
     // the old holder out, so the claim that follows it is a first claim, not a take-over.
     const lost = !live && read.phase === "DISPATCHED";

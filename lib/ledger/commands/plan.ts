@@ -26,7 +26,7 @@ export interface PlanInput {
   wouldHave?: WouldHave;
   /** A replay with edited arguments: the operation it replays (set by the replay command only, never by a client). */
   replayOf?: string;
-  /** Take the run lease in the same transaction (an extension of API.md: saves the claim's round trip). */
+  /** Take the run lease in the same transaction (docs/api-extensions.md#claim-on-plan: saves a claim's round trip). */
   claim?: { workerId: string; leaseMs: number };
 }
 
@@ -64,7 +64,8 @@ async function existingPlan(
   now: Date,
 ): Promise<PlanResult> {
   if (actor.type === "api_key" && existing.plannedByKeyId !== actor.id) {
-    // Another key's operation: the key is taken, and nothing of that operation is shown (AUTHORITY.md, own operations).
+    // Another key's operation: the key is taken, and nothing of that operation is shown
+    // (docs/authority.md#own-operations).
     throw new LedgerError(
       "idempotency_key_reused",
       `The idempotency key ${existing.idempotencyKey} of ${existing.tool} is already used by another agent key; a new call needs a new key.`,

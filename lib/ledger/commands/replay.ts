@@ -17,7 +17,7 @@ import { withWriteRetry } from "../write-retry";
 import { approvalRequest, checkLane, requirePerson } from "./authority";
 import { newOperationState } from "./plan";
 
-/** As large as a plan's whole request body may be (API.md: 256 KiB). */
+/** As large as a plan's whole request body may be (docs/api.md#conventions: 256 KiB). */
 export const MAX_REPLAY_ARGS_BYTES = 256 * 1024;
 
 export interface ReplayInput {

@@ -47,7 +47,7 @@ export async function writeOperation(
   return { ...op, ...written };
 }
 
-/** Each command's lane (AUTHORITY.md): whose operations a key may run it on. */
+/** Each command's lane (docs/authority.md#who-may-do-what): whose operations a key may run it on. */
 const LANES: Record<OperationCommandName, Lane> = {
   claim: "agent",
   heartbeat: "agent",

@@ -23,7 +23,8 @@ export const reconcileSchema = z
     timeoutMs: z.int().min(100).max(60_000).optional(),
     /**
      * Name of an OPLEDGER_SECRET_* environment variable holding the Authorization header value; the secret itself is
-     * never stored, and no other variable (NEXTAUTH_SECRET, DATABASE_URL, ...) can be sent anywhere (AUTHORITY.md).
+     * never stored, and no other variable (NEXTAUTH_SECRET, DATABASE_URL, ...) can be sent anywhere
+     * (docs/authority.md#secrets-and-outbound-requests).
      */
     authHeaderEnv: z
       .string()

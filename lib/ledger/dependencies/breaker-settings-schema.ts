@@ -4,7 +4,10 @@ import { z } from "zod";
 /** The names a contract may give a dependency (the same pattern as contract-schema.ts's). */
 export const DEPENDENCY_NAME = /^[a-z0-9][a-z0-9._:-]{0,63}$/i;
 
-/** The bounds an admin may set (OPERATORS.md): enough to tune, never a breaker that cannot open or never closes. */
+/**
+ * The bounds an admin may set (docs/operators.md#tune-a-breaker): enough to tune, never a breaker that cannot open or
+ * never closes.
+ */
 export const BREAKER_SETTING_BOUNDS = {
   failureThreshold: { min: 1, max: 1000 },
   cooldownMs: { min: 1_000, max: 3_600_000 },

@@ -24,7 +24,7 @@ export interface OperationDetail extends OperationView {
 
 /**
  * One operation with its history. `plannedByKeyId`, when given (an agent key's read), limits it to that key's own
- * operations: another key's is not found, exactly as a missing one (AUTHORITY.md).
+ * operations: another key's is not found, exactly as a missing one (docs/authority.md#own-operations).
  */
 export async function getOperation(
   ledger: Ledger,

@@ -4,7 +4,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
 import type { UpstreamCall } from "@/lib/mcp/upstreams/types";
 
-/** The largest answer kept to serve the same call again (MCP.md); a larger one is confirmed but not kept. */
+/**
+ * The largest answer kept to serve the same call again (docs/mcp.md#what-happens-to-a-call); a larger one is confirmed
+ * but not kept.
+ */
 const MAX_KEPT_RESULT_BYTES = 256 * 1024;
 const MAX_MESSAGE = 500;
 
