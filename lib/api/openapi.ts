@@ -4,6 +4,7 @@ import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "@/lib/retry-gate/types";
 import * as bulkApi from "./openapi/bulk";
 import * as dependenciesApi from "./openapi/dependencies";
+import * as errorRulesApi from "./openapi/error-rules";
 import { json, problem, ref, shared, type Json, type JsonObject } from "./openapi/parts";
 import * as replaySearchApi from "./openapi/replay-search";
 import * as webhooksApi from "./openapi/webhooks";
@@ -361,6 +362,7 @@ function schemas(): JsonObject {
           description: "Quorum: how many distinct persons must approve before an attempt is granted.",
         },
         ...gatewayFields(true),
+        ...errorRulesApi.contractInputFields,
         expectedVersion: {
           type: "integer",
           minimum: 0,
@@ -404,6 +406,7 @@ function schemas(): JsonObject {
         "keyFrom",
         "toolError",
         "mode",
+        "errorRules",
         "author",
         "createdAt",
       ],
@@ -427,6 +430,7 @@ function schemas(): JsonObject {
         unknownAlertMs: nullable("integer", { description: "When unknowns.aged fires; null: 15 min." }),
         approvals: { type: "integer", minimum: 1, maximum: 10, description: "Approvals needed (quorum)." },
         ...gatewayFields(false),
+        ...errorRulesApi.contractFields,
         author: { type: "string", description: "The label of who saved this version." },
         createdAt: dateTime("When this version was written."),
       },
@@ -895,6 +899,7 @@ export function openApiDocument(): object {
       schemas: {
         ...schemas(),
         ...replaySearchApi.schemas,
+        ...errorRulesApi.schemas,
         ...bulkApi.schemas,
         ...webhooksApi.schemas,
         ...dependenciesApi.schemas,

@@ -52,6 +52,11 @@ function capitalised(sentence: string): string {
 }
 
 export function describeError(e: ClassifiedError): string {
+  const described = describeByTable(e);
+  return e.rule === undefined ? described : `${described} (${e.rule})`;
+}
+
+function describeByTable(e: ClassifiedError): string {
   const status = e.httpStatus === undefined ? "" : `${e.httpStatus} `;
   switch (e.errorClass) {
     case "transient":

@@ -91,12 +91,36 @@ export type ErrorClass = "transient" | "fatal" | "unclassified";
 export const TOOL_ERROR_MEANINGS = ["fatal", "transient", "unknown"] as const;
 export type ToolErrorMeaning = (typeof TOOL_ERROR_MEANINGS)[number];
 
+/**
+ * What a contract's error rule says an error means: transient (retried with backoff), fatal (never retried), unknown
+ * (the effect may have happened: reconcile), rate_limited (transient, waiting the provider's Retry-After).
+ */
+export const ERROR_RULE_MEANINGS = ["transient", "fatal", "unknown", "rate_limited"] as const;
+export type ErrorRuleMeaning = (typeof ERROR_RULE_MEANINGS)[number];
+
+/** One of a contract's ordered error rules: every condition it names must hold (lib/retry-gate/error-rules.ts). */
+export interface ErrorRule {
+  when: {
+    /** A status, or an inclusive range [lo, hi]. */
+    httpStatus?: number | [number, number];
+    /** The reported kind as sent (ECONNRESET) or as the global table names it (connection_reset, tool_error). */
+    kind?: string;
+    /** An RE2 pattern, case-insensitive, searched in the message (an MCP tool's isError text). */
+    message?: string;
+  };
+  then: ErrorRuleMeaning;
+  /** Why, in words: the gate's reason quotes it. */
+  why?: string;
+}
+
 export interface ClassifiedError {
   kind: ErrorKind;
   errorClass: ErrorClass;
   httpStatus?: number;
   retryAfterMs?: number;
   message?: string;
+  /** The contract's error rule that classified it, as its reason names it ("rule 2 of payments.charge: ..."). */
+  rule?: string;
 }
 
 export type KeyPolicy = "required" | "optional" | "unsupported";
