@@ -155,6 +155,17 @@ function schemas(): JsonObject {
         action: stringEnum(DECISION_ACTIONS),
         reason: { type: "string", description: "One sentence an operator can read." },
         retryAfterMs: { type: "integer", minimum: 0, description: "Present when the action is not allowed now." },
+        unavailable: {
+          type: "object",
+          description: "UNAVAILABLE: the dependency whose circuit breaker holds the operation.",
+          required: ["dependency", "openSince", "nextTryAt", "forced"],
+          properties: {
+            dependency: nullable("string", { description: "The dependency's name." }),
+            openSince: nullableDateTime("Since when the breaker is open (or was forced open)."),
+            nextTryAt: nullableDateTime("When it lets a probe through; null while an operator holds it open."),
+            forced: { type: "boolean", description: "An operator forced it open: only a person closes it." },
+          },
+        },
       },
     },
     Phase: stringEnum(PHASES),
@@ -168,6 +179,10 @@ function schemas(): JsonObject {
         httpStatus: { type: "integer" },
         retryAfterMs: { type: "integer" },
         message: { type: "string" },
+        rule: {
+          type: "string",
+          description: 'The contract\'s error rule that classified it ("rule 2 of payments.charge: ..."), if one did.',
+        },
       },
     },
     Operation: {

@@ -140,11 +140,21 @@ function unavailable(input: GateInput, subject: string, floorMs = 0): ReadyDecis
   if (verdict.allowed) return null;
   const wait = Math.max(verdict.retryAfterMs, floorMs);
   const also = floorMs > verdict.retryAfterMs ? ", when the backoff and the provider's Retry-After are over too" : "";
-  return ready(
+  const service = input.breaker.name ?? "this dependency";
+  const decision = ready(
     "UNAVAILABLE",
-    `${subject} is held because ${verdict.reason}; ask again in ${wait} ms${also} (no retry budget is spent meanwhile).`,
+    `${subject} is held because ${verdict.reason}; ask again in ${wait} ms${also}. Meanwhile, do not retry it: ` +
+      `use another way that does not need ${service}, or tell the user it is unavailable (no retry budget is spent).`,
     wait,
   );
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  decision.unavailable = {
+    dependency: input.breaker.name ?? null,
+    openSince: iso(verdict.openSince),
+    nextTryAt: iso(verdict.nextTryAt),
+    forced: input.breaker.forced === "open",
+  };
+  return decision;
 }
 
 function budgetSpent(subject: string, op: GateOperation, max: number): ReadyDecision {

@@ -42,12 +42,26 @@ export function letsAttemptGo(action: DecisionAction): boolean {
   return GO_ACTIONS.has(action);
 }
 
+/** An open breaker as an UNAVAILABLE decision names it; times are ISO 8601. */
+export interface UnavailableDependency {
+  /** The dependency's name; null for a breaker read without one. */
+  dependency: string | null;
+  /** Since when it is open (or was forced open); null when unknown. */
+  openSince: string | null;
+  /** When it lets a probe through; null while an operator holds it open. */
+  nextTryAt: string | null;
+  /** An operator forced it open: only a person closes it. */
+  forced: boolean;
+}
+
 export interface Decision {
   action: DecisionAction;
   /** One sentence an operator can read at 3 a.m. */
   reason: string;
   /** Milliseconds until the action may be taken; present only when it is not "now". */
   retryAfterMs?: number;
+  /** UNAVAILABLE: the dependency whose breaker holds the operation, since when, and when it tries again. */
+  unavailable?: UnavailableDependency;
 }
 
 /** What a reconciliation (or the absence of one) proved about the world. */
@@ -161,6 +175,8 @@ export interface GateOperation {
 export type BreakerState = "closed" | "open" | "half_open";
 
 export interface Breaker {
+  /** The dependency's name, for the sentences that tell a model or a person which service is down. */
+  name?: string;
   state: BreakerState;
   consecutiveFailures: number;
   openedAt: number | null;
