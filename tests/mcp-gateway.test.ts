@@ -297,6 +297,23 @@ describe("refusals of an operation that cannot run, none of them forwarded", () 
     expect(calls()).toHaveLength(0);
   });
 
+  it("a breaker opened on payments-api gives the model that name, since when, and when it is tried again", async () => {
+    await withContract(t.ledger, "test__charge", "IDEMPOTENT", { dependency: "payments-api" });
+    const openedAt = new Date(Date.now() - 1000);
+    await t.db.dependency.update({
+      where: { name: "payments-api" },
+      data: { state: "open", openedAt, consecutiveFailures: 5, version: { increment: 1 } },
+    });
+    const refused = await call("test__charge", { customer: "p-1", amount: 1 });
+    expect(codeOf(refused)).toBe("breaker_open");
+    const retryAt = new Date(openedAt.getTime() + 30_000).toISOString();
+    expect(textOf(refused)).toContain(
+      `payments-api (the service behind test__charge) is unavailable: its circuit breaker is open since ${openedAt.toISOString()}, and it will be tried again at ${retryAt}`,
+    );
+    expect(textOf(refused)).toContain("try another approach that does not need payments-api, or tell the user");
+    expect(calls()).toHaveLength(0);
+  });
+
   it("a rejected call stays rejected, with the person's reason", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { approval: "required" });
     const held = await call("test__charge", { customer: "r-1", amount: 1 });
