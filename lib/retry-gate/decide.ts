@@ -2,6 +2,7 @@
 import { approvalExpired, approvalExpiresAt, approvalTtl } from "./approval-expiry";
 import { retryDelay } from "./backoff";
 import { breakerAllowsDispatch } from "./breaker";
+import { runAllowanceRefusal } from "./run-allowance";
 import { assertNever } from "./exhaustive";
 import {
   type ClassifiedError,
@@ -462,6 +463,19 @@ function stepAfterFailure(input: GateInput, error: ClassifiedError, random: () =
   }
 }
 
+/** The run's allowance refuses a retry that would wait `waitMs`: the operation fails, saying why in words. */
+function beyondRun(input: GateInput, error: ClassifiedError, waitMs: number): ClassStep | null {
+  const refusal = input.run ? runAllowanceRefusal(input.run, input.now, waitMs) : null;
+  if (refusal === null) return null;
+  const { operation: op, contract } = input;
+  const failed = `${attemptOf(op.attempt, contract.maxAttempts)} of ${aTool(contract.effect)}`;
+  return {
+    phase: "FAILED",
+    notBefore: null,
+    decision: stop(`${failed} failed with ${describeError(error)} and is not retried: ${refusal}.`),
+  };
+}
+
 function scheduleRetry(input: GateInput, error: ClassifiedError, random: () => number): ClassStep {
   const { operation: op, contract, now } = input;
   const asScheduled: GateOperation = {
@@ -502,11 +516,12 @@ function scheduleRetry(input: GateInput, error: ClassifiedError, random: () => n
     case "RETRY":
     case "RETRY_SAME_KEY":
     case "DISPATCH":
-      return { phase: "RETRY_SCHEDULED", notBefore: now + delay, decision: full };
+      return beyondRun(input, error, delay) ?? { phase: "RETRY_SCHEDULED", notBefore: now + delay, decision: full };
     case "UNAVAILABLE": {
       // The backoff and the provider's Retry-After still hold when the breaker would reopen sooner.
       const held = unavailable(scheduled, subjectOf(scheduled), delay) ?? full;
-      return { phase: "RETRY_SCHEDULED", notBefore: now + (held.retryAfterMs ?? delay), decision: held };
+      const wait = held.retryAfterMs ?? delay;
+      return beyondRun(input, error, wait) ?? { phase: "RETRY_SCHEDULED", notBefore: now + wait, decision: held };
     }
     case "RECONCILE":
       return { phase: "UNKNOWN", notBefore: null, decision: full };

@@ -1,4 +1,5 @@
 // The vocabulary of the retry gate: side-effect classes, phases, decisions and the inputs the gate decides on.
+import type { RunBudget } from "./run-allowance";
 
 export const EFFECT_CLASSES = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
@@ -195,6 +196,8 @@ export interface BreakerConfig {
 export interface GateInput {
   operation: GateOperation;
   contract: GateContract;
+  /** The allowance of the operation's run, when its agent declared one (lib/retry-gate/run-allowance.ts). */
+  run?: RunBudget | null;
   /** The dependency's breaker, or null when the contract names no dependency. */
   breaker: Breaker | null;
   breakerConfig: BreakerConfig;
