@@ -245,7 +245,12 @@ test.describe("runTool against the server and a fake provider", () => {
     });
     const url = await provider.start();
 
-    const charged = await runTool(tool, { amount: 700 }, callProvider(url, { amount: 700 }), options(key));
+    const charged = await runTool(
+      tool,
+      { amount: 700 },
+      callProvider(url, { amount: 700 }),
+      options(key, { idempotencyKey: uniqueId("stripe-charge") }),
+    );
     expect(charged.status).toBe("confirmed");
     const first = charged.operation.idempotencyKey;
     expect(provider.requests.map((r) => r.idempotencyKey)).toEqual([first, first]);
@@ -254,7 +259,12 @@ test.describe("runTool against the server and a fake provider", () => {
       `rule 1 of ${tool}: 409 idempotency_key_in_use means the first request with this key is still in progress`,
     );
 
-    const card = await runTool(tool, { amount: 900 }, callProvider(url, { amount: 900 }), options(key));
+    const card = await runTool(
+      tool,
+      { amount: 900 },
+      callProvider(url, { amount: 900 }),
+      options(key, { idempotencyKey: uniqueId("stripe-declined") }),
+    );
     expect(card.status).toBe("failed");
     expect(card.decision.reason).toContain(`rule 2 of ${tool}: 402 means the request was valid but failed`);
     await sleep(200);
