@@ -5,6 +5,7 @@ import type { Operation } from "@/lib/generated/prisma/client";
 import type { BreakerEvent } from "@/lib/retry-gate/breaker";
 import { classifyError } from "@/lib/retry-gate/classify-error";
 import { judgeReport } from "@/lib/retry-gate/error-rules";
+import type { RunBudget } from "@/lib/retry-gate/run-allowance";
 import { errorRulesOf } from "@/lib/ledger/contracts/contract-view";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
 import type { ClassifiedError, EffectClass, Phase, ReportedError, ToolErrorMeaning } from "@/lib/retry-gate/types";
@@ -24,6 +25,8 @@ export interface OutcomeInput {
   error?: ReportedError;
   /** The upstream's confirmed answer as JSON (MCP gateway, already capped): kept to answer the same call again. */
   resultJson?: string;
+  /** The allowance of the operation's run, as lib/ledger/runs/run-outcome.ts reserved it for this report. */
+  run?: RunBudget;
 }
 
 const AUDIT_ACTION: Record<Phase, string> = {
@@ -94,7 +97,8 @@ export async function reportOutcome(
       case "failed": {
         const failed = error ?? classifyError({});
         const withError = { ...op, lastError: JSON.stringify(failed) };
-        const next = decideAfterFailure(gateInput(withError, contract, dependency, now), failed, random);
+        const gate = { ...gateInput(withError, contract, dependency, now), run: input.run ?? null };
+        const next = decideAfterFailure(gate, failed, random);
         data = {
           phase: next.phase,
           lastError: JSON.stringify(failed),
