@@ -3,11 +3,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/ledger/actor";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
-import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
+import { agent, alice, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { codeOf } from "@/tests/helpers/lifecycle";
 import { claimLease } from "@/lib/ledger/commands/lease";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { planOperation } from "@/lib/ledger/commands/plan";
+import { metricsSnapshot } from "@/lib/ledger/reads/metrics";
+import { readAudit } from "@/lib/notify/audit-reader";
+import { putWebhook } from "@/lib/notify/webhooks";
 import { getRunAllowance, putRunAllowance } from "./run-allowances";
 import { reportOutcomeInRun } from "./run-outcome";
 
@@ -91,6 +94,13 @@ describe("who may read and declare a run's allowance", () => {
 
 describe("spending a run's allowance across its operations", () => {
   it("an outage: an allowance of 3 retries stops the run at 3 retries in all, then each failure fails at once", async () => {
+    const environment = { OPLEDGER_SECRET_RUN_HOOK: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
+    const hook = {
+      url: "http://127.0.0.1:9/hook",
+      events: ["run.allowance_exhausted"],
+      secret: "OPLEDGER_SECRET_RUN_HOOK",
+    };
+    await putWebhook(t.ledger, "runs", hook, alice, T0, { allowPrivate: true, environment });
     await putRunAllowance(t.ledger, "run-outage", { maxRetries: 3 }, agent, T0);
     const first = await failUntilStopped("run-outage", 1);
     const second = await failUntilStopped("run-outage", 2);
@@ -111,6 +121,14 @@ describe("spending a run's allowance across its operations", () => {
     expect(await t.db.auditEvent.count({ where: { action: "run.allowance_exhausted", subjectId: "run-outage" } })).toBe(
       1,
     );
+    expect((await metricsSnapshot(t.ledger)).runAllowancesExhaustedTotal).toBe(1);
+    await readAudit(t.ledger, at(99_000));
+    const [queued] = await t.db.webhookDelivery.findMany({ where: { webhook: "runs" } });
+    expect(queued?.eventType).toBe("run.allowance_exhausted");
+    expect(JSON.parse(queued?.payloadJson ?? "{}")).toMatchObject({
+      type: "run.allowance_exhausted",
+      data: { runId: "run-outage", operationId: first.id, url: expect.stringContaining("/runs/run-outage") as string },
+    });
   });
 
   it("a deadline: no retry leaves after it, and the reason says so", async () => {
