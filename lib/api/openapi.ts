@@ -7,6 +7,7 @@ import * as dependenciesApi from "./openapi/dependencies";
 import * as errorRulesApi from "./openapi/error-rules";
 import { json, problem, ref, shared, type Json, type JsonObject } from "./openapi/parts";
 import * as replaySearchApi from "./openapi/replay-search";
+import * as runsApi from "./openapi/runs";
 import * as webhooksApi from "./openapi/webhooks";
 
 const nullable = (type: string, extra: JsonObject = {}): JsonObject => ({ type: [type, "null"], ...extra });
@@ -850,6 +851,7 @@ export function openApiDocument(): object {
     tags: [
       { name: "operations", description: "Plan, run and resolve side-effecting tool calls." },
       { name: "contracts", description: "Per-tool side-effect contracts, versioned." },
+      { name: "runs", description: "A run's deadline and retry allowance, spent across its operations." },
       { name: "service", description: "Health, metrics and this document." },
       { name: "bulk", description: "Act on many operations at once, on an exact, frozen preview." },
       { name: "webhooks", description: "Tell the person who must act: signed events to their endpoints." },
@@ -861,6 +863,7 @@ export function openApiDocument(): object {
       ...bulkApi.paths,
       ...webhooksApi.paths,
       ...dependenciesApi.paths,
+      ...runsApi.paths,
     },
     components: {
       securitySchemes: {
@@ -915,6 +918,7 @@ export function openApiDocument(): object {
         ...schemas(),
         ...replaySearchApi.schemas,
         ...errorRulesApi.schemas,
+        ...runsApi.schemas,
         ...bulkApi.schemas,
         ...webhooksApi.schemas,
         ...dependenciesApi.schemas,

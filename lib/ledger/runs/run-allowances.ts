@@ -93,6 +93,12 @@ async function ownRun(db: Ledger["db"], runId: string, actor: Actor): Promise<Ru
   return null;
 }
 
+/** The run's allowance as the console shows it to any signed-in person (the run page); null when it has none. */
+export async function runAllowanceOf(ledger: Ledger, runId: string, now: Date): Promise<RunAllowanceView | null> {
+  const row = await ledger.db.runAllowance.findUnique({ where: { runId } });
+  return row ? runAllowanceView(row, now) : null;
+}
+
 export async function getRunAllowance(
   ledger: Ledger,
   runId: string,
