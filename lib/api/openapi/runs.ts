@@ -63,6 +63,8 @@ export const schemas = {
   RunAllowanceInput: {
     type: "object",
     additionalProperties: false,
+    minProperties: 1,
+    description: "At least one bound; null for none.",
     properties: {
       deadlineAt: { type: ["string", "null"], format: "date-time", description: "No retry leaves after it." },
       maxRetries: nullableInt(100_000, "Retries in all, across the run's operations."),

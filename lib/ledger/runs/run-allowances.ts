@@ -22,7 +22,10 @@ export const runAllowanceBody = z
       .nullable()
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => b.deadlineAt !== undefined || b.maxRetries !== undefined || b.maxBackoffMs !== undefined, {
+    message: "give at least one of deadlineAt, maxRetries and maxBackoffMs (null for no bound)",
+  });
 export type RunAllowanceBody = z.infer<typeof runAllowanceBody>;
 
 /** Run ids are the agent's own words; the same shape the plan body accepts. */
