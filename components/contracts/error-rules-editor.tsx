@@ -26,6 +26,13 @@ const MEANING_HELP: Record<(typeof ERROR_RULE_MEANINGS)[number], string> = {
   rate_limited: "rate_limited: retried after Retry-After",
 };
 
+/** A rule's conditions, each a text box. */
+const WHEN_BOXES = [
+  { key: "message", label: "message pattern", placeholder: "message pattern (RE2), e.g. in progress", numeric: false },
+  { key: "status", label: "status", placeholder: "409 or 500-599", numeric: true },
+  { key: "kind", label: "kind", placeholder: "kind, e.g. tool_error", numeric: false },
+] as const;
+
 /** The messages under one rule's name, each prefixed with the part of the rule it is about. */
 function ruleErrors(errors: Record<string, string[]>, index: number): string[] {
   const prefix = `errorRules.${index}`;
@@ -74,63 +81,44 @@ export function ErrorRulesEditor({ rules, onChange, errors, tool, effect, toolEr
               >
                 <div className="grid gap-2 md:grid-cols-[5.5rem_1fr_7rem_1.2fr_auto]">
                   <span className="self-center text-xs font-medium text-ink-muted">Rule {index + 1}: when</span>
-                  <input
-                    {...control}
-                    aria-label={label("message pattern")}
-                    value={rule.message}
-                    onChange={(e) => update(index, { message: e.target.value })}
-                    placeholder="message pattern (RE2), e.g. in progress"
-                    spellCheck={false}
-                    autoComplete="off"
-                    className={inputClass(invalid, "font-mono text-[12.5px]")}
-                  />
-                  <input
-                    {...control}
-                    aria-label={label("status")}
-                    value={rule.status}
-                    onChange={(e) => update(index, { status: e.target.value })}
-                    placeholder="409 or 500-599"
-                    inputMode="numeric"
-                    autoComplete="off"
-                    className={inputClass(invalid, "tabular-nums")}
-                  />
-                  <input
-                    {...control}
-                    aria-label={label("kind")}
-                    value={rule.kind}
-                    onChange={(e) => update(index, { kind: e.target.value })}
-                    placeholder="kind, e.g. tool_error"
-                    spellCheck={false}
-                    autoComplete="off"
-                    className={inputClass(invalid, "font-mono text-[12.5px]")}
-                  />
+                  {WHEN_BOXES.map((box) => (
+                    <input
+                      key={box.key}
+                      {...control}
+                      aria-label={label(box.label)}
+                      value={rule[box.key]}
+                      onChange={(e) => update(index, { [box.key]: e.target.value })}
+                      placeholder={box.placeholder}
+                      inputMode={box.numeric ? "numeric" : undefined}
+                      spellCheck={false}
+                      autoComplete="off"
+                      className={inputClass(invalid, box.numeric ? "tabular-nums" : "font-mono text-[12.5px]")}
+                    />
+                  ))}
                   <div className="flex gap-1">
-                    <button
-                      type="button"
-                      aria-label={`Move rule ${index + 1} up`}
-                      disabled={index === 0}
-                      onClick={() => move(index, -1)}
-                      className={buttonClass("quiet", "sm")}
-                    >
-                      ↑
-                    </button>
-                    <button
-                      type="button"
-                      aria-label={`Move rule ${index + 1} down`}
-                      disabled={index === rules.length - 1}
-                      onClick={() => move(index, 1)}
-                      className={buttonClass("quiet", "sm")}
-                    >
-                      ↓
-                    </button>
-                    <button
-                      type="button"
-                      aria-label={`Remove rule ${index + 1}`}
-                      onClick={() => onChange(rules.filter((_, i) => i !== index))}
-                      className={buttonClass("quiet", "sm")}
-                    >
-                      ✕
-                    </button>
+                    {[
+                      { name: "up", text: "↑", disabled: index === 0, act: () => move(index, -1) },
+                      { name: "down", text: "↓", disabled: index === rules.length - 1, act: () => move(index, 1) },
+                      {
+                        name: "remove",
+                        text: "✕",
+                        disabled: false,
+                        act: () => onChange(rules.filter((_, i) => i !== index)),
+                      },
+                    ].map((b) => (
+                      <button
+                        key={b.name}
+                        type="button"
+                        aria-label={
+                          b.name === "remove" ? `Remove rule ${index + 1}` : `Move rule ${index + 1} ${b.name}`
+                        }
+                        disabled={b.disabled}
+                        onClick={b.act}
+                        className={buttonClass("quiet", "sm")}
+                      >
+                        {b.text}
+                      </button>
+                    ))}
                   </div>
                   <span className="self-center text-xs font-medium text-ink-muted">then</span>
                   <select
