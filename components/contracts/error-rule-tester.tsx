@@ -52,7 +52,7 @@ export function ErrorRuleTester({ rules, tool, effect, toolError }: ErrorRuleTes
           placeholder="status, e.g. 409"
           inputMode="numeric"
           autoComplete="off"
-          className={inputClass(false, "tabular-nums")}
+          className={inputClass(false, "w-full min-w-0 tabular-nums")}
         />
         <input
           aria-label="Test kind"
@@ -61,7 +61,7 @@ export function ErrorRuleTester({ rules, tool, effect, toolError }: ErrorRuleTes
           placeholder="kind (optional)"
           spellCheck={false}
           autoComplete="off"
-          className={inputClass(false, "font-mono text-[12.5px]")}
+          className={inputClass(false, "w-full min-w-0 font-mono text-[12.5px]")}
         />
         <textarea
           aria-label="Test body or message"
@@ -70,7 +70,7 @@ export function ErrorRuleTester({ rules, tool, effect, toolError }: ErrorRuleTes
           placeholder="the response body, or the tool's error text"
           rows={2}
           spellCheck={false}
-          className={inputClass(false, "font-mono text-[12.5px]")}
+          className={inputClass(false, "w-full min-w-0 font-mono text-[12.5px]")}
         />
       </div>
       <p role="status" aria-label="Test result" className="mt-2 text-ink">

@@ -92,7 +92,10 @@ export function ErrorRulesEditor({ rules, onChange, errors, tool, effect, toolEr
                       inputMode={box.numeric ? "numeric" : undefined}
                       spellCheck={false}
                       autoComplete="off"
-                      className={inputClass(invalid, box.numeric ? "tabular-nums" : "font-mono text-[12.5px]")}
+                      className={inputClass(
+                        invalid,
+                        `w-full min-w-0 ${box.numeric ? "tabular-nums" : "font-mono text-[12.5px]"}`,
+                      )}
                     />
                   ))}
                   <div className="flex gap-1">
@@ -125,7 +128,7 @@ export function ErrorRulesEditor({ rules, onChange, errors, tool, effect, toolEr
                     aria-label={label("meaning")}
                     value={rule.then}
                     onChange={(e) => update(index, { then: e.target.value as ErrorRuleDraft["then"] })}
-                    className={inputClass(false)}
+                    className={inputClass(false, "w-full min-w-0")}
                   >
                     {ERROR_RULE_MEANINGS.map((m) => (
                       <option key={m} value={m}>
@@ -140,7 +143,7 @@ export function ErrorRulesEditor({ rules, onChange, errors, tool, effect, toolEr
                     onChange={(e) => update(index, { why: e.target.value })}
                     placeholder="why, in words (the gate's reason quotes it)"
                     autoComplete="off"
-                    className={inputClass(invalid, "md:col-span-3")}
+                    className={inputClass(invalid, "w-full min-w-0 md:col-span-3")}
                   />
                 </div>
                 <FieldErrors id={`${id}-${index}-error`} errors={messages} className="mt-1.5" />
