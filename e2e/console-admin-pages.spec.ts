@@ -268,6 +268,45 @@ test.describe("contracts", () => {
     await expect(page.getByLabel("Description", { exact: true })).toHaveValue("Saved first by a colleague.");
   });
 
+  test("error rules: a starter set is only added to the form, the tester shows the class and the rule, a save versions them", async ({
+    page,
+    login,
+    request,
+  }) => {
+    const tool = uniqueName("e2e.pages.charge");
+    await putContract(request, tool);
+    await login("admin");
+    await page.goto(`/contracts/${tool}/edit`);
+    await page.getByLabel("Starter rules").selectOption("stripe");
+    await page.getByRole("button", { name: "Add these rules" }).click();
+    await expect(
+      page.getByText("Stripe API's rules were added to the form; nothing changes until you save"),
+    ).toBeVisible();
+    await expect(page.getByLabel("Rule 1 status")).toHaveValue("409");
+    expect((await getContract(request, tool)).version).toBe(1);
+
+    const result = page.getByRole("status", { name: "Test result" });
+    await page.getByLabel("Test status").fill("409");
+    await page.getByLabel("Test body or message").fill('{"error":{"code":"idempotency_key_in_use"}}');
+    await expect(result).toContainText("Class transient");
+    await expect(result).toContainText(`rule 1 of ${tool}: 409 idempotency_key_in_use means`);
+    await page.getByLabel("Test body or message").fill('{"error":{"type":"idempotency_error"}}');
+    await expect(result).toContainText("no rule matches, so the global table decides: fatal error 409 conflict");
+    await page.getByLabel("Test status").fill("402");
+    await expect(result).toContainText(`Class fatal: fatal error 402 bad_request (rule 2 of ${tool}`);
+
+    // A pattern RE2 cannot run in linear time is refused next to its rule, and nothing is saved.
+    await page.getByLabel("Rule 3 message pattern").fill("(a)\\1");
+    await page.getByRole("button", { name: "Save as version 2" }).click();
+    await expect(page.getByText(/message: Not a pattern this matcher accepts/)).toBeVisible();
+    await shot(page, "contracts-error-rules");
+    await page.getByLabel("Rule 3 message pattern").fill("");
+    await page.getByRole("button", { name: "Save as version 2" }).click();
+    await expect(page).toHaveURL(/\?saved=2$/);
+    await expect(diffTable(page).getByRole("row", { name: /Error rules/ })).toContainText("1. status 409 with");
+    expect((await getContract(request, tool)).version).toBe(2);
+  });
+
   test("a viewer sees no way to edit, and a forged save sent with a viewer's session is refused", async ({
     page,
     login,

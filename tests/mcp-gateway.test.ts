@@ -279,6 +279,28 @@ describe("tools/call", () => {
     }
   });
 
+  it("takes a run allowance from _meta: the gateway's run stops retrying when it is spent", async () => {
+    await withContract(t.ledger, "test__lookup", "PURE", {
+      toolError: "transient",
+      maxAttempts: 10,
+      backoff: { baseMs: 1, maxMs: 5 },
+    });
+    writeControl(files().control, { lookup: "is_error" });
+    const bad = await call("test__lookup", { id: "y" }, { "opledger/runAllowance": { maxRetries: -1 } });
+    expect(codeOf(bad)).toBe("invalid_arguments");
+    expect(calls()).toHaveLength(0);
+
+    const stopped = await call("test__lookup", { id: "y" }, { "opledger/runAllowance": { maxRetries: 1 } });
+    expect(codeOf(stopped)).toBe("failed");
+    expect(calls().filter((c) => c.tool === "lookup")).toHaveLength(2);
+    expect(JSON.stringify(stopped._meta?.["opledger/decision"])).toContain(
+      "the run run-1 has used its allowance of 1 retry across its operations",
+    );
+    const allowance = await t.db.runAllowance.findUniqueOrThrow({ where: { runId: "run-1" } });
+    expect(allowance).toMatchObject({ keyId: agent.id, maxRetries: 1, retriesUsed: 1 });
+    expect(allowance.exhaustedAt).not.toBeNull();
+  });
+
   it("takes the client's key from _meta", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
     const a = await call("test__charge", { customer: "c-7", amount: 1 }, { "opledger/idempotencyKey": "k-1" });
@@ -294,6 +316,23 @@ describe("refusals of an operation that cannot run, none of them forwarded", () 
     const refused = await call("test__charge", { customer: "b-1", amount: 1 });
     expect(codeOf(refused)).toBe("breaker_open");
     expect(textOf(refused)).toMatch(/unavailable/);
+    expect(calls()).toHaveLength(0);
+  });
+
+  it("a breaker opened on payments-api gives the model that name, since when, and when it is tried again", async () => {
+    await withContract(t.ledger, "test__charge", "IDEMPOTENT", { dependency: "payments-api" });
+    const openedAt = new Date(Date.now() - 1000);
+    await t.db.dependency.update({
+      where: { name: "payments-api" },
+      data: { state: "open", openedAt, consecutiveFailures: 5, version: { increment: 1 } },
+    });
+    const refused = await call("test__charge", { customer: "p-1", amount: 1 });
+    expect(codeOf(refused)).toBe("breaker_open");
+    const retryAt = new Date(openedAt.getTime() + 30_000).toISOString();
+    expect(textOf(refused)).toContain(
+      `payments-api (the service behind test__charge) is unavailable: its circuit breaker is open since ${openedAt.toISOString()}, and it will be tried again at ${retryAt}`,
+    );
+    expect(textOf(refused)).toContain("try another approach that does not need payments-api, or tell the user");
     expect(calls()).toHaveLength(0);
   });
 

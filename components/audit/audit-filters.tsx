@@ -17,6 +17,7 @@ const SUBJECT_LABEL: Record<AuditSubject, string> = {
   api_key: "API key",
   webhook: "Webhook",
   bulk: "Bulk action",
+  run: "Run",
 };
 
 function Labelled({ label, htmlFor, children }: { label: string; htmlFor: string; children: ReactNode }) {

@@ -52,11 +52,21 @@ function helpFor(c: ContractView, path: ContractFieldPath): string | undefined {
   }
   if (path === "toolError") return toolErrorHelp(c.toolError);
   if (path === "mode") return modeHelp(c.mode);
+  if (path === "errorRules") return "Read in order before the global error table; the first that matches decides.";
   return undefined;
 }
 
 export function ContractValue({ contract, path }: { contract: ContractView; path: ContractFieldPath }) {
   const value = contractFieldValue(contract, path);
+  if (path === "errorRules" && typeof value === "object" && value !== null && value.length > 0) {
+    return (
+      <ol className="font-mono text-[12.5px] break-words">
+        {value.map((line) => (
+          <li key={line}>{line}</li>
+        ))}
+      </ol>
+    );
+  }
   if (path === "effect") return <EffectBadge effect={contract.effect} />;
   if (path === "approval") return <span>{approvalLabel(contract.approval)}</span>;
   if (path === "mode" && contract.mode === "observe") return <ObserveBadge />;

@@ -6,6 +6,7 @@ import type { ClassifyDraft } from "@/lib/mcp/upstreams/classify-draft";
 import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import type { ApprovalPolicy, EffectClass, KeyPolicy } from "@/lib/retry-gate/types";
 import type { ReconcileMethod } from "./contract-words";
+import { ruleDraftOf, ruleOf, type ErrorRuleDraft } from "./error-rule-draft";
 
 export interface ContractDraft {
   tool: string;
@@ -38,6 +39,8 @@ export interface ContractDraft {
   keyFrom: string;
   toolError: ContractView["toolError"];
   mode: ContractView["mode"];
+  /** In order: the first rule that matches decides. */
+  errorRules: ErrorRuleDraft[];
 }
 
 /**
@@ -70,6 +73,7 @@ export const NEW_CONTRACT_DRAFT: ContractDraft = {
   keyFrom: GATEWAY_DEFAULTS.keyFrom,
   toolError: GATEWAY_DEFAULTS.toolError,
   mode: GATEWAY_DEFAULTS.mode,
+  errorRules: [],
 };
 
 /**
@@ -116,6 +120,7 @@ export function draftOf(c: ContractView): ContractDraft {
     keyFrom: c.keyFrom,
     toolError: c.toolError,
     mode: c.mode,
+    errorRules: c.errorRules.map(ruleDraftOf),
   };
 }
 
@@ -180,6 +185,7 @@ export function bodyOf(d: ContractDraft, expectedVersion: number | undefined): C
     ...(optionalText(d.keyFrom) !== undefined ? { keyFrom: optionalText(d.keyFrom) } : {}),
     toolError: d.toolError,
     mode: d.mode,
+    errorRules: d.errorRules.map(ruleOf),
     ...(expectedVersion === undefined ? {} : { expectedVersion }),
   };
 }

@@ -13,6 +13,7 @@ import { bodyOf, draftOf, formErrors, NEW_CONTRACT_DRAFT, type ContractDraft } f
 import { ContractFieldView } from "./contract-field";
 import { CONTRACT_SECTIONS, type GroupLayout } from "./contract-fields";
 import { SaveFailureNotice, type SaveFailure } from "./contract-save-failure";
+import { ErrorRulesEditor } from "./error-rules-editor";
 
 export interface ContractFormProps {
   mode: "create" | "edit";
@@ -152,6 +153,19 @@ export function ContractForm({ mode, initial, knownDependencies, classified }: C
             })}
           </Section>
         ))}
+        <Section
+          title="Error rules"
+          hint="Which errors of this tool are worth another try, read in order before the global table; the first rule that matches decides, and the gate's reason names it."
+        >
+          <ErrorRulesEditor
+            rules={draft.errorRules}
+            onChange={(errorRules) => setDraft((d) => ({ ...d, errorRules }))}
+            errors={errors}
+            tool={tool}
+            effect={draft.effect}
+            toolError={draft.toolError}
+          />
+        </Section>
         <datalist id={dependencyListId}>
           {knownDependencies.map((d) => (
             <option key={d} value={d} />

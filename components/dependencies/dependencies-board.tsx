@@ -226,6 +226,11 @@ function BreakerNote({ dep }: { dep: DependencyView }) {
               since <RelativeTime value={dep.openedAt} />
             </>
           ) : null}
+          {dep.nextTryAt ? (
+            <>
+              ; next probe <RelativeTime value={dep.nextTryAt} />
+            </>
+          ) : null}
           .
         </p>
       );

@@ -5,7 +5,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { runTool, type CallProvider, type RunToolOptions } from "../../lib/executor";
 import { E2E_BASE_URL, expect, test } from "../fixtures";
-import { api, createKey, expectJson, putContract, uniqueId, uniqueTool } from "../fixtures/api";
+import { STARTER_RULE_SETS } from "../../lib/ledger/contracts/starter-rules";
+import { api, createFreshKey, createKey, expectJson, putContract, uniqueId, uniqueTool } from "../fixtures/api";
 
 type Behaviour = (req: http.IncomingMessage, res: http.ServerResponse, requestNumber: number) => void;
 
@@ -203,5 +204,119 @@ test.describe("runTool against the server and a fake provider", () => {
     expect(detail.phase).toBe("AWAITING_APPROVAL");
     expect(detail.attempts).toEqual([expect.objectContaining({ number: 1, result: "failed", httpStatus: 503 })]);
     expect(detail.audit.map((e) => e.action)).toContain("operation.approval_requested");
+  });
+
+  test("Stripe's documented 409 in progress then 200, and 402 declined, under the Stripe starter rules", async ({
+    request,
+  }) => {
+    const { key, tool } = await setup();
+    const stripe = STARTER_RULE_SETS.find((set) => set.id === "stripe")!.rules;
+    await putContract(request, tool, {
+      effect: "IDEMPOTENT",
+      idempotencyKey: "required",
+      maxAttempts: 3,
+      backoff: { baseMs: 20, maxMs: 50 },
+      errorRules: stripe,
+    });
+    // Stripe's bodies (docs.stripe.com/error-codes): a concurrent request with the same key, and a declined card.
+    const inProgress = {
+      error: {
+        code: "idempotency_key_in_use",
+        message:
+          "There is currently another in-progress request using this Idempotent Key (that probably means you " +
+          "submitted twice, and the other request is still going through). Please try again later.",
+        type: "invalid_request_error",
+      },
+    };
+    const declined = {
+      error: {
+        code: "card_declined",
+        decline_code: "generic_decline",
+        message: "Your card was declined.",
+        type: "card_error",
+      },
+    };
+    provider = new FakeProvider((req, res, n) => {
+      if (n === 1) return void res.writeHead(409).end(JSON.stringify(inProgress));
+      if (n === 3) return void res.writeHead(402).end(JSON.stringify(declined));
+      const idem = String(req.headers["idempotency-key"]);
+      provider!.commit(idem);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "ch_fake_2", idem }));
+    });
+    const url = await provider.start();
+
+    const charged = await runTool(
+      tool,
+      { amount: 700 },
+      callProvider(url, { amount: 700 }),
+      options(key, { idempotencyKey: uniqueId("stripe-charge") }),
+    );
+    expect(charged.status).toBe("confirmed");
+    const first = charged.operation.idempotencyKey;
+    expect(provider.requests.map((r) => r.idempotencyKey)).toEqual([first, first]);
+    const detail = expectJson(await api(request).getOp(charged.operation.id), 200);
+    expect(detail.audit.find((e) => e.action === "operation.retry_scheduled")?.reason).toContain(
+      `rule 1 of ${tool}: 409 idempotency_key_in_use means the first request with this key is still in progress`,
+    );
+
+    const card = await runTool(
+      tool,
+      { amount: 900 },
+      callProvider(url, { amount: 900 }),
+      options(key, { idempotencyKey: uniqueId("stripe-declined") }),
+    );
+    expect(card.status).toBe("failed");
+    expect(card.decision.reason).toContain(`rule 2 of ${tool}: 402 means the request was valid but failed`);
+    await sleep(200);
+    expect(provider.requests).toHaveLength(3);
+  });
+
+  test("a run's allowance: only its own key reads or declares it, and 3 retries stop the run at 3 across its operations", async ({
+    request,
+  }) => {
+    const { key, tool } = await setup();
+    const runId = uniqueId("run");
+    const path = `/api/v1/runs/${runId}`;
+    const as = (k: string | null, extra: Record<string, string> = {}) => ({
+      headers: { ...(k ? { authorization: `Bearer ${k}` } : {}), ...extra },
+    });
+
+    // Authorization first: nobody but the run's own key gets an answer, and nothing is written.
+    const declared = await request.put(path, { ...as(key), data: { maxRetries: 3 } });
+    expect(declared.status()).toBe(201);
+    const other = await createFreshKey(["agent"]);
+    expect((await request.get(path, as(other.key))).status()).toBe(404);
+    expect((await request.put(path, { ...as(other.key), data: { maxRetries: 100 } })).status()).toBe(404);
+    const operator = await createKey(["operator"]);
+    expect((await request.put(path, { ...as(operator.key), data: { maxRetries: 100 } })).status()).toBe(403);
+    const foreign = { origin: "https://attacker.example", referer: "https://attacker.example/page" };
+    expect((await request.put(path, { ...as(null, foreign), data: { maxRetries: 100 } })).status()).toBe(401);
+    expect(await (await request.get(path, as(key))).json()).toMatchObject({ maxRetries: 3, used: { retries: 0 } });
+
+    await putContract(request, tool, {
+      effect: "IDEMPOTENT",
+      idempotencyKey: "optional",
+      maxAttempts: 10,
+      backoff: { baseMs: 10, maxMs: 20 },
+    });
+    provider = new FakeProvider((_req, res) => {
+      res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "outage" }));
+    });
+    const url = await provider.start();
+    const results = [];
+    for (const n of [1, 2, 3]) {
+      const args = { n };
+      const extra = { runId, ...(n === 1 ? { runAllowance: { maxRetries: 3 } } : {}) };
+      results.push(await runTool(tool, args, callProvider(url, args), options(key, extra)));
+    }
+    // Three first attempts and three retries in all; every operation ends failed, saying why.
+    expect(provider.requests).toHaveLength(6);
+    for (const result of results) {
+      expect(result.status).toBe("failed");
+      expect(result.decision.reason).toContain(`the run ${runId} has used its allowance of 3 retries`);
+    }
+    const allowance = (await (await request.get(path, as(key))).json()) as { exhaustedAt: string | null };
+    expect(allowance).toMatchObject({ maxRetries: 3, used: { retries: 3 }, remaining: { retries: 0 } });
+    expect(allowance.exhaustedAt).not.toBeNull();
   });
 });

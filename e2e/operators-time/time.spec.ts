@@ -157,6 +157,8 @@ test.describe("where the wall-clock went", () => {
     const runId = uniqueName("e2e-run");
     // One call fails with a 503 whose Retry-After makes the gate prescribe exactly 1.5 s (the contract's maxMs is
     // below it), waits that and a little more of its own, and succeeds on its second attempt; another succeeds at once.
+    // The run has an allowance; its one retry and the backoff it waits are counted against it.
+    expect((await seed.call("PUT", `/api/v1/runs/${runId}`, { maxRetries: 5, maxBackoffMs: 10_000 })).status).toBe(201);
     const first = await seed.dispatched(tool, { runId });
     const failed = await seed.outcome(first.op.id, {
       fence: first.fence,
@@ -197,6 +199,9 @@ test.describe("where the wall-clock went", () => {
     await expect(timeline.locator(`[data-run-row="${first.op.id}"] [data-attempt-bar]`)).toHaveCount(2);
     await expect(timeline.locator(`[data-run-row="${first.op.id}"] [data-backoff-gap="2"]`)).toHaveCount(1);
     await expect(page.getByTestId("run-totals")).toContainText("2 operations, 3 attempts");
+    const allowance = page.getByRole("region", { name: "Allowance" });
+    await expect(allowance).toContainText("1 of 5 used");
+    await expect(allowance).toContainText("1.5 s of 10 s used");
     await screenshot(page, "run");
 
     // A run nobody planned is a real 404, and the console's JSON refuses a signed-out caller.

@@ -362,6 +362,24 @@ export const MATRIX: readonly MatrixRow[] = [
   },
   ...refusedMethods("/api/v1/contracts/[tool]", ["GET", "PUT"], (w) => `/api/v1/contracts/${w.tool}`),
 
+  // A run's allowance: agent keys only, and only the run's own key; the world's run has none, so a read is 404.
+  {
+    kind: "route",
+    method: "GET",
+    route: "/api/v1/runs/[runId]",
+    guard: { kind: "key", scopes: ["agent"], allowed: 404 },
+    path: (w) => `/api/v1/runs/matrix-${w.tool}`,
+  },
+  {
+    kind: "route",
+    method: "PUT",
+    route: "/api/v1/runs/[runId]",
+    guard: { kind: "key", scopes: ["agent"], allowed: 400 },
+    path: (w) => `/api/v1/runs/matrix-${w.tool}`,
+    valid: () => ({ maxRetries: 3 }),
+  },
+  ...refusedMethods("/api/v1/runs/[runId]", ["GET", "PUT"], (w) => `/api/v1/runs/matrix-${w.tool}`),
+
   {
     kind: "route",
     method: "GET",

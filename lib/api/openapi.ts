@@ -4,8 +4,10 @@ import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "@/lib/retry-gate/types";
 import * as bulkApi from "./openapi/bulk";
 import * as dependenciesApi from "./openapi/dependencies";
+import * as errorRulesApi from "./openapi/error-rules";
 import { json, problem, ref, shared, type Json, type JsonObject } from "./openapi/parts";
 import * as replaySearchApi from "./openapi/replay-search";
+import * as runsApi from "./openapi/runs";
 import * as webhooksApi from "./openapi/webhooks";
 
 const nullable = (type: string, extra: JsonObject = {}): JsonObject => ({ type: [type, "null"], ...extra });
@@ -156,6 +158,17 @@ function schemas(): JsonObject {
         action: stringEnum(DECISION_ACTIONS),
         reason: { type: "string", description: "One sentence an operator can read." },
         retryAfterMs: { type: "integer", minimum: 0, description: "Present when the action is not allowed now." },
+        unavailable: {
+          type: "object",
+          description: "UNAVAILABLE: the dependency whose circuit breaker holds the operation.",
+          required: ["dependency", "openSince", "nextTryAt", "forced"],
+          properties: {
+            dependency: nullable("string", { description: "The dependency's name." }),
+            openSince: nullableDateTime("Since when the breaker is open (or was forced open)."),
+            nextTryAt: nullableDateTime("When it lets a probe through; null while an operator holds it open."),
+            forced: { type: "boolean", description: "An operator forced it open: only a person closes it." },
+          },
+        },
       },
     },
     Phase: stringEnum(PHASES),
@@ -169,6 +182,10 @@ function schemas(): JsonObject {
         httpStatus: { type: "integer" },
         retryAfterMs: { type: "integer" },
         message: { type: "string" },
+        rule: {
+          type: "string",
+          description: 'The contract\'s error rule that classified it ("rule 2 of payments.charge: ..."), if one did.',
+        },
       },
     },
     Operation: {
@@ -363,6 +380,7 @@ function schemas(): JsonObject {
           description: "Quorum: how many distinct persons must approve before an attempt is granted.",
         },
         ...gatewayFields(true),
+        ...errorRulesApi.contractInputFields,
         expectedVersion: {
           type: "integer",
           minimum: 0,
@@ -406,6 +424,7 @@ function schemas(): JsonObject {
         "keyFrom",
         "toolError",
         "mode",
+        "errorRules",
         "author",
         "createdAt",
       ],
@@ -429,6 +448,7 @@ function schemas(): JsonObject {
         unknownAlertMs: nullable("integer", { description: "When unknowns.aged fires; null: 15 min." }),
         approvals: { type: "integer", minimum: 1, maximum: 10, description: "Approvals needed (quorum)." },
         ...gatewayFields(false),
+        ...errorRulesApi.contractFields,
         author: { type: "string", description: "The label of who saved this version." },
         createdAt: dateTime("When this version was written."),
       },
@@ -833,6 +853,7 @@ export function openApiDocument(): object {
     tags: [
       { name: "operations", description: "Plan, run and resolve side-effecting tool calls." },
       { name: "contracts", description: "Per-tool side-effect contracts, versioned." },
+      { name: "runs", description: "A run's deadline and retry allowance, spent across its operations." },
       { name: "service", description: "Health, metrics and this document." },
       { name: "bulk", description: "Act on many operations at once, on an exact, frozen preview." },
       { name: "webhooks", description: "Tell the person who must act: signed events to their endpoints." },
@@ -844,6 +865,7 @@ export function openApiDocument(): object {
       ...bulkApi.paths,
       ...webhooksApi.paths,
       ...dependenciesApi.paths,
+      ...runsApi.paths,
     },
     components: {
       securitySchemes: {
@@ -902,6 +924,8 @@ export function openApiDocument(): object {
       schemas: {
         ...schemas(),
         ...replaySearchApi.schemas,
+        ...errorRulesApi.schemas,
+        ...runsApi.schemas,
         ...bulkApi.schemas,
         ...webhooksApi.schemas,
         ...dependenciesApi.schemas,

@@ -20,6 +20,15 @@ export const decisionSchema = z.looseObject({
     .number()
     .nullish()
     .transform((v) => v ?? undefined),
+  /** UNAVAILABLE: which dependency's breaker holds the operation, since when, and when it tries again. */
+  unavailable: z
+    .looseObject({
+      dependency: z.string().nullable(),
+      openSince: z.string().nullable(),
+      nextTryAt: z.string().nullable(),
+      forced: z.boolean(),
+    })
+    .optional(),
 });
 export type Decision = z.output<typeof decisionSchema>;
 
@@ -222,6 +231,28 @@ export interface ContractInput {
   expectedVersion?: number;
 }
 
+/** PUT /api/v1/runs/{runId}: the run's bounds (one left out or null is no bound). */
+export interface RunAllowanceInput {
+  deadlineAt?: string | null;
+  maxRetries?: number | null;
+  maxBackoffMs?: number | null;
+}
+
+const runAllowanceSchema = z.looseObject({
+  runId: z.string(),
+  deadlineAt: z.string().nullable(),
+  maxRetries: z.number().nullable(),
+  maxBackoffMs: z.number().nullable(),
+  used: z.looseObject({ retries: z.number(), backoffMs: z.number() }),
+  remaining: z.looseObject({
+    retries: z.number().nullable(),
+    backoffMs: z.number().nullable(),
+    ms: z.number().nullable(),
+  }),
+  exhaustedAt: z.string().nullable(),
+});
+export type RunAllowance = z.output<typeof runAllowanceSchema>;
+
 export interface OperationQuery {
   phase?: string;
   tool?: string;
@@ -257,6 +288,15 @@ export class OpledgerClient {
   async planOperation(input: PlanInput, signal?: AbortSignal): Promise<{ operation: Operation; created: boolean }> {
     const { status, data } = await this.request("POST", "/api/v1/operations", operationSchema, { body: input, signal });
     return { operation: data, created: status === 201 };
+  }
+
+  /** PUT /api/v1/runs/{runId}: declares or replaces the run's allowance; answers it with what is used. */
+  async putRunAllowance(runId: string, input: RunAllowanceInput, signal?: AbortSignal): Promise<RunAllowance> {
+    return (await this.request("PUT", runPath(runId), runAllowanceSchema, { body: input, signal })).data;
+  }
+
+  async getRunAllowance(runId: string, signal?: AbortSignal): Promise<RunAllowance> {
+    return (await this.request("GET", runPath(runId), runAllowanceSchema, { signal })).data;
   }
 
   async getOperation(id: string, signal?: AbortSignal): Promise<OperationDetail> {
@@ -360,6 +400,10 @@ export class OpledgerClient {
 
 function operationPath(id: string): string {
   return `/api/v1/operations/${encodeURIComponent(id)}`;
+}
+
+function runPath(runId: string): string {
+  return `/api/v1/runs/${encodeURIComponent(runId)}`;
 }
 
 function contractPath(tool: string): string {

@@ -29,4 +29,6 @@ export {
   type OutcomeInput,
   type PlanInput,
   type ReconcileInput,
+  type RunAllowance,
+  type RunAllowanceInput,
 } from "./client";

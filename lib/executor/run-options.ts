@@ -1,6 +1,6 @@
 // The options runTool takes, and the run they resolve to once, with every default filled in, before anything is sent.
 import { setTimeout as delay } from "node:timers/promises";
-import { OpledgerClient, type Operation, type OpledgerClientOptions } from "./client";
+import { OpledgerClient, type Operation, type OpledgerClientOptions, type RunAllowanceInput } from "./client";
 import type { CallProvider } from "./provider";
 
 /** A boundary of the run: the ledger already holds what the step names, and runTool has not gone on yet. */
@@ -22,6 +22,11 @@ export interface RunToolOptions {
   idempotencyKey?: string;
   runId?: string;
   agentId?: string;
+  /**
+   * With runId: the run's deadline and retry allowance, declared (PUT /api/v1/runs/{runId}) before the plan. Give it
+   * on the run's first call; a later call that gives it replaces the bounds and keeps what was used.
+   */
+  runAllowance?: RunAllowanceInput;
   /** Lease length asked for on claim and every heartbeat (default 30 000). */
   leaseMs?: number;
   /** Default leaseMs / 3. */

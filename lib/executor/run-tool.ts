@@ -31,6 +31,10 @@ export async function runTool(
 /** Plans, then claims and runs the attempts while the lease is kept alive. */
 async function start(run: ToolRun, args: unknown): Promise<RunToolResult> {
   run.signal?.throwIfAborted();
+  const { runId, runAllowance } = run.options;
+  if (runId !== undefined && runAllowance !== undefined) {
+    await run.client.putRunAllowance(runId, runAllowance, run.signal);
+  }
   const { operation: planned } = await run.client.planOperation(
     {
       tool: run.tool,

@@ -34,6 +34,12 @@ export function bulkData(jobId: string, auditData: string | null): WebhookEvent[
   };
 }
 
+/** The run whose allowance a retry would have passed: the gate's sentence and the operation it stopped. */
+export function runData(runId: string, reason: string | null, auditData: string | null): WebhookEvent["data"] {
+  const details = auditData ? (JSON.parse(auditData) as Record<string, unknown>) : {};
+  return { ...details, runId, reason, url: consoleUrl(`/runs/${encodeURIComponent(runId)}`) };
+}
+
 export function spikeData(spike: RetrySpike): WebhookEvent["data"] {
   return {
     tool: spike.tool,
@@ -68,6 +74,8 @@ export function slackText(event: WebhookEvent): string {
         return `:white_check_mark: The breaker of ${str(d.name)} closed: calls flow again.`;
       case "bulk.finished":
         return `:package: Bulk job ${str(d.id)} finished.`;
+      case "run.allowance_exhausted":
+        return `:stopwatch: Run ${str(d.runId)} spent its allowance: ${str(d.reason)}`;
       case "retries.spike":
         return `:chart_with_upwards_trend: ${str(d.tool)} retried ${str(d.retries)} times in five minutes (about ${Number(d.hourAverage).toFixed(1)} per five minutes the hour before).`;
       case "webhook.test":

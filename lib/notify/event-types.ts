@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "breaker.closed",
   "bulk.finished",
   "retries.spike",
+  "run.allowance_exhausted",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -49,5 +50,6 @@ export function eventOfAudit(row: Pick<AuditEvent, "subjectType" | "action" | "t
     }
   }
   if (row.subjectType === "bulk" && row.action === "bulk.finished") return "bulk.finished";
+  if (row.subjectType === "run" && row.action === "run.allowance_exhausted") return "run.allowance_exhausted";
   return null;
 }

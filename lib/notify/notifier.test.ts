@@ -13,6 +13,8 @@ import { BulkRunner } from "@/lib/ledger/bulk/runner";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
+import { putRunAllowance } from "@/lib/ledger/runs/run-allowances";
+import { reportOutcomeInRun } from "@/lib/ledger/runs/run-outcome";
 import { readAudit, readAuditOnce } from "./audit-reader";
 import { deliverDue, type DeliveryOptions } from "./delivery";
 import { WEBHOOK_EVENT_TYPES } from "./event-types";
@@ -160,6 +162,20 @@ describe("the notifier", () => {
       for (let i = 0; i < 10 && (await runner.step(at(61_800))) !== "finished"; i++);
       expect((await getBulkJob(t.ledger, jobId, {})).status).toBe("done");
 
+      // run.allowance_exhausted: a run allowed no retry whose operation fails once.
+      await withContract(t.ledger, "search.web", "PURE");
+      await putRunAllowance(t.ledger, "run-9", { maxRetries: 0 }, agent, at(62_000));
+      const search = await planAndClaim(t.ledger, { tool: "search.web", args: { q: 1 }, runId: "run-9" }, at(62_001));
+      await dispatch(t.ledger, search.id, search.fence, at(62_002));
+      const stopped = await reportOutcomeInRun(
+        t.ledger,
+        search.id,
+        { fence: search.fence, result: "failed", error: { httpStatus: 503 } },
+        agent,
+        at(62_003),
+      );
+      expect(stopped.phase).toBe("FAILED");
+
       expect(await readAudit(t.ledger, at(62_500))).toBeGreaterThan(0);
       expect(await scanAgedUnknowns(t.ledger, at(62_500))).toBe(1);
       expect(await scanRetrySpikes(t.ledger, at(62_500))).toBe(1);
@@ -183,6 +199,10 @@ describe("the notifier", () => {
       });
       expect(events.find((e) => e.type === "breaker.opened")?.data).toMatchObject({ name: "stripe" });
       expect(events.find((e) => e.type === "bulk.finished")?.data).toMatchObject({ id: jobId, acted: 1 });
+      expect(events.find((e) => e.type === "run.allowance_exhausted")?.data).toMatchObject({
+        runId: "run-9",
+        operationId: search.id,
+      });
       expect(events.find((e) => e.type === "retries.spike")?.data).toMatchObject({
         tool: "payments.charge",
         retries: 5,

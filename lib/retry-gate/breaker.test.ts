@@ -81,7 +81,7 @@ describe("open, cooldown running", () => {
   test("refuses dispatch with the remaining cooldown", () => {
     const verdict = breakerAllowsDispatch(open, config, during);
     expect(verdict).toMatchObject({ allowed: false, retryAfterMs: 20_000 });
-    expect(verdict.allowed === false && verdict.reason).toMatch(/open after 3 consecutive failures/);
+    expect(verdict.allowed === false && verdict.reason).toMatch(/open since \S+ after 3 consecutive failures/);
   });
 
   test("a late failure is counted but does not restart the cooldown", () => {
@@ -286,6 +286,31 @@ describe("half-open probes (a tunable count)", () => {
           }
         },
       ),
+    );
+  });
+});
+
+describe("the breaker's sentence", () => {
+  test("names the dependency, since when it is open and when it lets a probe through", () => {
+    const verdict = breakerAllowsDispatch({ ...openAt(T), name: "payments-api" }, config, T + 10_000);
+    expect(verdict).toMatchObject({ allowed: false, openSince: T, nextTryAt: T + 30_000, retryAfterMs: 20_000 });
+    expect(verdict.allowed === false && verdict.reason).toBe(
+      `the circuit breaker of payments-api is open since ${new Date(T).toISOString()} after 3 consecutive failures ` +
+        `and lets a probe through at ${new Date(T + 30_000).toISOString()} (20000 ms of its 30000 ms cooldown remain)`,
+    );
+  });
+
+  test("forced open: the operator's reason, and no time of its own to try again", () => {
+    const forced = nextBreaker(
+      { ...CLOSED_BREAKER, name: "payments-api" },
+      { type: "force_open", reason: "maintenance" },
+      config,
+      T,
+    );
+    const verdict = breakerAllowsDispatch(forced, config, T + 5);
+    expect(verdict).toMatchObject({ allowed: false, openSince: T, nextTryAt: null });
+    expect(verdict.allowed === false && verdict.reason).toMatch(
+      /^the circuit breaker of payments-api was forced open by an operator \("maintenance"\) at \S+ and stays open until a person closes it$/,
     );
   });
 });

@@ -44,7 +44,22 @@ export type BreakerEvent =
   | { type: "release" };
 
 export type BreakerVerdict =
-  { allowed: true; probe: boolean } | { allowed: false; reason: string; retryAfterMs: number };
+  | { allowed: true; probe: boolean }
+  | {
+      allowed: false;
+      reason: string;
+      retryAfterMs: number;
+      /** Epoch ms: since when it is open, and when it lets a probe through (null while forced open). */
+      openSince: number | null;
+      nextTryAt: number | null;
+    };
+
+/** "the circuit breaker of payments-api", or the dependency's when the breaker has no name. */
+export function breakerSubject(b: Breaker): string {
+  return b.name ? `the circuit breaker of ${b.name}` : "the dependency's circuit breaker";
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * The stored state only changes on events, so "open and cooled down" is read here as half-open
@@ -166,11 +181,17 @@ export function nextBreaker(
 }
 
 export function breakerAllowsDispatch(b: ProbedBreaker, config: TunedBreakerConfig, now: number): BreakerVerdict {
+  const subject = breakerSubject(b);
   if (b.forced === "open") {
+    const at = b.openedAt === null ? "" : ` at ${iso(b.openedAt)}`;
     return {
       allowed: false,
-      reason: `the dependency's circuit breaker was forced open by an operator ("${b.forcedReason ?? "no reason given"}")`,
+      reason:
+        `${subject} was forced open by an operator ("${b.forcedReason ?? "no reason given"}")${at} ` +
+        `and stays open until a person closes it`,
       retryAfterMs: Math.max(0, config.cooldownMs),
+      openSince: b.openedAt,
+      nextTryAt: null,
     };
   }
   const state = effectiveBreakerState(b, config, now);
@@ -179,13 +200,17 @@ export function breakerAllowsDispatch(b: ProbedBreaker, config: TunedBreakerConf
       return { allowed: true, probe: false };
     case "open": {
       // effectiveBreakerState only reports "open" with an opening time inside the cooldown.
-      const remaining = Math.max(0, (b.openedAt ?? now) + config.cooldownMs - now);
+      const openedAt = b.openedAt ?? now;
+      const remaining = Math.max(0, openedAt + config.cooldownMs - now);
       return {
         allowed: false,
         reason:
-          `the dependency's circuit breaker is open after ${b.consecutiveFailures} consecutive failures ` +
-          `and ${remaining} ms of its ${config.cooldownMs} ms cooldown remain`,
+          `${subject} is open since ${iso(openedAt)} after ${b.consecutiveFailures} consecutive failures ` +
+          `and lets a probe through at ${iso(openedAt + config.cooldownMs)} ` +
+          `(${remaining} ms of its ${config.cooldownMs} ms cooldown remain)`,
         retryAfterMs: remaining,
+        openSince: openedAt,
+        nextTryAt: openedAt + config.cooldownMs,
       };
     }
     case "half_open":
@@ -194,10 +219,12 @@ export function breakerAllowsDispatch(b: ProbedBreaker, config: TunedBreakerConf
         allowed: false,
         reason:
           probesNeeded(config) === 1
-            ? "the dependency's circuit breaker is half-open and its single probe attempt is already in flight"
-            : `the dependency's circuit breaker is half-open and probe ${(b.probeSuccesses ?? 0) + 1} of ` +
+            ? `${subject} is half-open and its single probe attempt is already in flight`
+            : `${subject} is half-open and probe ${(b.probeSuccesses ?? 0) + 1} of ` +
               `${probesNeeded(config)} is already in flight`,
         retryAfterMs: Math.max(0, config.cooldownMs),
+        openSince: b.openedAt,
+        nextTryAt: now + Math.max(0, config.cooldownMs),
       };
     default:
       return assertNever(state, "breaker state");

@@ -192,7 +192,7 @@ const SITUATIONS: Situation[] = [
       NON_RETRYABLE: approval,
     },
     reason: {
-      PURE: /held because the dependency's circuit breaker is open .* ask again in 20000 ms \(no retry budget/,
+      PURE: /held because the dependency's circuit breaker is open .* ask again in 20000 ms\. Meanwhile, do not retry it/,
       IDEMPOTENT: /held because the dependency's circuit breaker is open/,
     },
   },

@@ -330,7 +330,7 @@ const SITUATIONS: Situation[] = [
     breaker: breakers.open,
     action: "UNAVAILABLE",
     reason:
-      /attempt 2 of 3 .* is held because the dependency's circuit breaker is open after 3 consecutive failures and 20000 ms of its 30000 ms cooldown remain; ask again in 20000 ms/i,
+      /attempt 2 of 3 .* is held because the dependency's circuit breaker is open since \S+ after 3 consecutive failures and lets a probe through at \S+ \(20000 ms of its 30000 ms cooldown remain\); ask again in 20000 ms/i,
     retryAfterMs: 20_000,
   },
   {
@@ -500,5 +500,24 @@ describe("decide", () => {
     const copy = structuredClone(input);
     decide(input);
     expect(input).toEqual(copy);
+  });
+});
+
+describe("an UNAVAILABLE decision", () => {
+  test("names the dependency, since when, when it tries again, and what to do instead", () => {
+    const breaker = { ...breakers.open, name: "payments-api" };
+    const decision = decide(gateInput("IDEMPOTENT", { phase: "RETRY_SCHEDULED", attempt: 1 }, {}, breaker));
+    expect(decision).toMatchObject({
+      action: "UNAVAILABLE",
+      retryAfterMs: 20_000,
+      unavailable: {
+        dependency: "payments-api",
+        openSince: new Date(NOW - 10_000).toISOString(),
+        nextTryAt: new Date(NOW + 20_000).toISOString(),
+        forced: false,
+      },
+    });
+    expect(decision.reason).toContain("the circuit breaker of payments-api is open since");
+    expect(decision.reason).toContain("use another way that does not need payments-api, or tell the user");
   });
 });

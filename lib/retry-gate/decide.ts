@@ -2,6 +2,7 @@
 import { approvalExpired, approvalExpiresAt, approvalTtl } from "./approval-expiry";
 import { retryDelay } from "./backoff";
 import { breakerAllowsDispatch } from "./breaker";
+import { runAllowanceRefusal } from "./run-allowance";
 import { assertNever } from "./exhaustive";
 import {
   type ClassifiedError,
@@ -52,6 +53,11 @@ function capitalised(sentence: string): string {
 }
 
 export function describeError(e: ClassifiedError): string {
+  const described = describeByTable(e);
+  return e.rule === undefined ? described : `${described} (${e.rule})`;
+}
+
+function describeByTable(e: ClassifiedError): string {
   const status = e.httpStatus === undefined ? "" : `${e.httpStatus} `;
   switch (e.errorClass) {
     case "transient":
@@ -135,11 +141,21 @@ function unavailable(input: GateInput, subject: string, floorMs = 0): ReadyDecis
   if (verdict.allowed) return null;
   const wait = Math.max(verdict.retryAfterMs, floorMs);
   const also = floorMs > verdict.retryAfterMs ? ", when the backoff and the provider's Retry-After are over too" : "";
-  return ready(
+  const service = input.breaker.name ?? "this dependency";
+  const decision = ready(
     "UNAVAILABLE",
-    `${subject} is held because ${verdict.reason}; ask again in ${wait} ms${also} (no retry budget is spent meanwhile).`,
+    `${subject} is held because ${verdict.reason}; ask again in ${wait} ms${also}. Meanwhile, do not retry it: ` +
+      `use another way that does not need ${service}, or tell the user it is unavailable (no retry budget is spent).`,
     wait,
   );
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  decision.unavailable = {
+    dependency: input.breaker.name ?? null,
+    openSince: iso(verdict.openSince),
+    nextTryAt: iso(verdict.nextTryAt),
+    forced: input.breaker.forced === "open",
+  };
+  return decision;
 }
 
 function budgetSpent(subject: string, op: GateOperation, max: number): ReadyDecision {
@@ -448,6 +464,19 @@ function stepAfterFailure(input: GateInput, error: ClassifiedError, random: () =
   }
 }
 
+/** The run's allowance refuses a retry that would wait `waitMs`: the operation fails, saying why in words. */
+function beyondRun(input: GateInput, error: ClassifiedError, waitMs: number): ClassStep | null {
+  const refusal = input.run ? runAllowanceRefusal(input.run, input.now, waitMs) : null;
+  if (refusal === null) return null;
+  const { operation: op, contract } = input;
+  const failed = `${attemptOf(op.attempt, contract.maxAttempts)} of ${aTool(contract.effect)}`;
+  return {
+    phase: "FAILED",
+    notBefore: null,
+    decision: stop(`${failed} failed with ${describeError(error)} and is not retried: ${refusal}.`),
+  };
+}
+
 function scheduleRetry(input: GateInput, error: ClassifiedError, random: () => number): ClassStep {
   const { operation: op, contract, now } = input;
   const asScheduled: GateOperation = {
@@ -488,11 +517,12 @@ function scheduleRetry(input: GateInput, error: ClassifiedError, random: () => n
     case "RETRY":
     case "RETRY_SAME_KEY":
     case "DISPATCH":
-      return { phase: "RETRY_SCHEDULED", notBefore: now + delay, decision: full };
+      return beyondRun(input, error, delay) ?? { phase: "RETRY_SCHEDULED", notBefore: now + delay, decision: full };
     case "UNAVAILABLE": {
       // The backoff and the provider's Retry-After still hold when the breaker would reopen sooner.
       const held = unavailable(scheduled, subjectOf(scheduled), delay) ?? full;
-      return { phase: "RETRY_SCHEDULED", notBefore: now + (held.retryAfterMs ?? delay), decision: held };
+      const wait = held.retryAfterMs ?? delay;
+      return beyondRun(input, error, wait) ?? { phase: "RETRY_SCHEDULED", notBefore: now + wait, decision: held };
     }
     case "RECONCILE":
       return { phase: "UNKNOWN", notBefore: null, decision: full };

@@ -1,4 +1,5 @@
 // The vocabulary of the retry gate: side-effect classes, phases, decisions and the inputs the gate decides on.
+import type { RunBudget } from "./run-allowance";
 
 export const EFFECT_CLASSES = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
@@ -42,12 +43,26 @@ export function letsAttemptGo(action: DecisionAction): boolean {
   return GO_ACTIONS.has(action);
 }
 
+/** An open breaker as an UNAVAILABLE decision names it; times are ISO 8601. */
+export interface UnavailableDependency {
+  /** The dependency's name; null for a breaker read without one. */
+  dependency: string | null;
+  /** Since when it is open (or was forced open); null when unknown. */
+  openSince: string | null;
+  /** When it lets a probe through; null while an operator holds it open. */
+  nextTryAt: string | null;
+  /** An operator forced it open: only a person closes it. */
+  forced: boolean;
+}
+
 export interface Decision {
   action: DecisionAction;
   /** One sentence an operator can read at 3 a.m. */
   reason: string;
   /** Milliseconds until the action may be taken; present only when it is not "now". */
   retryAfterMs?: number;
+  /** UNAVAILABLE: the dependency whose breaker holds the operation, since when, and when it tries again. */
+  unavailable?: UnavailableDependency;
 }
 
 /** What a reconciliation (or the absence of one) proved about the world. */
@@ -91,12 +106,36 @@ export type ErrorClass = "transient" | "fatal" | "unclassified";
 export const TOOL_ERROR_MEANINGS = ["fatal", "transient", "unknown"] as const;
 export type ToolErrorMeaning = (typeof TOOL_ERROR_MEANINGS)[number];
 
+/**
+ * What a contract's error rule says an error means: transient (retried with backoff), fatal (never retried), unknown
+ * (the effect may have happened: reconcile), rate_limited (transient, waiting the provider's Retry-After).
+ */
+export const ERROR_RULE_MEANINGS = ["transient", "fatal", "unknown", "rate_limited"] as const;
+export type ErrorRuleMeaning = (typeof ERROR_RULE_MEANINGS)[number];
+
+/** One of a contract's ordered error rules: every condition it names must hold (lib/retry-gate/error-rules.ts). */
+export interface ErrorRule {
+  when: {
+    /** A status, or an inclusive range [lo, hi]. */
+    httpStatus?: number | [number, number];
+    /** The reported kind as sent (ECONNRESET) or as the global table names it (connection_reset, tool_error). */
+    kind?: string;
+    /** An RE2 pattern, case-insensitive, searched in the message (an MCP tool's isError text). */
+    message?: string;
+  };
+  then: ErrorRuleMeaning;
+  /** Why, in words: the gate's reason quotes it. */
+  why?: string;
+}
+
 export interface ClassifiedError {
   kind: ErrorKind;
   errorClass: ErrorClass;
   httpStatus?: number;
   retryAfterMs?: number;
   message?: string;
+  /** The contract's error rule that classified it, as its reason names it ("rule 2 of payments.charge: ..."). */
+  rule?: string;
 }
 
 export type KeyPolicy = "required" | "optional" | "unsupported";
@@ -137,6 +176,8 @@ export interface GateOperation {
 export type BreakerState = "closed" | "open" | "half_open";
 
 export interface Breaker {
+  /** The dependency's name, for the sentences that tell a model or a person which service is down. */
+  name?: string;
   state: BreakerState;
   consecutiveFailures: number;
   openedAt: number | null;
@@ -155,6 +196,8 @@ export interface BreakerConfig {
 export interface GateInput {
   operation: GateOperation;
   contract: GateContract;
+  /** The allowance of the operation's run, when its agent declared one (lib/retry-gate/run-allowance.ts). */
+  run?: RunBudget | null;
   /** The dependency's breaker, or null when the contract names no dependency. */
   breaker: Breaker | null;
   breakerConfig: BreakerConfig;

@@ -4,7 +4,7 @@ import { actorLabel, personOf, type Actor } from "../actor";
 import { eventHash } from "./chain";
 import { newId } from "../ids";
 
-export type AuditSubject = "operation" | "contract" | "dependency" | "user" | "api_key" | "webhook" | "bulk";
+export type AuditSubject = "operation" | "contract" | "dependency" | "user" | "api_key" | "webhook" | "bulk" | "run";
 
 export interface AuditInput {
   subjectType: AuditSubject;

@@ -3,9 +3,12 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Operation } from "@/lib/generated/prisma/client";
 import type { BreakerEvent } from "@/lib/retry-gate/breaker";
-import { classifyError, outcomeOfReport } from "@/lib/retry-gate/classify-error";
+import { classifyError } from "@/lib/retry-gate/classify-error";
+import { judgeReport } from "@/lib/retry-gate/error-rules";
+import type { RunBudget } from "@/lib/retry-gate/run-allowance";
+import { errorRulesOf } from "@/lib/ledger/contracts/contract-view";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
-import type { ClassifiedError, Phase, ReportedError, ToolErrorMeaning } from "@/lib/retry-gate/types";
+import type { ClassifiedError, EffectClass, Phase, ReportedError, ToolErrorMeaning } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
@@ -22,6 +25,8 @@ export interface OutcomeInput {
   error?: ReportedError;
   /** The upstream's confirmed answer as JSON (MCP gateway, already capped): kept to answer the same call again. */
   resultJson?: string;
+  /** The allowance of the operation's run, as lib/ledger/runs/run-outcome.ts reserved it for this report. */
+  run?: RunBudget;
 }
 
 const AUDIT_ACTION: Record<Phase, string> = {
@@ -56,13 +61,12 @@ export async function reportOutcome(
   return operationCommand(ledger, id, actor, "outcome", now, async (tx, ctx) => {
     const { op, contract, dependency, attempt: attemptRow } = ctx;
     checkFence(op, input.fence, now, false);
-    const toolError = (contract.toolError ?? "fatal") as ToolErrorMeaning;
-    const error = input.error
-      ? classifyError(input.error, toolError)
-      : input.result === "failed"
-        ? classifyError({})
-        : null;
-    const result = outcomeOfReport(input.result, error, toolError);
+    const { result, error } = judgeReport(input.result, input.error, {
+      tool: contract.tool,
+      effect: contract.effect as EffectClass,
+      toolError: (contract.toolError ?? "fatal") as ToolErrorMeaning,
+      errorRules: errorRulesOf(contract),
+    });
     if (op.phase !== "DISPATCHED" || !attemptRow || attemptRow.result !== "in_flight") {
       if (attemptRow && attemptRow.result === result && attemptRow.fence === input.fence) {
         // The same report sent again (the worker lost our answer): nothing new happens.
@@ -88,12 +92,13 @@ export async function reportOutcome(
         break;
       case "unknown":
         data = { phase: "UNKNOWN", lastError: error ? JSON.stringify(error) : null };
-        reason = `the outcome of attempt ${op.attempt} is unknown${error ? ` (${error.kind}${error.message ? `: ${error.message}` : ""})` : ""}; the effect may have happened`;
+        reason = `the outcome of attempt ${op.attempt} is unknown${error ? ` (${error.kind}${error.message ? `: ${error.message}` : ""})` : ""}${error?.rule ? ` by ${error.rule}` : ""}; the effect may have happened`;
         break;
       case "failed": {
         const failed = error ?? classifyError({});
         const withError = { ...op, lastError: JSON.stringify(failed) };
-        const next = decideAfterFailure(gateInput(withError, contract, dependency, now), failed, random);
+        const gate = { ...gateInput(withError, contract, dependency, now), run: input.run ?? null };
+        const next = decideAfterFailure(gate, failed, random);
         data = {
           phase: next.phase,
           lastError: JSON.stringify(failed),

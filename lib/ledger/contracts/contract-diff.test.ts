@@ -22,6 +22,7 @@ const v1: ContractView = {
   keyFrom: "args",
   toolError: "fatal",
   mode: "enforce",
+  errorRules: [],
   author: "alice@example.test",
   createdAt: "2026-11-30T12:00:00.000Z",
 };
@@ -95,6 +96,29 @@ describe("diffContracts", () => {
       { path: "toolError", label: "A tool error means", before: "fatal", after: "unknown" },
       { path: "mode", label: "Mode", before: "enforce", after: "observe" },
     ]);
+  });
+
+  it("shows error rules as numbered lines, so a reordering or a new rule is a change", () => {
+    const v2: ContractView = {
+      ...v1,
+      errorRules: [
+        { when: { httpStatus: 409, message: "in progress" }, then: "transient", why: "still in progress" },
+        { when: { httpStatus: [500, 599] }, then: "unknown" },
+      ],
+    };
+    expect(diffContracts(v1, v2)).toEqual([
+      {
+        path: "errorRules",
+        label: "Error rules",
+        before: [],
+        after: [
+          "1. status 409 with a message matching /in progress/ -> transient (still in progress)",
+          "2. status 500-599 -> unknown",
+        ],
+      },
+    ]);
+    const swapped = { ...v2, errorRules: [...v2.errorRules].reverse() };
+    expect(diffContracts(v2, swapped).map((c) => c.path)).toEqual(["errorRules"]);
   });
 
   it("covers every rule of the contract body", () => {

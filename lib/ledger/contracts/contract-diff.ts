@@ -1,4 +1,5 @@
 // What changed between two versions of a tool contract, field by field, in the order the contract form shows them.
+import { ruleText } from "@/lib/retry-gate/error-rules";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { ContractView } from "./contract-schema";
 
@@ -35,6 +36,7 @@ export const CONTRACT_FIELDS = [
   { path: "timeoutMs", label: "Upstream timeout (ms)" },
   { path: "keyFrom", label: "Idempotency key from" },
   { path: "toolError", label: "A tool error means" },
+  { path: "errorRules", label: "Error rules" },
   { path: "mode", label: "Mode" },
 ] as const satisfies readonly ContractField[];
 
@@ -89,6 +91,8 @@ export function contractFieldValue(c: ContractView, path: ContractFieldPath): Co
       return c.keyFrom;
     case "toolError":
       return c.toolError;
+    case "errorRules":
+      return c.errorRules.map((rule, i) => `${i + 1}. ${ruleText(rule)}`);
     case "mode":
       return c.mode;
     default:

@@ -1,6 +1,7 @@
 // The tool contract as agents and operators write it: one zod schema shared by the API and the console form.
 import { z } from "zod";
-import { EFFECT_CLASSES, TOOL_ERROR_MEANINGS } from "@/lib/retry-gate/types";
+import { ERROR_RULES_MAX, compileRulePattern } from "@/lib/retry-gate/error-rules";
+import { EFFECT_CLASSES, ERROR_RULE_MEANINGS, TOOL_ERROR_MEANINGS, type ErrorRule } from "@/lib/retry-gate/types";
 
 export { TOOL_ERROR_MEANINGS };
 
@@ -45,6 +46,41 @@ export const reconcileSchema = z
     message: "a lookup needs a urlTemplate",
     path: ["urlTemplate"],
   });
+
+const httpStatus = z.int().min(100).max(599);
+
+/** One error rule (lib/retry-gate/error-rules.ts): at least one condition, a pattern RE2 accepts within the bound. */
+export const errorRuleSchema = z
+  .object({
+    when: z
+      .object({
+        httpStatus: z
+          .union([
+            httpStatus,
+            z
+              .tuple([httpStatus, httpStatus])
+              .refine(([lo, hi]) => lo <= hi, { message: "the range must be [low, high]" }),
+          ])
+          .optional(),
+        kind: z.string().trim().min(1).max(64).optional(),
+        message: z
+          .string()
+          .min(1)
+          // The bound is compileRulePattern's (RULE_PATTERN_MAX), so a long pattern gets one message.
+          .superRefine((pattern, ctx) => {
+            const compiled = compileRulePattern(pattern);
+            if (typeof compiled === "string") ctx.addIssue({ code: "custom", message: compiled });
+          })
+          .optional(),
+      })
+      .strict()
+      .refine((w) => w.httpStatus !== undefined || w.kind !== undefined || w.message !== undefined, {
+        message: "a rule needs at least one condition: a status, a kind or a message pattern",
+      }),
+    then: z.enum(ERROR_RULE_MEANINGS),
+    why: z.string().trim().max(300).optional(),
+  })
+  .strict() satisfies z.ZodType<ErrorRule>;
 
 export const contractBodySchema = z
   .object({
@@ -99,6 +135,8 @@ export const contractBodySchema = z
     toolError: z.enum(TOOL_ERROR_MEANINGS).nullable().optional(),
     /** enforce (the default), or observe: forward every call and record what enforcing would have done. */
     mode: z.enum(CONTRACT_MODES).nullable().optional(),
+    /** Ordered error rules, read before the global error table; the first that matches decides (null: none). */
+    errorRules: z.array(errorRuleSchema).max(ERROR_RULES_MAX).nullable().optional(),
     /** The version the editor started from; a save against an older one is refused, not overwritten. */
     expectedVersion: z.int().min(0).optional(),
   })
@@ -124,6 +162,7 @@ export interface ContractView extends ContractRules {
   keyFrom: string;
   toolError: (typeof TOOL_ERROR_MEANINGS)[number];
   mode: (typeof CONTRACT_MODES)[number];
+  errorRules: ErrorRule[];
   author: string;
   createdAt: string;
 }

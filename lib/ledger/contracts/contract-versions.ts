@@ -10,7 +10,7 @@ import { newId } from "../ids";
 import { contractView, GATEWAY_DEFAULTS } from "./contract-view";
 
 /**
- * The rules as hashed and stored. The approval and gateway fields appear only when they differ from their defaults, so a body
+ * The rules as hashed and stored. The approval, gateway and error-rule fields appear only when they differ from their defaults, so a body
  * written before they existed keeps its hash (an identical PUT still keeps the version).
  */
 function rulesOf(body: ContractBody): ContractRules {
@@ -23,6 +23,7 @@ function rulesOf(body: ContractBody): ContractRules {
     keyFrom,
     toolError,
     mode,
+    errorRules,
     ...rules
   } = body;
   return {
@@ -37,6 +38,7 @@ function rulesOf(body: ContractBody): ContractRules {
     ...(keyFrom != null && keyFrom !== GATEWAY_DEFAULTS.keyFrom ? { keyFrom } : {}),
     ...(toolError != null && toolError !== GATEWAY_DEFAULTS.toolError ? { toolError } : {}),
     ...(mode != null && mode !== GATEWAY_DEFAULTS.mode ? { mode } : {}),
+    ...(errorRules != null && errorRules.length > 0 ? { errorRules } : {}),
   };
 }
 
@@ -103,6 +105,7 @@ export async function putContract(
         keyFrom: rules.keyFrom ?? null,
         toolError: rules.toolError ?? null,
         mode: rules.mode ?? null,
+        errorRules: rules.errorRules ? JSON.stringify(rules.errorRules) : null,
         bodyHash,
         author: actorLabel(actor),
         createdAt: now,

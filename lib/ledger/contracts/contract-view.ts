@@ -1,7 +1,7 @@
 // A contract version's row as the API answers it and as the gate reads it. Pure, so the console's client code may
 // import what depends on it without pulling in the database.
 import type { ContractVersion } from "@/lib/generated/prisma/client";
-import type { EffectClass, GateContract } from "@/lib/retry-gate/types";
+import type { EffectClass, ErrorRule, GateContract } from "@/lib/retry-gate/types";
 import type { ContractView } from "./contract-schema";
 
 /** What the gateway fields mean when a contract leaves them out (stored as null). */
@@ -32,9 +32,15 @@ export function contractView(row: ContractVersion): ContractView {
     keyFrom: row.keyFrom ?? GATEWAY_DEFAULTS.keyFrom,
     toolError: (row.toolError as ContractView["toolError"] | null) ?? GATEWAY_DEFAULTS.toolError,
     mode: (row.mode as ContractView["mode"] | null) ?? GATEWAY_DEFAULTS.mode,
+    errorRules: errorRulesOf(row),
     author: row.author,
     createdAt: row.createdAt.toISOString(),
   };
+}
+
+/** The contract version's error rules, in order ([] when it has none). */
+export function errorRulesOf(row: Pick<ContractVersion, "errorRules">): ErrorRule[] {
+  return row.errorRules ? (JSON.parse(row.errorRules) as ErrorRule[]) : [];
 }
 
 export function gateContract(row: ContractVersion): GateContract {

@@ -14,6 +14,7 @@ import type { LedgerTx as Tx } from "../store/types";
 
 export function breakerOf(row: Dependency): ProbedBreaker {
   return {
+    name: row.name,
     state: row.state as BreakerState,
     consecutiveFailures: row.consecutiveFailures,
     openedAt: row.openedAt?.getTime() ?? null,

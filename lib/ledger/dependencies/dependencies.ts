@@ -2,7 +2,7 @@
 // it.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Dependency } from "@/lib/generated/prisma/client";
-import { effectiveBreakerState, nextBreaker, type BreakerEvent } from "@/lib/retry-gate/breaker";
+import { breakerAllowsDispatch, effectiveBreakerState, nextBreaker, type BreakerEvent } from "@/lib/retry-gate/breaker";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { BreakerState } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
@@ -59,6 +59,8 @@ export interface DependencyView {
   openedAt: string | null;
   lastFailureAt: string | null;
   probeInFlight: boolean;
+  /** While it refuses calls: when it lets a probe through (null when it does not, or while forced open). */
+  nextTryAt: string | null;
   /** Tools whose current contract version names this dependency. */
   tools: string[];
   /** Failed or unknown attempts of those tools' operations within RECENT_FAILURE_WINDOW_MS. */
@@ -77,6 +79,7 @@ function dependencyView(
   settingsHistory: BreakerSettingsVersion[],
 ): DependencyView {
   const breaker = breakerOf(row);
+  const verdict = breakerAllowsDispatch(breaker, breakerConfigOf(row), now.getTime());
   return {
     name: row.name,
     state: effectiveBreakerState(breaker, breakerConfigOf(row), now.getTime()),
@@ -94,6 +97,7 @@ function dependencyView(
     openedAt: row.openedAt?.toISOString() ?? null,
     lastFailureAt: row.lastFailureAt?.toISOString() ?? null,
     probeInFlight: row.probeInFlight,
+    nextTryAt: verdict.allowed || verdict.nextTryAt === null ? null : new Date(verdict.nextTryAt).toISOString(),
     tools,
     recentFailures,
     lastFailures,

@@ -22,6 +22,7 @@ export interface MetricsSnapshot {
   duplicateRejectionsTotal: number;
   approvalInterruptionsTotal: number;
   staleFenceRejectionsTotal: number;
+  runAllowancesExhaustedTotal: number;
   retriesByEffect: Record<string, number>;
   operationsByPhase: Record<string, number>;
 }
@@ -32,6 +33,7 @@ const COUNTED_ACTIONS = {
   duplicateRejectionsTotal: "operation.duplicate_rejected",
   approvalInterruptionsTotal: "operation.approval_requested",
   staleFenceRejectionsTotal: "operation.stale_fence_rejected",
+  runAllowancesExhaustedTotal: "run.allowance_exhausted",
 } as const;
 
 export async function metricsSnapshot(ledger: Ledger): Promise<MetricsSnapshot> {
@@ -55,6 +57,7 @@ export async function metricsSnapshot(ledger: Ledger): Promise<MetricsSnapshot> 
     duplicateRejectionsTotal: count(COUNTED_ACTIONS.duplicateRejectionsTotal),
     approvalInterruptionsTotal: count(COUNTED_ACTIONS.approvalInterruptionsTotal),
     staleFenceRejectionsTotal: count(COUNTED_ACTIONS.staleFenceRejectionsTotal),
+    runAllowancesExhaustedTotal: count(COUNTED_ACTIONS.runAllowancesExhaustedTotal),
     retriesByEffect: Object.fromEntries(
       EFFECT_CLASSES.map((e) => [e, Number(retries.find((r) => r.effect === e)?.retries ?? 0)]),
     ),
@@ -134,6 +137,12 @@ export function prometheusText(m: MetricsSnapshot, time: WallClockTotals): strin
         "Writes refused because the worker's fencing token was stale.",
         "counter",
         [["", m.staleFenceRejectionsTotal]],
+      ),
+      series(
+        "opledger_run_allowances_exhausted_total",
+        "Runs whose allowance (deadline, retries or backoff) stopped a retry.",
+        "counter",
+        [["", m.runAllowancesExhaustedTotal]],
       ),
       series(
         "opledger_retries_total",

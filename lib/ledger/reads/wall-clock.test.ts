@@ -174,6 +174,7 @@ describe("the Prometheus export", () => {
         duplicateRejectionsTotal: 0,
         approvalInterruptionsTotal: 0,
         staleFenceRejectionsTotal: 0,
+        runAllowancesExhaustedTotal: 0,
         retriesByEffect: {},
         operationsByPhase: {},
       },

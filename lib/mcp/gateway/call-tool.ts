@@ -3,7 +3,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KeyActor } from "@/lib/auth/api-keys";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
-import { reportOutcome, type OutcomeInput } from "@/lib/ledger/commands/outcome";
+import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
+import { reportOutcomeInRun } from "@/lib/ledger/runs/run-outcome";
 import { planOperation, type PlanInput } from "@/lib/ledger/commands/plan";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { LedgerError, type LedgerErrorCode } from "@/lib/ledger/errors";
@@ -160,7 +161,7 @@ async function runGatewayCall(ctx: GatewayContext, call: GatewayCall): Promise<C
     });
     lastAnswer = sent.outcome === "answered" && sent.result.isError ? sent.result : null;
     const report: OutcomeInput = { fence, ...upstreamReport(sent) };
-    operation = await reportOutcome(ctx.ledger, operation.id, report, ctx.actor, now());
+    operation = await reportOutcomeInRun(ctx.ledger, operation.id, report, ctx.actor, now());
     ctx.log(attemptLine(call.name, operation, sent));
     if (operation.phase === "CONFIRMED" && sent.outcome === "answered") {
       return withOperation(sent.result, operation.id);

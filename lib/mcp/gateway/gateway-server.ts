@@ -21,6 +21,7 @@ import { callThroughGateway, type GatewayServerContext } from "./call-tool";
 import { listedTool } from "./listed-tool";
 import { refusalResult } from "./model-answer";
 import { relayRequests } from "./relayed-requests";
+import { declareRunAllowance, RUN_ALLOWANCE_META } from "./run-allowance-meta";
 import { observeCall } from "./observe-call";
 import { answerFromState } from "./operation-answer";
 import { toolContract } from "./tool-contract";
@@ -71,8 +72,10 @@ export async function gatewayToolCall(
       ? answerFromState(ctx.ledger, ctx.actor, name, key.key, new Date(), down)
       : refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
   }
-  // The client's _meta goes on to the upstream, but for its progress token: progress is not relayed.
-  const { progressToken: _progress, ...passedOn } = meta ?? {};
+  const allowanceProblem = await declareRunAllowance(ctx, meta?.[RUN_ALLOWANCE_META], new Date());
+  if (allowanceProblem) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${allowanceProblem}` });
+  // The client's _meta goes on to the upstream, but for its progress token (progress is not relayed) and its allowance.
+  const { progressToken: _progress, [RUN_ALLOWANCE_META]: _allowance, ...passedOn } = meta ?? {};
   const call = { name, ...parsed, args, key: key.key, run: ctx.run, contract, meta: passedOn };
   return contract.mode === "observe" ? observeCall(ctx, call) : callThroughGateway(ctx, call);
 }

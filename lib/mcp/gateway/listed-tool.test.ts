@@ -23,6 +23,7 @@ function contract(effect: EffectClass, over: Partial<ContractView> = {}): Contra
     keyFrom: "args",
     toolError: "fatal",
     mode: "enforce",
+    errorRules: [],
     author: "a@example.test",
     createdAt: "2026-12-02T00:00:00.000Z",
     ...over,

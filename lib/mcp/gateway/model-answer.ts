@@ -36,6 +36,18 @@ function seconds(ms: number | undefined): string {
   return `${Math.max(1, Math.ceil((ms ?? 0) / 1000))} s`;
 }
 
+/** Which service is down, since when, when it is tried again, and what to do instead (Decision.unavailable). */
+function breakerSentence(r: GatewayRefusal): string {
+  const u = r.decision?.unavailable;
+  const service = u?.dependency ? `${u.dependency} (the service behind ${r.tool})` : `The service behind ${r.tool}`;
+  const since = u?.openSince ? ` since ${u.openSince}` : "";
+  const until = u?.forced
+    ? "an operator opened its circuit breaker" + since + ", and it stays open until a person closes it"
+    : `its circuit breaker is open${since}, and it will be tried again ${u?.nextTryAt ? `at ${u.nextTryAt}, ` : ""}in about ${seconds(r.decision?.retryAfterMs)}`;
+  const instead = u?.dependency ? ` that does not need ${u.dependency}` : "";
+  return `${service} is unavailable: ${until}; nothing was sent. Do not call ${r.tool} again before then; try another approach${instead}, or tell the user.`;
+}
+
 function sentence(r: GatewayRefusal): string {
   const op = r.operationId ? ` (operation ${r.operationId})` : "";
   const detail = r.detail ? ` ${r.detail.replace(/\s+$/, "").replace(/([^.])$/, "$1.")}` : "";
@@ -55,7 +67,7 @@ function sentence(r: GatewayRefusal): string {
     case "outcome_unknown":
       return `The outcome of this call is unknown: the request may have reached ${r.tool} and had its effect${op}. Do not call it again: a person will look it up. Tell the user it is being checked.`;
     case "breaker_open":
-      return `The service behind ${r.tool} is unavailable for about ${seconds(r.decision?.retryAfterMs)} (its circuit is open); nothing was sent. Try another approach or tell the user.`;
+      return breakerSentence(r);
     case "failed":
       return `This call failed and will not be retried${op}.${detail} Do not call it again with the same arguments; change them if the error says how, or tell the user.`;
     case "rejected":

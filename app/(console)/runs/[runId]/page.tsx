@@ -2,12 +2,14 @@
 // it waits?" has an answer for that run.
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { RunAllowancePanel } from "@/components/runs/run-allowance";
 import { RunTimelineView } from "@/components/runs/run-timeline";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { LedgerError } from "@/lib/ledger/errors";
 import { runTimeline } from "@/lib/ledger/reads/run-timeline";
+import { runAllowanceOf } from "@/lib/ledger/runs/run-allowances";
 
 type Props = { params: Promise<{ runId: string }> };
 
@@ -20,8 +22,10 @@ export default async function RunPage({ params }: Props) {
   await requirePageUser("viewer");
   const { runId } = await params;
   let timeline;
+  const now = new Date();
+  const allowance = await runAllowanceOf(ledger(), runId, now);
   try {
-    timeline = await runTimeline(ledger(), runId, new Date());
+    timeline = await runTimeline(ledger(), runId, now);
   } catch (error) {
     if (error instanceof LedgerError && error.code === "not_found") notFound();
     throw error;
@@ -32,7 +36,10 @@ export default async function RunPage({ params }: Props) {
         title={`Run ${runId}`}
         description="The run's operations in the order they were planned: each attempt from dispatch to outcome, and the backoff it waited before it."
       />
-      <RunTimelineView initial={timeline} />
+      <div className="flex flex-col gap-6">
+        {allowance ? <RunAllowancePanel allowance={allowance} /> : null}
+        <RunTimelineView initial={timeline} />
+      </div>
     </>
   );
 }
