@@ -12,12 +12,14 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { callOperation } from "@/lib/ledger/commands/plan";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
 import { parseGatewayToolName } from "@/lib/mcp/upstreams/tool-names";
 import { ajv, argumentsProblem } from "./arguments-check";
 import { callKey } from "./call-key";
 import { cancelTask, createdTask, getTask, taskResult } from "./call-task";
-import { callThroughGateway, type GatewayServerContext } from "./call-tool";
+import { callThroughGateway, planInputOf, type GatewayServerContext } from "./call-tool";
+import { outcomeAnswered } from "./delivered-answers";
 import { listedTool } from "./listed-tool";
 import { refusalResult } from "./model-answer";
 import { relayRequests } from "./relayed-requests";
@@ -64,17 +66,33 @@ export async function gatewayToolCall(
   if ("problem" in key) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${key.problem}` });
   // An upstream waiting to restart would only fail a new attempt as not sent: such a call is refused before anything
   // is recorded, and the same call as an earlier one gets that operation's answer.
-  const down = ctx.upstreams.unavailable(parsed.upstream);
-  if (down) {
-    const earlier = await ctx.ledger.store.operationByKey(name, key.key);
-    return earlier && earlier.plannedByKeyId === ctx.actor.id
-      ? answerFromState(ctx.ledger, ctx.actor, name, key.key, new Date(), down)
-      : refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
-  }
   // The client's _meta goes on to the upstream, but for its progress token: progress is not relayed.
   const { progressToken: _progress, ...passedOn } = meta ?? {};
-  const call = { name, ...parsed, args, key: key.key, run: ctx.run, contract, meta: passedOn };
+  const call = {
+    name,
+    ...parsed,
+    args,
+    key: key.key,
+    byDefault: key.byDefault,
+    run: ctx.run,
+    contract,
+    meta: passedOn,
+  };
+  const down = ctx.upstreams.unavailable(parsed.upstream);
+  if (down) {
+    const earlier = await callOperation(ctx.ledger.store, planInputOf(ctx, call));
+    return earlier && earlier.plannedByKeyId === ctx.actor.id
+      ? answerFromState(ctx.ledger, ctx.actor, name, earlier.id, new Date(), down)
+      : refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
+  }
   return contract.mode === "observe" ? observeCall(ctx, call) : callThroughGateway(ctx, call);
+}
+
+/** The answer, noted as one whose delivery is recorded once the response finished when it tells the call's outcome. */
+function delivering(ctx: GatewayServerContext, answer: CallToolResult): CallToolResult {
+  const operation = outcomeAnswered(answer);
+  if (operation !== null) ctx.delivering?.add(operation);
+  return answer;
 }
 
 export function gatewayServer(ctx: GatewayServerContext): Server {
@@ -95,11 +113,11 @@ export function gatewayServer(ctx: GatewayServerContext): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await gatewayTools(ctx) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const answer = await gatewayToolCall(ctx, request.params);
-    return request.params.task ? createdTask(ctx, answer) : answer;
+    return request.params.task ? createdTask(ctx, answer) : delivering(ctx, answer);
   });
   server.setRequestHandler(GetTaskRequestSchema, (request) => getTask(ctx, request.params.taskId));
-  server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) =>
-    taskResult(ctx, request.params.taskId, extra.signal),
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) =>
+    delivering(ctx, await taskResult(ctx, request.params.taskId, extra.signal)),
   );
   server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(ctx, request.params.taskId));
   relayRequests(server, ctx.upstreams);

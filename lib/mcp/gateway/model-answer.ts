@@ -10,6 +10,7 @@ export type GatewayCode =
   | "invalid_arguments"
   | "idempotency_key_reused"
   | "approval_required"
+  | "suspected_duplicate"
   | "approval_expired"
   | "outcome_unknown"
   | "breaker_open"
@@ -28,6 +29,8 @@ export interface GatewayRefusal {
   decision?: Decision;
   /** A fact only this refusal knows: the schema problem, the key, the person's reason, the last error. */
   detail?: string;
+  /** suspected_duplicate: the earlier operation of the same call, whose answer the client already got. */
+  repeatOf?: string;
   /** The upstream's own error answer, passed on before our sentence so the model sees the tool's words too. */
   upstream?: CallToolResult;
 }
@@ -50,6 +53,8 @@ function sentence(r: GatewayRefusal): string {
       return `This call's key is already taken by an earlier call of ${r.tool} with other arguments${op}; nothing was sent.${detail} Do not retry it with these arguments; if it is a different call, tell the user, since the tool's contract treats both as the same effect.`;
     case "approval_required":
       return `This call waits for a person's approval${op}. Do not call it again with other arguments to get around it. Call it again after approval, or tell the user it is waiting.`;
+    case "suspected_duplicate":
+      return `This call is the same as an earlier one whose answer you already got (operation ${r.repeatOf ?? "unknown"}), and a second call of ${r.tool} may have a second effect, so it was not sent: it waits for a person's approval${op}; do not call it again with other arguments to get around it, and tell the user unless you meant to call it twice.`;
     case "approval_expired":
       return `Nobody approved this call in time, so its approval request expired${op}. Do not call it again; tell the user that a person can replay it from the console.`;
     case "outcome_unknown":
@@ -84,6 +89,7 @@ export function refusalResult(r: GatewayRefusal): CallToolResult {
     _meta: {
       "opledger/code": r.code,
       ...(r.operationId ? { "opledger/operation": r.operationId } : {}),
+      ...(r.repeatOf ? { "opledger/repeatOf": r.repeatOf } : {}),
       ...(r.decision ? { "opledger/decision": r.decision } : {}),
     },
   };
