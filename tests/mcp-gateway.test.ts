@@ -361,7 +361,14 @@ describe("tools/call", () => {
 
 describe("delivery over /mcp: an answer counts as delivered once its response was written in full", () => {
   /** A tools/call as an MCP client posts it, answered by the endpoint as the route answers it. */
-  async function posted(args: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
+  function posted(args: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
+    return postedMessage(
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test__charge", arguments: args } },
+      signal,
+    );
+  }
+
+  function postedMessage(message: unknown, signal?: AbortSignal): Promise<Response> {
     const req = new Request("http://127.0.0.1/mcp", {
       method: "POST",
       headers: {
@@ -370,12 +377,7 @@ describe("delivery over /mcp: an answer counts as delivered once its response wa
         "mcp-session-id": "run-1",
         "mcp-protocol-version": "2025-11-25",
       },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "test__charge", arguments: args },
-      }),
+      body: JSON.stringify(message),
       ...(signal ? { signal } : {}),
     });
     const changes = new ToolListChanges(t.ledger, upstreams);
@@ -401,6 +403,23 @@ describe("delivery over /mcp: an answer counts as delivered once its response wa
     const repeat = await resultOf(await posted(args));
     expect(codeOf(repeat)).toBe("suspected_duplicate");
     expect(repeat._meta?.["opledger/repeatOf"]).toBe(id);
+    expect(effects()).toHaveLength(1);
+  });
+
+  it("an answer to a request its client cancelled (the SDK's abort) is not delivered: the call again is its retry", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    const args = { customer: "d-2", amount: 1 };
+    writeControl(files().control, { charge: "slow:600" });
+    const answering = posted(args);
+    await vi.waitFor(() => expect(calls()).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "aborted" } };
+    expect((await postedMessage(cancel)).status).toBe(202);
+    // The connection stays open and the answer is written out, but the client ignores it.
+    const ignored = await resultOf(await answering);
+    writeControl(files().control, {});
+    const retried = await resultOf(await posted(args));
+    expect(retried._meta?.["opledger/replayed"]).toBe(true);
+    expect(operationOf(retried)).toBe(operationOf(ignored));
     expect(effects()).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@ import type { KeyActor } from "@/lib/auth/api-keys";
 import { newId } from "@/lib/ledger/ids";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Upstreams } from "@/lib/mcp/upstreams/registry";
-import { recordingDeliveries } from "./delivered-answers";
+import { noteCancellations, recordingDeliveries } from "./delivered-answers";
 import { gatewayServer, type GatewayServerContext } from "./gateway-server";
 import type { ToolListChanges } from "./tool-list-changes";
 
@@ -67,10 +67,12 @@ async function post(req: Request, ctx: McpEndpointContext): Promise<Response> {
     if (!(error instanceof BodyError)) throw error;
     return jsonRpcError(error.status, error.code === "payload_too_large" ? -32600 : -32700, error.message);
   }
-  const initializing = (Array.isArray(body) ? body : [body]).some((m) => isInitializeRequest(m));
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const initializing = messages.some((m) => isInitializeRequest(m));
   const session = initializing ? newId() : null;
   const run = session ?? runOf(req, ctx.actor, ctx.now);
   if (run instanceof Response) return run;
+  noteCancellations(run, messages, ctx.now.getTime());
   const delivering = new Set<string>();
   const server = gatewayServer({ ...serverContext(ctx, run), delivering });
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -81,7 +83,8 @@ async function post(req: Request, ctx: McpEndpointContext): Promise<Response> {
   try {
     const response = await transport.handleRequest(req, { parsedBody: body });
     if (session && response.ok) response.headers.set("mcp-session-id", session);
-    return uncached(recordingDeliveries(response, req.signal, delivering, { ...ctx, log: LOG }));
+    const request = { run, messages, operations: delivering };
+    return uncached(recordingDeliveries(response, req.signal, request, { ...ctx, log: LOG }));
   } finally {
     await server.close();
   }
