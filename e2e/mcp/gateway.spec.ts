@@ -266,6 +266,13 @@ test("the stdio bridge gives a local-only client the same tools", async () => {
   );
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name)).toContain("everything__echo");
+  // The same rule as over HTTP: an answer that reached the bridge was delivered, so the same call again is a new one.
+  const echo = { name: "everything__echo", arguments: { message: "through the bridge" } };
+  const first = (await client.callTool(echo)) as CallToolResult;
+  const second = (await client.callTool(echo)) as CallToolResult;
+  expect(second._meta?.["opledger/replayed"]).toBeUndefined();
+  expect(operationOf(second)).not.toBe(operationOf(first));
+  expect((await world.operation(operationOf(second))).repeatOf).toBe(operationOf(first));
   await client.close();
 });
 
