@@ -577,6 +577,22 @@ describe("MCP tasks: a call that waits for a person", () => {
     expect(calls()).toHaveLength(0);
   });
 
+  it("a NON_RETRYABLE repeat made as a task is working while a person decides, and completes once approved", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    const client = await clientAs(agent);
+    const first = await callAsTask(client, { customer: "t-9", amount: 2 });
+    expect(first.status).toBe("completed");
+    // tasks/result delivers the call's outcome: the same call made again is a new one.
+    await recordDelivery(t.ledger, first.taskId, agent, new Date());
+    const repeat = await callAsTask(client, { customer: "t-9", amount: 2 });
+    expect(repeat.taskId).not.toBe(first.taskId);
+    expect(repeat.status).toBe("working");
+    expect(repeat.statusMessage).toMatch(/same as an earlier one/);
+    await approveOperation(t.ledger, repeat.taskId, { reason: "a second charge" }, alice, new Date());
+    expect((await client.experimental.tasks.getTask(repeat.taskId)).status).toBe("completed");
+    expect(effects()).toHaveLength(2);
+  });
+
   it("a tasks/result whose client went away stops waiting", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE", HELD);
     const task = await callAsTask(await clientAs(agent), { customer: "t-8", amount: 1 });

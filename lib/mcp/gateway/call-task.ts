@@ -29,6 +29,7 @@ export const WITHDRAWN_REASON = "withdrawn by its agent (MCP tasks/cancel)";
 /** Answers that leave the call open: a person has not decided yet, or the call may still run. */
 const OPEN: ReadonlySet<unknown> = new Set<GatewayCode>([
   "approval_required",
+  "suspected_duplicate",
   "in_flight",
   "retry_not_due",
   "upstream_unavailable",
