@@ -100,7 +100,9 @@ test("the counting upstream: two identical calls at once make one effect and bot
   await client.close();
 });
 
-test("a NON_RETRYABLE repeat of a delivered success waits for a person; approved, the call again makes one more effect", async () => {
+test("a NON_RETRYABLE repeat of a delivered success waits for a person; approved, the call again makes one more effect", async ({
+  browser,
+}) => {
   const client = await world.client();
   const args = { customer: "dup-1", amount: 3 };
   const charged = () => world.effects().filter((e) => e.args.customer === "dup-1").length;
@@ -118,6 +120,14 @@ test("a NON_RETRYABLE repeat of a delivered success waits for a person; approved
     phase: "AWAITING_APPROVAL",
     repeatOf: operationOf(first),
   });
+  // The person deciding sees what the held call repeats.
+  const context = await browser.newContext({ baseURL: world.url });
+  const page = await context.newPage();
+  await signInThroughApi(page, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+  await page.goto(`/operations/${operationOf(held)}`);
+  await expect(page.getByText(/the same call succeeded at .* UTC, operation/)).toBeVisible();
+  await expect(page.getByRole("link", { name: operationOf(first) })).toBeVisible();
+  await context.close();
   await world.decide(operationOf(held), "approve", personKey, "the customer asked for a second charge");
   const ran = (await client.callTool({ name: "test__charge", arguments: args })) as CallToolResult;
   expect(ran.isError ?? false).toBe(false);
