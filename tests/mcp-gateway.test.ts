@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { recordDelivery } from "@/lib/ledger/commands/repeated-call";
+import { confirmToolDefinition } from "@/lib/ledger/commands/tool-pins";
 import { forceBreaker } from "@/lib/ledger/dependencies/dependencies";
 import { LedgerError } from "@/lib/ledger/errors";
 import { TASK_POLL_MS, taskResult, WITHDRAWN_REASON } from "@/lib/mcp/gateway/call-task";
@@ -356,6 +357,52 @@ describe("tools/call", () => {
     const a = await call("test__charge", { customer: "c-7", amount: 1 }, { "opledger/idempotencyKey": "k-1" });
     const op = await t.db.operation.findUniqueOrThrow({ where: { id: operationOf(a) } });
     expect(op.idempotencyKey).toBe("k-1");
+  });
+});
+
+describe("pinned tools: a tool that changes after a person classified it is not called", () => {
+  const descriptionOf = async (name: string) =>
+    (await upstreams.tools()).find((t) => t.gatewayName === name)?.tool.description;
+  const auditOf = async (action: string) =>
+    t.db.auditEvent.findMany({ where: { subjectType: "contract", subjectId: "test__charge", action } });
+
+  it("pins the definition at first sight; a changed one is not listed nor called until an admin confirms it", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    expect((await gatewayTools(ctx)).map((tool) => tool.name)).toEqual(["test__charge"]);
+    expect(await auditOf("contract.tool_pinned")).toHaveLength(1);
+    try {
+      writeControl(files().control, { changedTools: ["charge"] });
+      await vi.waitFor(async () => expect(await descriptionOf("test__charge")).toMatch(/Changed by the test/), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      expect(await gatewayTools(ctx)).toEqual([]);
+      const refused = await call("test__charge", { customer: "p-1", amount: 1 });
+      expect(codeOf(refused)).toBe("tool_changed");
+      expect(textOf(refused)).toMatch(/changed since a person classified it/);
+      expect(codeOf(await call("test__charge", { customer: "p-1", amount: 1 }))).toBe("tool_changed");
+      expect(calls()).toHaveLength(0);
+      expect(await t.db.operation.count()).toBe(0);
+      // The change is recorded once (the webhook event), however often it is seen.
+      expect(await auditOf("contract.tool_changed")).toHaveLength(1);
+      const pin = await t.db.toolPin.findUniqueOrThrow({ where: { tool: "test__charge" } });
+      expect(JSON.parse(pin.changedDefinition ?? "{}")).toMatchObject({
+        description: expect.stringMatching(/Changed/) as unknown,
+      });
+      await expect(
+        confirmToolDefinition(t.ledger, "test__charge", { hash: "stale" }, alice, new Date()),
+      ).rejects.toThrow(/changed again/);
+      await confirmToolDefinition(t.ledger, "test__charge", { hash: pin.changedHash ?? "" }, alice, new Date());
+      expect((await gatewayTools(ctx)).map((tool) => tool.name)).toEqual(["test__charge"]);
+      expect((await call("test__charge", { customer: "p-1", amount: 1 })).isError).toBeFalsy();
+      expect(await auditOf("contract.tool_confirmed")).toMatchObject([{ actorId: alice.id }]);
+    } finally {
+      writeControl(files().control, {});
+      await vi.waitFor(async () => expect(await descriptionOf("test__charge")).not.toMatch(/Changed by the test/), {
+        timeout: 10_000,
+        interval: 50,
+      });
+    }
   });
 });
 

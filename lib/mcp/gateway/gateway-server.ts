@@ -13,6 +13,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { callOperation } from "@/lib/ledger/commands/plan";
+import { changedTools } from "@/lib/ledger/commands/tool-pins";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
 import { parseGatewayToolName } from "@/lib/mcp/upstreams/tool-names";
 import { ajv, argumentsProblem } from "./arguments-check";
@@ -26,6 +27,7 @@ import { relayRequests } from "./relayed-requests";
 import { observeCall } from "./observe-call";
 import { answerFromState } from "./operation-answer";
 import { toolContract } from "./tool-contract";
+import { seenTool } from "./tool-definition";
 
 export type { GatewayServerContext };
 
@@ -33,13 +35,20 @@ const INSTRUCTIONS =
   "opledger records every call of these tools before it is sent. When a call answers with an opledger error, follow " +
   "its advice: never work around a refusal by calling again with changed arguments.";
 
+/** The contracted tools (a tool without a contract is never listed or called) and which of them changed. */
 export async function gatewayTools(ctx: GatewayServerContext): Promise<Tool[]> {
   const [tools, contracts] = await Promise.all([ctx.upstreams.tools(), listContracts(ctx.ledger)]);
   const byTool = new Map(contracts.map((c) => [c.tool, c]));
-  return tools.flatMap((t) => {
+  const contracted = tools.flatMap((t) => {
     const contract = byTool.get(t.gatewayName);
-    return contract ? [listedTool(t.gatewayName, t.tool, contract)] : [];
+    return contract ? [{ ...t, contract }] : [];
   });
+  const changed = await changedTools(
+    ctx.ledger,
+    contracted.map((t) => seenTool(t.gatewayName, t.tool, t.contract.version)),
+    new Date(),
+  );
+  return contracted.flatMap((t) => (changed.has(t.gatewayName) ? [] : [listedTool(t.gatewayName, t.tool, t.contract)]));
 }
 
 export async function gatewayToolCall(
@@ -59,6 +68,8 @@ export async function gatewayToolCall(
       detail: "Its upstream is not running, or no longer offers it.",
     });
   }
+  const changed = await changedTools(ctx.ledger, [seenTool(name, upstreamTool.tool, contract.version)], new Date());
+  if (changed.has(name)) return refusalResult({ code: "tool_changed", tool: name });
   const problem = argumentsProblem(upstreamTool.tool, args);
   if (problem) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${problem}` });
   const meta = params._meta;

@@ -6,6 +6,7 @@ import type { Decision } from "@/lib/retry-gate/types";
 /** Why the gateway answers with an error instead of the upstream's result. */
 export type GatewayCode =
   | "no_contract"
+  | "tool_changed"
   | "unknown_tool"
   | "invalid_arguments"
   | "idempotency_key_reused"
@@ -45,6 +46,8 @@ function sentence(r: GatewayRefusal): string {
   switch (r.code) {
     case "no_contract":
       return `The tool ${r.tool} has no contract in opledger, so the gateway did not call it. Do not call it again; tell the user that a person must classify this tool before it can be used.`;
+    case "tool_changed":
+      return `The tool ${r.tool} changed since a person classified it (its description, input schema or hints differ), so the gateway did not call it. Do not call it again; tell the user that an admin must look at the change and confirm it.`;
     case "unknown_tool":
       return `There is no tool named ${r.tool} behind the gateway.${detail} Nothing was sent. List the tools again and use one of those.`;
     case "invalid_arguments":
