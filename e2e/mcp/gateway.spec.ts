@@ -315,6 +315,40 @@ test("the Upstreams page shows each upstream, its tools with their untrusted hin
   await context.close();
 });
 
+test("a tool that changes under its contract is not called until an admin confirms it in the console", async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const client = await world.client();
+  const listed = async () => (await client.listTools()).tools.map((t) => t.name);
+  expect(await listed()).toContain("test__put_record");
+  // The upstream describes the tool otherwise (a new description, one more input field) and says its list changed.
+  world.control({ changedTools: ["put_record"] });
+  await expect.poll(listed, { timeout: 30_000 }).not.toContain("test__put_record");
+  const put = { name: "test__put_record", arguments: { id: "pin-1", value: "a" } };
+  expect(codeOf((await client.callTool(put)) as CallToolResult)).toBe("tool_changed");
+  expect(world.calls().filter((c) => c.args.id === "pin-1")).toHaveLength(0);
+
+  const context = await browser.newContext({ baseURL: world.url });
+  const page = await context.newPage();
+  await signInThroughApi(page, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+  await page.goto("/upstreams");
+  const changed = page.locator('[data-tool-changed="test__put_record"]');
+  await expect(changed.getByText(/Changed since classified/)).toBeVisible();
+  await changed.getByText("What changed").click();
+  await expect(changed.getByText(/Changed by the test/)).toBeVisible();
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, "mcp-tool-changed.png"), fullPage: true });
+  await changed.getByRole("button", { name: "Confirm the new definition" }).click();
+  await expect(changed).toHaveCount(0);
+  await context.close();
+
+  await expect.poll(listed).toContain("test__put_record");
+  const stored = (await client.callTool(put)) as CallToolResult;
+  expect(stored.isError ?? false).toBe(false);
+  expect(world.effects().filter((e) => e.args.id === "pin-1")).toHaveLength(1);
+  await client.close();
+});
+
 test.describe("crash windows: never a second effect without a person", () => {
   test("the upstream exits after committing: UNKNOWN, and the same call again is not forwarded", async () => {
     const client = await world.client();

@@ -5,7 +5,7 @@ import type { AuditEvent } from "@/lib/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { withWriteRetry } from "@/lib/ledger/write-retry";
 import { advanceCursor, ensureNotificationCursor } from "./audit-cursor";
-import { bulkData, dependencyData, operationData, type WebhookEvent } from "./event-payload";
+import { bulkData, dependencyData, operationData, toolChangedData, type WebhookEvent } from "./event-payload";
 import { eventOfAudit, type WebhookEventType } from "./event-types";
 import { deliveryRows, subscribers, type QueuedEvent } from "./enqueue";
 
@@ -27,6 +27,8 @@ async function dataFor(
       return dependencyData(ledger, row.subjectId, now);
     case "bulk.finished":
       return bulkData(row.subjectId, row.data);
+    case "tool.changed":
+      return toolChangedData(row.subjectId, row.data);
     case "unknowns.aged":
     case "retries.spike":
       throw new Error(`${type} comes from a scan, not from an audit record`);

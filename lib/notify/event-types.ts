@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "breaker.closed",
   "bulk.finished",
   "retries.spike",
+  "tool.changed",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -48,5 +49,7 @@ export function eventOfAudit(row: Pick<AuditEvent, "subjectType" | "action" | "t
     }
   }
   if (row.subjectType === "bulk" && row.action === "bulk.finished") return "bulk.finished";
+  // An MCP tool whose upstream describes it otherwise than when it was classified: not called until an admin confirms.
+  if (row.subjectType === "contract" && row.action === "contract.tool_changed") return "tool.changed";
   return null;
 }

@@ -25,7 +25,8 @@ export interface SeenTool {
   definition: ToolDefinition;
 }
 
-function pinned(definition: ToolDefinition): { json: string; hash: string } {
+/** The definition as it is pinned: canonical JSON and its sha256. */
+export function pinned(definition: ToolDefinition): { json: string; hash: string } {
   const json = canonicalJson(definition);
   return { json, hash: sha256(json) };
 }

@@ -1,4 +1,4 @@
--- MCP gateway, repeated calls (issue #26, docs/decisions/023-repeated-mcp-calls.md): the call a default
+-- MCP gateway, repeated calls (issue #26, docs/decisions/023-repeated-calls-and-pinned-tools.md): the call a default
 -- key stands for, the earlier operation a repeat links to, and when a call's final answer was delivered. New nullable
 -- columns only: operations planned before keep their keys, and a repeat of them is answered as before.
 -- AlterTable
