@@ -12,7 +12,7 @@ import type { Actor } from "@/lib/ledger/actor";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
-import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
+import { claimLease, heartbeatLease, releaseLease } from "@/lib/ledger/commands/lease";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
@@ -34,7 +34,7 @@ import {
   type PlannerName,
 } from "./helpers/ledger-model-authority";
 import { Coverage, COVERED_RUNS } from "./helpers/ledger-model-coverage";
-import { expectedHeartbeat } from "./helpers/ledger-model-gate";
+import { expectedHeartbeat, expectedRelease } from "./helpers/ledger-model-gate";
 import {
   attemptChecked,
   claimChecked,
@@ -160,6 +160,44 @@ class Heartbeat implements Cmd {
     if (answer !== "extended") expect(after.version).toBe(before.version);
   }
   toString = () => `heartbeat(op${this.op}, ${this.worker}, ${this.leaseMs})`;
+}
+
+/**
+ * A worker that stops waiting (the gateway's call that answers "waiting for a person") gives its lease up: fence + 1,
+ * audited, nothing else changes, and the other worker's claim is granted at once.
+ */
+class Release implements Cmd {
+  constructor(
+    readonly op: number,
+    readonly worker: string,
+  ) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const op = pick(w.ops, this.op);
+    const fence = op && w.fences.get(fenceKey(this.worker, op.id));
+    if (!op || fence === undefined) return;
+    w.coverage.count("command", "release");
+    const before = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const answer = await answerOf(releaseLease(w.ledger, op.id, { fence }, op.planner, at(w)), () => "released");
+    if (answer === "stale_fence") w.staleRefusals.set(op.id, (w.staleRefusals.get(op.id) ?? 0) + 1);
+    expect(answer, `release with fence ${fence} on ${before.phase} (fence ${before.fence})`).toBe(
+      expectedRelease(before, fence),
+    );
+    w.coverage.count("release", answer);
+    const after = await w.ledger.db.operation.findUniqueOrThrow({ where: { id: op.id } });
+    expect([after.phase, after.attempt]).toEqual([before.phase, before.attempt]);
+    if (answer !== "released") {
+      expect(after.version).toBe(before.version);
+      return;
+    }
+    expect([after.fence, after.leaseOwner, after.leaseExpiresAt]).toEqual([before.fence + 1, null, null]);
+    const other = WORKERS.find((candidate) => candidate !== this.worker) ?? "w0";
+    expect(
+      await claimChecked(w, op, other, 5000),
+      `${other} claims ${op.id} after ${this.worker} released it`,
+    ).not.toBe("lease_held");
+  }
+  toString = () => `release(op${this.op}, ${this.worker})`;
 }
 
 class Advance implements Cmd {
@@ -466,6 +504,7 @@ const commands = fc.commands<Model, World, false>(
     attempt,
     attempt,
     fc.tuple(index, worker, fc.constantFrom(200, 5000)).map(([o, wk, l]) => new Heartbeat(o, wk, l)),
+    fc.tuple(index, worker).map(([o, wk]) => new Release(o, wk)),
     fc.constantFrom(50, 300, 6000).map((ms) => new Advance(ms)),
     // Time passes more often and further than it did before approvals expired, so requests run out within a run.
     fc.constantFrom(300, 12_000).map((ms) => new Advance(ms)),
@@ -490,6 +529,7 @@ const COMMANDS = [
   "plan",
   "claim",
   "heartbeat",
+  "release",
   "advance",
   "sweep",
   "attempt",
@@ -536,6 +576,7 @@ it(
     coverage.expectReached("phase", PHASES);
     coverage.expectReached("dispatch", DISPATCH_ANSWERS);
     coverage.expectReached("claim", CLAIM_ANSWERS);
+    coverage.expectReached("release", ["released"]);
   },
   modelTimeoutMs(runs),
 );

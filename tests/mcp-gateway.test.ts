@@ -15,6 +15,8 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
+import { recordDelivery } from "@/lib/ledger/commands/repeated-call";
+import { confirmToolDefinition } from "@/lib/ledger/commands/tool-pins";
 import { forceBreaker } from "@/lib/ledger/dependencies/dependencies";
 import { LedgerError } from "@/lib/ledger/errors";
 import { TASK_POLL_MS, taskResult, WITHDRAWN_REASON } from "@/lib/mcp/gateway/call-task";
@@ -24,6 +26,8 @@ import {
   gatewayTools,
   type GatewayServerContext,
 } from "@/lib/mcp/gateway/gateway-server";
+import { mcpResponse } from "@/lib/mcp/gateway/mcp-endpoint";
+import { ToolListChanges } from "@/lib/mcp/gateway/tool-list-changes";
 import { openUpstreams, type Upstreams } from "@/lib/mcp/upstreams/registry";
 import { readCalls, readEffects, writeControl } from "../e2e/mcp/test-upstream-effects";
 import { agent, alice, withContract } from "./helpers/ledger-fixtures";
@@ -113,6 +117,12 @@ const codeOf = (r: CallToolResult) => r._meta?.["opledger/code"];
 const operationOf = (r: CallToolResult) => r._meta?.["opledger/operation"] as string;
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
 
+/** The answer, recorded as delivered to its client in full (what the endpoint does once the response finished). */
+async function delivered(answer: CallToolResult): Promise<CallToolResult> {
+  await recordDelivery(t.ledger, operationOf(answer), agent, new Date());
+  return answer;
+}
+
 async function phaseOf(id: string): Promise<string> {
   return (await t.db.operation.findUniqueOrThrow({ where: { id } })).phase;
 }
@@ -129,19 +139,82 @@ describe("tools/list", () => {
 });
 
 describe("tools/call", () => {
-  it("runs a call once and answers the same call again from the ledger, without calling the upstream", async () => {
+  it("answers the same call from the ledger until its answer was delivered; then it is a new call", async () => {
+    await withContract(t.ledger, "test__put_record", "IDEMPOTENT", { idempotencyKey: "optional" });
+    await withContract(t.ledger, "test__lookup", "PURE");
+    const put = (value: string) => call("test__put_record", { id: "s", value });
+    const read = () => call("test__lookup", { id: "s" });
+    const v1 = await put("v1");
+    // Not delivered (the client went away before the answer was written): the same call is its retry.
+    const retried = await put("v1");
+    expect(retried._meta?.["opledger/replayed"]).toBe(true);
+    expect(operationOf(retried)).toBe(operationOf(v1));
+    await delivered(retried);
+    expect(textOf(await delivered(await read()))).toBe("s = v1");
+    await delivered(await put("v2"));
+    // A read after a write reads again, and writing the old value back writes it.
+    expect(textOf(await delivered(await read()))).toBe("s = v2");
+    const again = await delivered(await put("v1"));
+    expect(again._meta?.["opledger/replayed"]).toBeUndefined();
+    expect(textOf(await read())).toBe("s = v1");
+    expect(effects().map((e) => e.args.value)).toEqual(["v1", "v2", "v1"]);
+    const repeat = await t.db.operation.findUniqueOrThrow({ where: { id: operationOf(again) } });
+    expect(repeat).toMatchObject({ repeatOf: operationOf(v1), phase: "CONFIRMED", via: "mcp", runId: "run-1" });
+    expect(repeat.idempotencyKey).toMatch(/^mcp:[0-9a-f]{64}~000000002$/);
+    const first = await t.db.operation.findUniqueOrThrow({ where: { id: operationOf(v1) } });
+    expect(first.deliveredAt).not.toBeNull();
+  });
+
+  it("holds a NON_RETRYABLE repeat of a delivered success for a person; approved, it is sent exactly once", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
-    const first = await call("test__charge", { customer: "c-1", amount: 5 });
+    const args = { customer: "c-1", amount: 5 };
+    const first = await delivered(await call("test__charge", args));
     expect(first.isError).toBeFalsy();
-    const again = await call("test__charge", { amount: 5, customer: "c-1" });
-    expect(again._meta?.["opledger/replayed"]).toBe(true);
-    expect(again.content).toEqual(first.content);
-    expect(operationOf(again)).toBe(operationOf(first));
-    expect(await phaseOf(operationOf(first))).toBe("CONFIRMED");
+    const held = await call("test__charge", { amount: 5, customer: "c-1" });
+    expect(codeOf(held)).toBe("suspected_duplicate");
+    expect(held._meta?.["opledger/repeatOf"]).toBe(operationOf(first));
+    expect(textOf(held)).toMatch(/same as an earlier one whose answer you already got/);
+    expect(await phaseOf(operationOf(held))).toBe("AWAITING_APPROVAL");
+    // The model looping on it changes nothing: the same held operation, nothing sent.
+    expect(operationOf(await call("test__charge", args))).toBe(operationOf(held));
     expect(effects()).toHaveLength(1);
-    expect(calls()).toHaveLength(1);
-    const op = await t.db.operation.findUniqueOrThrow({ where: { id: operationOf(first) } });
-    expect(op).toMatchObject({ via: "mcp", runId: "run-1", plannedByKeyId: agent.id });
+    await approveOperation(t.ledger, operationOf(held), { reason: "a second charge is meant" }, alice, new Date());
+    // The lease the held call took was released when it answered, so the call made again runs at once.
+    const ran = await delivered(await call("test__charge", args));
+    expect(ran.isError).toBeFalsy();
+    expect(operationOf(ran)).toBe(operationOf(held));
+    expect(effects()).toHaveLength(2);
+    expect(codeOf(await call("test__charge", args))).toBe("suspected_duplicate");
+    expect(effects()).toHaveLength(2);
+    const audit = await t.db.auditEvent.findMany({ where: { subjectId: operationOf(held) }, orderBy: { id: "asc" } });
+    expect(audit.map((e) => e.action)).toContain("operation.lease_released");
+  });
+
+  it("explicit keys and templates keep their meaning: the same key is answered from the ledger after delivery", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { keyFrom: "charge:{customer}" });
+    const first = await delivered(await call("test__charge", { customer: "k-1", amount: 1 }));
+    const templated = await call("test__charge", { customer: "k-1", amount: 1 });
+    expect(templated._meta?.["opledger/replayed"]).toBe(true);
+    const keyed = await delivered(
+      await call("test__charge", { customer: "k-2", amount: 1 }, { "opledger/idempotencyKey": "mine" }),
+    );
+    const again = await call("test__charge", { customer: "k-2", amount: 1 }, { "opledger/idempotencyKey": "mine" });
+    expect(again._meta?.["opledger/replayed"]).toBe(true);
+    expect([operationOf(templated), operationOf(again)]).toEqual([operationOf(first), operationOf(keyed)]);
+    expect(effects()).toHaveLength(2);
+  });
+
+  it("leases each call under a worker id of its own, below the instance's", async () => {
+    await withContract(t.ledger, "test__lookup", "PURE");
+    const a = await delivered(await call("test__lookup", { id: "w" }));
+    const b = await call("test__lookup", { id: "w" });
+    const workers = await t.db.attempt.findMany({
+      where: { operationId: { in: [operationOf(a), operationOf(b)] } },
+      select: { workerId: true },
+    });
+    expect(workers).toHaveLength(2);
+    for (const { workerId } of workers) expect(workerId).toMatch(/^mcp:test:[0-9A-Z]{26}$/);
+    expect(workers[0]?.workerId).not.toBe(workers[1]?.workerId);
   });
 
   it("refuses a tool without a contract before anything reaches the upstream", async () => {
@@ -309,6 +382,117 @@ describe("tools/call", () => {
   });
 });
 
+describe("pinned tools: a tool that changes after a person classified it is not called", () => {
+  const descriptionOf = async (name: string) =>
+    (await upstreams.tools()).find((t) => t.gatewayName === name)?.tool.description;
+  const auditOf = async (action: string) =>
+    t.db.auditEvent.findMany({ where: { subjectType: "contract", subjectId: "test__charge", action } });
+
+  it("pins the definition at first sight; a changed one is not listed nor called until an admin confirms it", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    expect((await gatewayTools(ctx)).map((tool) => tool.name)).toEqual(["test__charge"]);
+    expect(await auditOf("contract.tool_pinned")).toHaveLength(1);
+    try {
+      writeControl(files().control, { changedTools: ["charge"] });
+      await vi.waitFor(async () => expect(await descriptionOf("test__charge")).toMatch(/Changed by the test/), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      expect(await gatewayTools(ctx)).toEqual([]);
+      const refused = await call("test__charge", { customer: "p-1", amount: 1 });
+      expect(codeOf(refused)).toBe("tool_changed");
+      expect(textOf(refused)).toMatch(/changed since a person classified it/);
+      expect(codeOf(await call("test__charge", { customer: "p-1", amount: 1 }))).toBe("tool_changed");
+      expect(calls()).toHaveLength(0);
+      expect(await t.db.operation.count()).toBe(0);
+      // The change is recorded once (the webhook event), however often it is seen.
+      expect(await auditOf("contract.tool_changed")).toHaveLength(1);
+      const pin = await t.db.toolPin.findUniqueOrThrow({ where: { tool: "test__charge" } });
+      expect(JSON.parse(pin.changedDefinition ?? "{}")).toMatchObject({
+        description: expect.stringMatching(/Changed/) as unknown,
+      });
+      await expect(
+        confirmToolDefinition(t.ledger, "test__charge", { hash: "stale" }, alice, new Date()),
+      ).rejects.toThrow(/changed again/);
+      await confirmToolDefinition(t.ledger, "test__charge", { hash: pin.changedHash ?? "" }, alice, new Date());
+      expect((await gatewayTools(ctx)).map((tool) => tool.name)).toEqual(["test__charge"]);
+      expect((await call("test__charge", { customer: "p-1", amount: 1 })).isError).toBeFalsy();
+      expect(await auditOf("contract.tool_confirmed")).toMatchObject([{ actorId: alice.id }]);
+    } finally {
+      writeControl(files().control, {});
+      await vi.waitFor(async () => expect(await descriptionOf("test__charge")).not.toMatch(/Changed by the test/), {
+        timeout: 10_000,
+        interval: 50,
+      });
+    }
+  });
+});
+
+describe("delivery over /mcp: an answer counts as delivered once its response was written in full", () => {
+  /** A tools/call as an MCP client posts it, answered by the endpoint as the route answers it. */
+  function posted(args: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
+    return postedMessage(
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test__charge", arguments: args } },
+      signal,
+    );
+  }
+
+  function postedMessage(message: unknown, signal?: AbortSignal): Promise<Response> {
+    const req = new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": "run-1",
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify(message),
+      ...(signal ? { signal } : {}),
+    });
+    const changes = new ToolListChanges(t.ledger, upstreams);
+    return mcpResponse(req, { ledger: t.ledger, actor: ctx.actor, upstreams, changes, now: new Date() });
+  }
+  const resultOf = async (response: Response) => ((await response.json()) as { result: CallToolResult }).result;
+
+  it("a client gone before the answer gets the stored result when it calls again; a delivered one is a new call", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    const args = { customer: "d-1", amount: 2 };
+    // The client went away: the server never writes the body out.
+    const gone = new AbortController();
+    const lost = await posted(args, gone.signal);
+    gone.abort();
+    await lost.body?.cancel();
+    const retried = await resultOf(await posted(args));
+    expect(retried._meta?.["opledger/replayed"]).toBe(true);
+    const id = operationOf(retried);
+    await vi.waitFor(async () =>
+      expect((await t.db.operation.findUniqueOrThrow({ where: { id } })).deliveredAt).not.toBeNull(),
+    );
+    expect(effects()).toHaveLength(1);
+    const repeat = await resultOf(await posted(args));
+    expect(codeOf(repeat)).toBe("suspected_duplicate");
+    expect(repeat._meta?.["opledger/repeatOf"]).toBe(id);
+    expect(effects()).toHaveLength(1);
+  });
+
+  it("an answer to a request its client cancelled (the SDK's abort) is not delivered: the call again is its retry", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    const args = { customer: "d-2", amount: 1 };
+    writeControl(files().control, { charge: "slow:600" });
+    const answering = posted(args);
+    await vi.waitFor(() => expect(calls()).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "aborted" } };
+    expect((await postedMessage(cancel)).status).toBe(202);
+    // The connection stays open and the answer is written out, but the client ignores it.
+    const ignored = await resultOf(await answering);
+    writeControl(files().control, {});
+    const retried = await resultOf(await posted(args));
+    expect(retried._meta?.["opledger/replayed"]).toBe(true);
+    expect(operationOf(retried)).toBe(operationOf(ignored));
+    expect(effects()).toHaveLength(1);
+  });
+});
+
 describe("refusals of an operation that cannot run, none of them forwarded", () => {
   it("an open breaker fails fast", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE", { dependency: "billing" });
@@ -400,9 +584,7 @@ describe("MCP tasks: a call that waits for a person", () => {
     person: null,
   };
 
-  // A short deadline: the request that planned a held call keeps its lease for the deadline and 5 s, and the approved
-  // call runs once it has run out.
-  const HELD = { approval: "required", timeoutMs: 1000 } as const;
+  const HELD = { approval: "required" } as const;
 
   /** An SDK client of the gateway's MCP server as `actor` (the same handlers a request to /mcp is answered by). */
   async function clientAs(actor: Actor): Promise<Client> {
@@ -479,6 +661,22 @@ describe("MCP tasks: a call that waits for a person", () => {
     expect((await client.experimental.tasks.getTask(expired.taskId)).status).toBe("failed");
     expect(codeOf(await resultOf(client, expired.taskId))).toBe("approval_expired");
     expect(calls()).toHaveLength(0);
+  });
+
+  it("a NON_RETRYABLE repeat made as a task is working while a person decides, and completes once approved", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    const client = await clientAs(agent);
+    const first = await callAsTask(client, { customer: "t-9", amount: 2 });
+    expect(first.status).toBe("completed");
+    // tasks/result delivers the call's outcome: the same call made again is a new one.
+    await recordDelivery(t.ledger, first.taskId, agent, new Date());
+    const repeat = await callAsTask(client, { customer: "t-9", amount: 2 });
+    expect(repeat.taskId).not.toBe(first.taskId);
+    expect(repeat.status).toBe("working");
+    expect(repeat.statusMessage).toMatch(/same as an earlier one/);
+    await approveOperation(t.ledger, repeat.taskId, { reason: "a second charge" }, alice, new Date());
+    expect((await client.experimental.tasks.getTask(repeat.taskId)).status).toBe("completed");
+    expect(effects()).toHaveLength(2);
   });
 
   it("a tasks/result whose client went away stops waiting", async () => {

@@ -61,6 +61,7 @@ export function OperationDetail({
             {op.id}
           </p>
           <ReplayLinks op={op} />
+          <RepeatLink op={op} />
         </div>
         <LiveStatus
           available
@@ -300,6 +301,27 @@ function Identity({ op }: { op: Operation }) {
         </Fact>
       </dl>
     </section>
+  );
+}
+
+/**
+ * An MCP call made again after its answer was delivered is a new operation: the earlier one, as it ended. A person
+ * deciding on a held repeat (a suspected duplicate) sees that the same call already succeeded, and when.
+ */
+function RepeatLink({ op }: { op: Operation }) {
+  const earlier = op.repeated;
+  if (!earlier) return null;
+  const ended = earlier.phase === "CONFIRMED" ? "succeeded" : earlier.phase === "FAILED" ? "failed" : "ended";
+  return (
+    <p className="mt-1 text-[13px] text-ink-muted" data-repeat-of={earlier.id}>
+      A repeat: the same call {ended} at {formatExactUtc(Date.parse(earlier.at))}, operation{" "}
+      <Link
+        href={`/operations/${encodeURIComponent(earlier.id)}`}
+        className="font-mono text-[12.5px] underline underline-offset-4 hover:text-ink"
+      >
+        {earlier.id}
+      </Link>
+    </p>
   );
 }
 

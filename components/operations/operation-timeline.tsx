@@ -41,6 +41,7 @@ const ACTION_LABELS: Record<string, string> = {
   "operation.failed": "Failed",
   "operation.lease_claimed": "Lease claimed",
   "operation.lease_taken_over": "Lease taken over",
+  "operation.lease_released": "Lease released",
   "operation.stale_fence_rejected": "Stale worker refused",
 };
 
@@ -61,7 +62,7 @@ function quorumOf(event: AuditView): { given: number; needed: number } | null {
 }
 
 /** Lease bookkeeping is shown quieter than the decisions and outcomes around it. */
-const QUIET = new Set(["operation.lease_claimed", "operation.authorized"]);
+const QUIET = new Set(["operation.lease_claimed", "operation.lease_released", "operation.authorized"]);
 
 function formatMs(ms: number): string {
   if (ms < 1000) return `${ms} ms`;

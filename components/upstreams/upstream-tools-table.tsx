@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { TableHeader, type TableHeaderProps } from "@/components/ui/table-header";
 import type { UpstreamToolRow } from "@/lib/mcp/upstreams/upstreams-view";
+import { ConfirmDefinitionButton } from "./confirm-definition-button";
 import { ToolHints } from "./tool-hints";
 
 const TD = "px-2.5 py-1.5 align-top";
@@ -16,6 +17,43 @@ const COLUMNS: TableHeaderProps["columns"] = [
   },
   "Contract",
 ];
+
+/**
+ * A contracted tool whose upstream now describes it otherwise than when it was classified: not listed, calls refused;
+ * the pinned definition beside the new one, and (admins) the confirmation that lets the gateway call it again.
+ */
+function ChangedDefinition({
+  tool,
+  changed,
+  canConfirm,
+}: {
+  tool: string;
+  changed: NonNullable<UpstreamToolRow["changed"]>;
+  canConfirm: boolean;
+}) {
+  const pre = "max-h-64 overflow-auto rounded border border-line bg-surface-muted p-2 font-mono text-[11.5px]";
+  return (
+    <div data-tool-changed={tool} className="whitespace-normal">
+      <span className="font-medium text-decision-unavailable-ink">
+        Changed since classified: not listed, calls refused
+      </span>
+      <details className="mt-1">
+        <summary className="cursor-pointer text-xs text-ink-muted">What changed</summary>
+        <div className="mt-1 grid gap-2 md:grid-cols-2">
+          <figure>
+            <figcaption className="text-xs text-ink-subtle">Pinned (what was classified)</figcaption>
+            <pre className={pre}>{changed.pinned}</pre>
+          </figure>
+          <figure>
+            <figcaption className="text-xs text-ink-subtle">Now (what the upstream says)</figcaption>
+            <pre className={pre}>{changed.now}</pre>
+          </figure>
+        </div>
+      </details>
+      {canConfirm ? <ConfirmDefinitionButton tool={tool} hash={changed.hash} /> : null}
+    </div>
+  );
+}
 
 export function UpstreamToolsTable({
   upstream,
@@ -45,7 +83,9 @@ export function UpstreamToolsTable({
                 <ToolHints hints={t.hints} />
               </td>
               <td className={`${TD} whitespace-nowrap`}>
-                {t.hasContract ? (
+                {t.changed ? (
+                  <ChangedDefinition tool={t.gatewayName} changed={t.changed} canConfirm={canClassify} />
+                ) : t.hasContract ? (
                   <Link
                     href={`/contracts/${encodeURIComponent(t.gatewayName)}`}
                     className="underline-offset-4 hover:underline"

@@ -30,4 +30,5 @@ export const EVENT_HELP: Record<string, string> = {
   "breaker.closed": "A dependency's breaker closed again.",
   "bulk.finished": "A bulk action finished.",
   "retries.spike": "A tool's retries in five minutes jumped to five times the hour's average.",
+  "tool.changed": "An MCP tool changed since it was classified: it is not called until an admin confirms it.",
 };

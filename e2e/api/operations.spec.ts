@@ -570,7 +570,10 @@ test.describe("unknown outcomes and reconciliation", () => {
     expect(reconciled.decision.action).toBe("STOP");
     expect(JSON.stringify(reconciled.evidenceDetail)).toContain("succeeded");
 
-    expectProblem(await client.dispatch(op.id, { fence }), 409, "already_finished");
+    // Reconciling fenced the worker out; a new claim finds nothing left to send.
+    expectProblem(await client.dispatch(op.id, { fence }), 409, "stale_fence");
+    const lease = expectJson(await client.claim(op.id, { workerId: uniqueId("worker"), leaseMs: 60_000 }), 200);
+    expectProblem(await client.dispatch(op.id, { fence: lease.fence }), 409, "already_finished");
     const detail = expectJson(await client.getOp(op.id), 200);
     expect(detail.attempts).toEqual([expect.objectContaining({ number: 1, result: "unknown", errorKind: "timeout" })]);
     const rec = detail.audit.find((e) => e.action === "operation.reconciled");
@@ -590,7 +593,10 @@ test.describe("unknown outcomes and reconciliation", () => {
     expect(reconciled).toEqual(expect.objectContaining({ phase: "RECONCILED", evidence: "not_applied" }));
     expect(reconciled.decision.action).toBe("RETRY_SAME_KEY");
 
-    const retry = expectJson(await client.dispatch(op.id, { fence }), 200);
+    // The lost attempt's worker was fenced out by the reconciliation: the retry starts with a claim.
+    const lease = expectJson(await client.claim(op.id, { workerId: uniqueId("worker"), leaseMs: 60_000 }), 200);
+    expect(lease.fence).toBe(fence + 2);
+    const retry = expectJson(await client.dispatch(op.id, { fence: lease.fence }), 200);
     expect(retry).toEqual(
       expect.objectContaining({ phase: "DISPATCHED", attempt: 2, idempotencyKey: op.idempotencyKey }),
     );

@@ -22,20 +22,23 @@ import { codeOf, GatewayWorld, operationOf, textOf } from "./support/gateway-wor
 
 const run = promisify(execFile);
 let world: GatewayWorld;
+/** A person's key (an operator acting as the e2e admin), for approvals through the HTTP API. */
+let personKey: string;
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   world = await GatewayWorld.start(extraPort(9));
-  await world.contract("fs__write_file", { effect: "NON_RETRYABLE" });
+  // Writing the same content to the same path again leaves the same file: IDEMPOTENT.
+  await world.contract("fs__write_file", { effect: "IDEMPOTENT" });
   await world.contract("fs__read_text_file", { effect: "PURE", reconcile: null });
   await world.contract("everything__echo", { effect: "PURE", reconcile: null });
-  await world.contract("test__charge", {
-    effect: "NON_RETRYABLE",
-    timeoutMs: 1500,
-    keyFrom: "charge:{customer}:{amount}",
-  });
+  // The default key (the arguments within the session): a repeat after a delivered answer is a new call.
+  await world.contract("test__charge", { effect: "NON_RETRYABLE", timeoutMs: 1500 });
+  // A template names the effect itself: the same record and value is the same operation, always.
+  await world.contract("test__put_record", { effect: "IDEMPOTENT", keyFrom: "put:{id}:{value}" });
+  personKey = await world.key("operator");
 });
 
 test.afterAll(async () => {
@@ -47,28 +50,109 @@ test("tools/list shows only tools with a contract, annotated from the contract",
   const client = await world.client();
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  expect(names).toEqual(["everything__echo", "fs__read_text_file", "fs__write_file", "test__charge"]);
-  const write = tools.find((t) => t.name === "fs__write_file");
-  expect(write?.annotations).toEqual({ destructiveHint: true, idempotentHint: false });
-  expect(write?.description).toMatch(/opledger: a NON_RETRYABLE tool/);
+  expect(names).toEqual([
+    "everything__echo",
+    "fs__read_text_file",
+    "fs__write_file",
+    "test__charge",
+    "test__put_record",
+  ]);
+  const charge = tools.find((t) => t.name === "test__charge");
+  expect(charge?.annotations).toEqual({ destructiveHint: true, idempotentHint: false });
+  expect(charge?.description).toMatch(/opledger: a NON_RETRYABLE tool/);
   await client.close();
 });
 
-test("a filesystem write lands on disk once; the same call again is answered from the ledger", async () => {
+test("the filesystem behind the gateway does what it says: a read after a write reads again, v1 v2 v1 leaves v1", async () => {
   const client = await world.client();
-  const target = path.join(world.files, "note.txt");
-  const args = { path: target, content: "written once" };
-  const first = (await client.callTool({ name: "fs__write_file", arguments: args })) as CallToolResult;
+  const target = path.join(world.files, "s.txt");
+  const write = async (content: string) =>
+    (await client.callTool({ name: "fs__write_file", arguments: { path: target, content } })) as CallToolResult;
+  const read = async () =>
+    textOf((await client.callTool({ name: "fs__read_text_file", arguments: { path: target } })) as CallToolResult);
+  const first = await write("v1");
   expect(first.isError ?? false).toBe(false);
-  expect(fs.readFileSync(target, "utf8")).toBe("written once");
-  fs.writeFileSync(target, "changed by someone else");
-  const again = (await client.callTool({ name: "fs__write_file", arguments: args })) as CallToolResult;
+  expect(await read()).toContain("v1");
+  await write("v2");
+  expect(await read()).toContain("v2");
+  const back = await write("v1");
+  expect(back._meta?.["opledger/replayed"]).toBeUndefined();
+  expect(fs.readFileSync(target, "utf8")).toBe("v1");
+  // A new operation linked to the write it repeats, each one marked as delivered.
+  const repeat = await world.operation(operationOf(back));
+  expect(repeat).toMatchObject({ phase: "CONFIRMED", via: "mcp", attempt: 1, repeatOf: operationOf(first) });
+  expect((await world.operation(operationOf(first))).deliveredAt).toBeTruthy();
+  await client.close();
+});
+
+test("the counting upstream: two identical calls at once make one effect and both are answered", async () => {
+  const client = await world.client();
+  const args = { customer: "twice-1", amount: 4 };
+  world.control({ charge: "slow:800" });
+  const both = (await Promise.all([
+    client.callTool({ name: "test__charge", arguments: args }),
+    client.callTool({ name: "test__charge", arguments: args }),
+  ])) as CallToolResult[];
+  world.control({});
+  for (const answer of both) expect(textOf(answer)).toContain("charged twice-1 4");
+  expect(operationOf(both[0] as CallToolResult)).toBe(operationOf(both[1] as CallToolResult));
+  expect(world.effects().filter((e) => e.args.customer === "twice-1")).toHaveLength(1);
+  await client.close();
+});
+
+test("a NON_RETRYABLE repeat of a delivered success waits for a person; approved, the call again makes one more effect", async ({
+  browser,
+}) => {
+  const client = await world.client();
+  const args = { customer: "dup-1", amount: 3 };
+  const charged = () => world.effects().filter((e) => e.args.customer === "dup-1").length;
+  const first = (await client.callTool({ name: "test__charge", arguments: args })) as CallToolResult;
+  expect(first.isError ?? false).toBe(false);
+  const held = (await client.callTool({ name: "test__charge", arguments: args })) as CallToolResult;
+  expect(codeOf(held)).toBe("suspected_duplicate");
+  expect(held._meta?.["opledger/repeatOf"]).toBe(operationOf(first));
+  // A model in a loop gets the same answer and sends nothing.
+  expect(operationOf((await client.callTool({ name: "test__charge", arguments: args })) as CallToolResult)).toBe(
+    operationOf(held),
+  );
+  expect(charged()).toBe(1);
+  expect(await world.operation(operationOf(held))).toMatchObject({
+    phase: "AWAITING_APPROVAL",
+    repeatOf: operationOf(first),
+  });
+  // The person deciding sees what the held call repeats.
+  const context = await browser.newContext({ baseURL: world.url });
+  const page = await context.newPage();
+  await signInThroughApi(page, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+  await page.goto(`/operations/${operationOf(held)}`);
+  await expect(page.getByText(/the same call succeeded at .* UTC, operation/)).toBeVisible();
+  await expect(page.getByRole("link", { name: operationOf(first) })).toBeVisible();
+  await context.close();
+  await world.decide(operationOf(held), "approve", personKey, "the customer asked for a second charge");
+  const ran = (await client.callTool({ name: "test__charge", arguments: args })) as CallToolResult;
+  expect(ran.isError ?? false).toBe(false);
+  expect(operationOf(ran)).toBe(operationOf(held));
+  expect(charged()).toBe(2);
+  await client.close();
+});
+
+test("explicit keys and templates keep their meaning: the same key is answered from the ledger", async () => {
+  const client = await world.client();
+  const put = { name: "test__put_record", arguments: { id: "tpl-1", value: "a" } };
+  const first = (await client.callTool(put)) as CallToolResult;
+  const again = (await client.callTool(put)) as CallToolResult;
   expect(again._meta?.["opledger/replayed"]).toBe(true);
-  // Not written a second time: the file keeps what was put there after the first call.
-  expect(fs.readFileSync(target, "utf8")).toBe("changed by someone else");
-  const op = await world.operation(operationOf(first));
-  expect(op).toMatchObject({ phase: "CONFIRMED", via: "mcp", attempt: 1 });
-  expect(op.runId).toBeTruthy();
+  expect(operationOf(again)).toBe(operationOf(first));
+  const keyed = {
+    name: "test__charge",
+    arguments: { customer: "key-1", amount: 1 },
+    _meta: { "opledger/idempotencyKey": "e2e-key-1" },
+  };
+  const charged = (await client.callTool(keyed)) as CallToolResult;
+  const repeated = (await client.callTool(keyed)) as CallToolResult;
+  expect(repeated._meta?.["opledger/replayed"]).toBe(true);
+  expect(operationOf(repeated)).toBe(operationOf(charged));
+  expect(world.effects().filter((e) => e.args.id === "tpl-1" || e.args.customer === "key-1")).toHaveLength(2);
   await client.close();
 });
 
@@ -103,10 +187,7 @@ test("prompts and resources of the upstreams are relayed unchanged, prompts name
 test("refusals: no contract, unknown tool and bad arguments reach no upstream", async () => {
   const client = await world.client();
   const calls = world.calls().length;
-  const noContract = (await client.callTool({
-    name: "test__put_record",
-    arguments: { id: "r", value: "v" },
-  })) as CallToolResult;
+  const noContract = (await client.callTool({ name: "test__lookup", arguments: { id: "r" } })) as CallToolResult;
   expect(codeOf(noContract)).toBe("no_contract");
   const badArgs = (await client.callTool({ name: "test__charge", arguments: { customer: 1 } })) as CallToolResult;
   expect(codeOf(badArgs)).toBe("invalid_arguments");
@@ -195,6 +276,13 @@ test("the stdio bridge gives a local-only client the same tools", async () => {
   );
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name)).toContain("everything__echo");
+  // The same rule as over HTTP: an answer that reached the bridge was delivered, so the same call again is a new one.
+  const echo = { name: "everything__echo", arguments: { message: "through the bridge" } };
+  const first = (await client.callTool(echo)) as CallToolResult;
+  const second = (await client.callTool(echo)) as CallToolResult;
+  expect(second._meta?.["opledger/replayed"]).toBeUndefined();
+  expect(operationOf(second)).not.toBe(operationOf(first));
+  expect((await world.operation(operationOf(second))).repeatOf).toBe(operationOf(first));
   await client.close();
 });
 
@@ -225,6 +313,40 @@ test("the Upstreams page shows each upstream, its tools with their untrusted hin
   await expect(classify).toHaveAttribute("href", /\/contracts\/new\?classify=\w+__/);
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, "mcp-upstreams.png"), fullPage: true });
   await context.close();
+});
+
+test("a tool that changes under its contract is not called until an admin confirms it in the console", async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const client = await world.client();
+  const listed = async () => (await client.listTools()).tools.map((t) => t.name);
+  expect(await listed()).toContain("test__put_record");
+  // The upstream describes the tool otherwise (a new description, one more input field) and says its list changed.
+  world.control({ changedTools: ["put_record"] });
+  await expect.poll(listed, { timeout: 30_000 }).not.toContain("test__put_record");
+  const put = { name: "test__put_record", arguments: { id: "pin-1", value: "a" } };
+  expect(codeOf((await client.callTool(put)) as CallToolResult)).toBe("tool_changed");
+  expect(world.calls().filter((c) => c.args.id === "pin-1")).toHaveLength(0);
+
+  const context = await browser.newContext({ baseURL: world.url });
+  const page = await context.newPage();
+  await signInThroughApi(page, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+  await page.goto("/upstreams");
+  const changed = page.locator('[data-tool-changed="test__put_record"]');
+  await expect(changed.getByText(/Changed since classified/)).toBeVisible();
+  await changed.getByText("What changed").click();
+  await expect(changed.getByText(/Changed by the test/)).toBeVisible();
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, "mcp-tool-changed.png"), fullPage: true });
+  await changed.getByRole("button", { name: "Confirm the new definition" }).click();
+  await expect(changed).toHaveCount(0);
+  await context.close();
+
+  await expect.poll(listed).toContain("test__put_record");
+  const stored = (await client.callTool(put)) as CallToolResult;
+  expect(stored.isError ?? false).toBe(false);
+  expect(world.effects().filter((e) => e.args.id === "pin-1")).toHaveLength(1);
+  await client.close();
 });
 
 test.describe("crash windows: never a second effect without a person", () => {
@@ -279,8 +401,10 @@ test.describe("crash windows: never a second effect without a person", () => {
     test.setTimeout(180_000);
     const client = await world.client();
     const args = { customer: "killed-1", amount: 7 };
+    // The client's own key: the restarted client's session is another run, and the key says it is the same call.
+    const _meta = { "opledger/idempotencyKey": "killed-1" };
     world.control({ charge: "hang_after_commit" });
-    void client.callTool({ name: "test__charge", arguments: args }).catch(() => undefined);
+    void client.callTool({ name: "test__charge", arguments: args, _meta }).catch(() => undefined);
     await expect.poll(() => world.effects().filter((e) => e.args.customer === "killed-1").length).toBe(1);
     // Down until the dead gateway's lease (the call's 1.5 s deadline and the 5 s margin, taken before the upstream
     // committed) has run out, as after a slow restart; back with no sweep, so the same call again is what finds the
@@ -293,7 +417,7 @@ test.describe("crash windows: never a second effect without a person", () => {
     await expect
       .poll(
         async () => {
-          again = (await after.callTool({ name: "test__charge", arguments: args })) as CallToolResult;
+          again = (await after.callTool({ name: "test__charge", arguments: args, _meta })) as CallToolResult;
           return codeOf(again);
         },
         { timeout: 60_000 },

@@ -21,8 +21,6 @@ test.beforeAll(async () => {
   await world.contract("test__charge", {
     effect: "NON_RETRYABLE",
     approval: "required",
-    // The request that planned a held call keeps its lease for the deadline and 5 s; the approved call runs after.
-    timeoutMs: 1000,
     keyFrom: "charge:{customer}",
   });
   [agentKey, otherKey, personKey] = await Promise.all([world.key("agent"), world.key("agent"), world.key("operator")]);

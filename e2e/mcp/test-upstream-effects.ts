@@ -17,6 +17,11 @@ export interface TestUpstreamControl {
   [tool: string]: string | string[] | undefined;
   /** Tools left out of tools/list; a change of this list sends notifications/tools/list_changed. */
   disabledTools?: string[];
+  /**
+   * Tools described otherwise (another description, one more input field), as an upstream that changes a tool under
+   * its contract; a change of this list sends notifications/tools/list_changed.
+   */
+  changedTools?: string[];
 }
 
 /** Appends one record and fsyncs it before returning: the line survives a process.exit right after. */

@@ -5,7 +5,7 @@ import type { AuditEvent } from "@/lib/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { withWriteRetry } from "@/lib/ledger/write-retry";
 import { advanceCursor, ensureNotificationCursor } from "./audit-cursor";
-import { bulkData, dependencyData, operationData, runData, type WebhookEvent } from "./event-payload";
+import { bulkData, dependencyData, operationData, runData, toolChangedData, type WebhookEvent } from "./event-payload";
 import { eventOfAudit, type WebhookEventType } from "./event-types";
 import { deliveryRows, subscribers, type QueuedEvent } from "./enqueue";
 
@@ -29,6 +29,8 @@ async function dataFor(
       return bulkData(row.subjectId, row.data);
     case "run.allowance_exhausted":
       return runData(row.subjectId, row.reason, row.data);
+    case "tool.changed":
+      return toolChangedData(row.subjectId, row.data);
     case "unknowns.aged":
     case "retries.spike":
       throw new Error(`${type} comes from a scan, not from an audit record`);

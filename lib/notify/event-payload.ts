@@ -40,6 +40,12 @@ export function runData(runId: string, reason: string | null, auditData: string 
   return { ...details, runId, reason, url: consoleUrl(`/runs/${encodeURIComponent(runId)}`) };
 }
 
+/** The tool and the two definitions' hashes, as its audit record has them; the Upstreams page shows the difference. */
+export function toolChangedData(tool: string, auditData: string | null): WebhookEvent["data"] {
+  const details = auditData ? (JSON.parse(auditData) as Record<string, unknown>) : {};
+  return { ...details, tool, url: consoleUrl("/upstreams") };
+}
+
 export function spikeData(spike: RetrySpike): WebhookEvent["data"] {
   return {
     tool: spike.tool,
@@ -78,6 +84,8 @@ export function slackText(event: WebhookEvent): string {
         return `:stopwatch: Run ${str(d.runId)} spent its allowance: ${str(d.reason)}`;
       case "retries.spike":
         return `:chart_with_upwards_trend: ${str(d.tool)} retried ${str(d.retries)} times in five minutes (about ${Number(d.hourAverage).toFixed(1)} per five minutes the hour before).`;
+      case "tool.changed":
+        return `:warning: The upstream changed ${str(d.tool)} since it was classified: it is not called until an admin confirms the new definition.`;
       case "webhook.test":
         return `:wave: A test event from opledger for webhook ${str(d.webhook)}.`;
       default: {

@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "bulk.finished",
   "retries.spike",
   "run.allowance_exhausted",
+  "tool.changed",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -51,5 +52,7 @@ export function eventOfAudit(row: Pick<AuditEvent, "subjectType" | "action" | "t
   }
   if (row.subjectType === "bulk" && row.action === "bulk.finished") return "bulk.finished";
   if (row.subjectType === "run" && row.action === "run.allowance_exhausted") return "run.allowance_exhausted";
+  // An MCP tool whose upstream describes it otherwise than when it was classified: not called until an admin confirms.
+  if (row.subjectType === "contract" && row.action === "contract.tool_changed") return "tool.changed";
   return null;
 }

@@ -246,6 +246,18 @@ function byClass(input: GateInput, subject: string): ReadyDecision {
   }
 }
 
+/**
+ * A repeat of a call whose answer was delivered is a new intent, not a retry: a tool whose second call may make a second
+ * effect (NON_RETRYABLE, and UNKNOWN, whose effect nobody can look up) makes it only once a person approved it.
+ */
+function suspectedDuplicate(input: GateInput): string | null {
+  const { operation: op, contract } = input;
+  if (!op.repeatOf || op.attempt > 0 || (contract.effect !== "NON_RETRYABLE" && contract.effect !== "UNKNOWN")) {
+    return null;
+  }
+  return `it repeats an identical call whose answer was already delivered (operation ${op.repeatOf}), and a second call of ${aTool(contract.effect)} may make a second effect, so a person must approve it`;
+}
+
 /** The next attempt and the class, the subject of every sentence about what happens next. */
 function subjectOf(input: GateInput): string {
   return `${attemptOf(input.operation.attempt + 1, input.contract.maxAttempts)} of ${aTool(input.contract.effect)}`;
@@ -261,6 +273,8 @@ function decideReady(input: GateInput): ReadyDecision {
   if (contract.approval === "required" && !approved) {
     return ready("APPROVAL", `${subject} needs a person: the contract requires a person to approve every attempt.`);
   }
+  const duplicate = approved ? null : suspectedDuplicate(input);
+  if (duplicate) return ready("APPROVAL", `${subject} needs a person: ${duplicate}.`);
   // The breaker comes before the budget so that an unavailable dependency never burns an attempt.
   const held = unavailable(input, subject);
   if (op.attempt === 0) {
@@ -293,6 +307,8 @@ function approvalReason(input: GateInput): string {
   if (contract.approval === "required") {
     return `${subject} waits for a person: the contract requires a person to approve every attempt.`;
   }
+  const duplicate = suspectedDuplicate(input);
+  if (duplicate) return `${subject} waits for a person: ${duplicate}.`;
   if (op.attempt > 0) {
     const asRetry = decideReady({
       ...input,

@@ -171,6 +171,11 @@ export interface GateOperation {
    * AWAITING_APPROVAL so a deadline left over from an earlier request means nothing; null while nobody is asked.
    */
   approvalExpiresAt: number | null;
+  /**
+   * The earlier operation this one repeats: the same MCP call made again after its answer was delivered, a new intent
+   * rather than a retry. Absent or null for every other operation.
+   */
+  repeatOf?: string | null;
 }
 
 export type BreakerState = "closed" | "open" | "half_open";

@@ -9,7 +9,7 @@ import { expect } from "vitest";
 export const COVERED_RUNS = 100;
 
 /** What is counted: the model's commands, the phases operations reached, and the ledger's answers per command. */
-export type CoverageKind = "command" | "phase" | "claim" | "dispatch";
+export type CoverageKind = "command" | "phase" | "claim" | "dispatch" | "release";
 
 export class Coverage {
   readonly #counts = new Map<string, number>();

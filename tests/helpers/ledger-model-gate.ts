@@ -117,10 +117,21 @@ export function expectedClaims(row: Operation, worker: string, now: number): Cla
   return pastDeadline ? [answer, "approval_expired"] : [answer];
 }
 
-/** A heartbeat extends only the current fence's lease, and only while something is left to run. */
+/**
+ * A heartbeat extends only the current fence's lease, and only while something is left to run: never on a finished
+ * operation, nor on a reconciled one (the person's reconciliation ended the attempt the lease was taken for).
+ */
 export function expectedHeartbeat(row: Operation, fence: number): "extended" | LedgerErrorCode {
   if (fence !== row.fence) return "stale_fence";
-  return isTerminal(row.phase as Phase) ? "already_finished" : "extended";
+  if (isTerminal(row.phase as Phase)) return "already_finished";
+  return row.phase === "RECONCILED" ? "lease_expired" : "extended";
+}
+
+/** A holder that stops waiting gives its lease up: with its current fence, while no attempt is in flight. */
+export function expectedRelease(row: Operation, fence: number): "released" | LedgerErrorCode {
+  if (fence !== row.fence) return "stale_fence";
+  if (isTerminal(row.phase as Phase)) return "already_finished";
+  return row.phase === "DISPATCHED" ? "in_flight" : "released";
 }
 
 /**

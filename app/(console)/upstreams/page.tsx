@@ -9,6 +9,7 @@ import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser, type SessionUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
+import { toolPins } from "@/lib/ledger/commands/tool-pins";
 import { upstreams } from "@/lib/mcp/upstreams/upstreams";
 import { upstreamsView } from "@/lib/mcp/upstreams/upstreams-view";
 import { PageSkeleton } from "../page-skeleton";
@@ -30,8 +31,8 @@ export default async function UpstreamsPage() {
 
 async function UpstreamsContent({ user }: { user: SessionUser }) {
   const canClassify = hasRole(user.role, "admin");
-  const contracts = await listContracts(ledger());
-  const items = await upstreamsView(upstreams(), new Set(contracts.map((c) => c.tool)), START_WAIT_MS);
+  const [contracts, pins] = await Promise.all([listContracts(ledger()), toolPins(ledger())]);
+  const items = await upstreamsView(upstreams(), new Set(contracts.map((c) => c.tool)), START_WAIT_MS, pins);
 
   return (
     <>

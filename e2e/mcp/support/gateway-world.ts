@@ -18,6 +18,16 @@ import { readCalls, readEffects, writeControl, type TestUpstreamControl } from "
 const run = promisify(execFile);
 const bin = (pkg: string) => path.join(REPO_ROOT, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js");
 
+/** The fields of an operation the MCP specs look at. */
+export interface GatewayOperation {
+  phase: string;
+  via: string | null;
+  attempt: number;
+  runId: string | null;
+  repeatOf: string | null;
+  deliveredAt: string | null;
+}
+
 export class GatewayWorld {
   private constructor(
     readonly dir: string,
@@ -120,12 +130,12 @@ export class GatewayWorld {
     if (!response.ok) throw new Error(`PUT contract ${tool}: ${response.status} ${await response.text()}`);
   }
 
-  async operation(id: string): Promise<{ phase: string; via: string | null; attempt: number; runId: string | null }> {
+  async operation(id: string): Promise<GatewayOperation> {
     const response = await fetch(`${this.url}/api/v1/operations/${id}`, {
       headers: { authorization: `Bearer ${TEST_BOOTSTRAP_API_KEY}` },
     });
     if (!response.ok) throw new Error(`GET operation ${id}: ${response.status}`);
-    return (await response.json()) as { phase: string; via: string | null; attempt: number; runId: string | null };
+    return (await response.json()) as GatewayOperation;
   }
 
   /**

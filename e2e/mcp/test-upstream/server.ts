@@ -81,18 +81,43 @@ async function runCall(
   return answer();
 }
 
-/** Hides and shows tools as the control file's disabledTools says; the SDK sends tools/list_changed on a change. */
-function followDisabledTools(server: McpServer, tools: Record<string, RegisteredTool>, controlFile: string): void {
+/** How a changed tool describes itself: another description, and an input field more. */
+const CHANGED = {
+  description: "Changed by the test: this tool now also deletes what it touches.",
+  field: { force: z.boolean().optional() },
+};
+
+/**
+ * Hides and shows tools as the control file's disabledTools says, and describes them otherwise as its changedTools
+ * says; the SDK sends tools/list_changed on a change.
+ */
+function followControl(
+  server: McpServer,
+  tools: Record<string, { registered: RegisteredTool; description: string; fields: z.ZodRawShape }>,
+  controlFile: string,
+): void {
+  const changed = new Set<string>();
   const apply = (): void => {
-    let disabled: string[];
+    let control: ReturnType<typeof readControl>;
     try {
-      disabled = readControl(controlFile).disabledTools ?? [];
+      control = readControl(controlFile);
     } catch {
       return; // A control file being replaced by hand is read again at the next poll.
     }
-    for (const [name, tool] of Object.entries(tools)) {
+    const disabled = control.disabledTools ?? [];
+    const changing = control.changedTools ?? [];
+    for (const [name, { registered, description, fields }] of Object.entries(tools)) {
       const enabled = !disabled.includes(name);
-      if (tool.enabled !== enabled) tool.update({ enabled });
+      if (registered.enabled !== enabled) registered.update({ enabled });
+      const change = changing.includes(name);
+      if (changed.has(name) === change) continue;
+      if (change) changed.add(name);
+      else changed.delete(name);
+      registered.update(
+        change
+          ? { description: CHANGED.description, paramsSchema: { ...fields, ...CHANGED.field } }
+          : { description, paramsSchema: fields },
+      );
     }
   };
   apply();
@@ -102,52 +127,68 @@ function followDisabledTools(server: McpServer, tools: Record<string, Registered
   server.server.onclose = () => fs.unwatchFile(controlFile, apply);
 }
 
+const CHARGE = {
+  description: "Charge a customer. Not idempotent: every call is a new charge.",
+  fields: { customer: z.string(), amount: z.number(), _test: testSwitch },
+};
+const PUT_RECORD = {
+  description: "Store a value under an id, replacing the previous one. Repeating a call changes nothing more.",
+  fields: { id: z.string(), value: z.string(), _test: testSwitch },
+};
+const LOOKUP = {
+  description: "Read the value stored under an id. Reads only.",
+  fields: { id: z.string(), _test: testSwitch },
+};
+
 /** A new server (one per stdio process, one per HTTP session). */
 export function createTestUpstream(files: TestUpstreamFiles): McpServer {
   const server = new McpServer({ name: "opledger-test-upstream", version: "1.0.0" });
+  const charge = server.registerTool(
+    "charge",
+    {
+      description: CHARGE.description,
+      inputSchema: CHARGE.fields,
+      outputSchema: { chargeId: z.string() },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    (args) =>
+      runCall(files, "charge", args, true, () => {
+        const chargeId = `ch_${randomBytes(8).toString("hex")}`;
+        return {
+          ...text(`charged ${args.customer} ${args.amount}`),
+          structuredContent: { chargeId },
+        };
+      }),
+  );
+  const putRecord = server.registerTool(
+    "put_record",
+    {
+      description: PUT_RECORD.description,
+      inputSchema: PUT_RECORD.fields,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args) => runCall(files, "put_record", args, true, () => text(`stored ${args.id}`)),
+  );
+  const lookup = server.registerTool(
+    "lookup",
+    {
+      description: LOOKUP.description,
+      inputSchema: LOOKUP.fields,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      runCall(files, "lookup", args, false, () => {
+        const stored = (files.effects ? readEffects(files.effects) : [])
+          .filter((effect) => effect.tool === "put_record" && effect.args.id === args.id)
+          .at(-1);
+        return text(stored ? `${args.id} = ${String(stored.args.value)}` : `no record ${args.id}`);
+      }),
+  );
   const tools = {
-    charge: server.registerTool(
-      "charge",
-      {
-        description: "Charge a customer. Not idempotent: every call is a new charge.",
-        inputSchema: { customer: z.string(), amount: z.number(), _test: testSwitch },
-        outputSchema: { chargeId: z.string() },
-        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      },
-      (args) =>
-        runCall(files, "charge", args, true, () => {
-          const chargeId = `ch_${randomBytes(8).toString("hex")}`;
-          return {
-            ...text(`charged ${args.customer} ${args.amount}`),
-            structuredContent: { chargeId },
-          };
-        }),
-    ),
-    put_record: server.registerTool(
-      "put_record",
-      {
-        description: "Store a value under an id, replacing the previous one. Repeating a call changes nothing more.",
-        inputSchema: { id: z.string(), value: z.string(), _test: testSwitch },
-        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      },
-      (args) => runCall(files, "put_record", args, true, () => text(`stored ${args.id}`)),
-    ),
-    lookup: server.registerTool(
-      "lookup",
-      {
-        description: "Read the value stored under an id. Reads only.",
-        inputSchema: { id: z.string(), _test: testSwitch },
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      (args) =>
-        runCall(files, "lookup", args, false, () => {
-          const stored = (files.effects ? readEffects(files.effects) : [])
-            .filter((effect) => effect.tool === "put_record" && effect.args.id === args.id)
-            .at(-1);
-          return text(stored ? `${args.id} = ${String(stored.args.value)}` : `no record ${args.id}`);
-        }),
-    ),
+    charge: { registered: charge, ...CHARGE },
+    put_record: { registered: putRecord, ...PUT_RECORD },
+    lookup: { registered: lookup, ...LOOKUP },
   };
-  if (files.control) followDisabledTools(server, tools, files.control);
+  if (files.control) followControl(server, tools, files.control);
   return server;
 }

@@ -101,8 +101,9 @@ describe("the human gate", () => {
       agent,
       at(3),
     );
-    expect(reconciled).toMatchObject({ phase: "RECONCILED", approvedAttempt: null });
-    const refused = await dispatchOperation(t.ledger, id, { fence }, agent, at(4));
+    expect(reconciled).toMatchObject({ phase: "RECONCILED", approvedAttempt: null, fence: fence + 1 });
+    const lease = await claimLease(t.ledger, id, { workerId: "w1", leaseMs: 60_000 }, agent, at(4));
+    const refused = await dispatchOperation(t.ledger, id, { fence: lease.fence }, agent, at(4));
     expect("refused" in refused && refused.refused.code).toBe("approval_required");
   });
 
@@ -159,7 +160,7 @@ describe("the human gate", () => {
   });
 
   it("lets a person approve a retry with the reconciliation, and grants exactly one attempt", async () => {
-    const { id, fence } = await lost();
+    const { id } = await lost();
     const reconciled = await reconcileOperation(
       t.ledger,
       id,
@@ -168,7 +169,8 @@ describe("the human gate", () => {
       at(3),
     );
     expect(reconciled).toMatchObject({ phase: "RECONCILED", approvedAttempt: 2 });
-    const sent = await dispatchOperation(t.ledger, id, { fence }, agent, at(4));
+    const lease = await claimLease(t.ledger, id, { workerId: "w1", leaseMs: 60_000 }, agent, at(4));
+    const sent = await dispatchOperation(t.ledger, id, { fence: lease.fence }, agent, at(4));
     expect("operation" in sent && sent.operation.attempt).toBe(2);
   });
 });

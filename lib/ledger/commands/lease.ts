@@ -50,20 +50,28 @@ export async function claimLease(
 ): Promise<LeaseView> {
   return operationCommand(ledger, id, actor, "claim", now, async (tx, context) => {
     const { op: read, contract } = context;
+    // Each refusal names the operation, so a caller that planned by key knows which one answered it.
+    const operationId = { operationId: id };
     if (read.phase === "EXPIRED") {
       throw new LedgerError(
         "approval_expired",
         `Operation ${id} waited for a person longer than its contract allows and expired; nothing was sent. A person can replay it.`,
+        operationId,
       );
     }
     if (isTerminal(read.phase as Phase)) {
-      throw new LedgerError("already_finished", `Operation ${id} is ${read.phase}; there is nothing left to run.`);
+      throw new LedgerError(
+        "already_finished",
+        `Operation ${id} is ${read.phase}; there is nothing left to run.`,
+        operationId,
+      );
     }
     const live = read.leaseExpiresAt !== null && read.leaseExpiresAt.getTime() > now.getTime();
     if (live && read.leaseOwner !== input.workerId) {
       throw new LedgerError(
         "lease_held",
         `Operation ${id} is leased by ${read.leaseOwner} until ${read.leaseExpiresAt?.toISOString()}; try again after that.`,
+        operationId,
       );
     }
     const fence = read.fence + 1;
@@ -99,6 +107,14 @@ export async function heartbeatLease(
     if (isTerminal(op.phase as Phase)) {
       throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is no lease left to extend.`);
     }
+    // A person's reconciliation ended the attempt the lease was taken for (and fenced its holder out): what happens
+    // next starts with a new claim.
+    if (op.phase === "RECONCILED") {
+      throw new LedgerError(
+        "lease_expired",
+        `Operation ${id} was reconciled by a person, which ended its lease; claim it again to run what the reconciliation allows.`,
+      );
+    }
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const updated = await writeOperation(tx, op, { leaseExpiresAt }, now);
     return {
@@ -106,5 +122,44 @@ export async function heartbeatLease(
       leaseExpiresAt: leaseExpiresAt.toISOString(),
       operation: operationView(updated, contract, dependency, now),
     };
+  });
+}
+
+/**
+ * A holder that stops waiting gives its lease up (fence + 1, audited), so the next claim is granted at once: the MCP
+ * gateway's call that answers "waiting for a person", or "try again later". Refused while an attempt is in flight
+ * (its outcome comes first) and on a finished operation; a stale fence is refused as for any other write.
+ */
+export async function releaseLease(
+  ledger: Ledger,
+  id: string,
+  input: { fence: number },
+  actor: Actor,
+  now: Date,
+): Promise<OperationView> {
+  return operationCommand(ledger, id, actor, "release", now, async (tx, { op, contract, dependency }) => {
+    checkFence(op, input.fence, now, false);
+    if (isTerminal(op.phase as Phase)) {
+      throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is no lease left to release.`);
+    }
+    if (op.phase === "DISPATCHED") {
+      throw new LedgerError(
+        "in_flight",
+        `Attempt ${op.attempt} of ${id} is in flight; report its outcome before releasing the lease.`,
+      );
+    }
+    const fence = op.fence + 1;
+    const updated = await writeOperation(tx, op, { fence, leaseOwner: null, leaseExpiresAt: null }, now);
+    const audit: AuditInput = {
+      subjectType: "operation",
+      subjectId: id,
+      actor,
+      action: "operation.lease_released",
+      reason: `${op.leaseOwner ?? "the holder"} released the lease (fence ${op.fence} -> ${fence}) while the operation is ${op.phase}`,
+      data: { workerId: op.leaseOwner, fence, previousFence: op.fence },
+      at: now,
+    };
+    await tx.appendAudit([audit]);
+    return operationView(updated, contract, dependency, now);
   });
 }

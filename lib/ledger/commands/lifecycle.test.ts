@@ -239,7 +239,11 @@ describe("unknown outcomes, reconciliation and recovery", () => {
     );
     expect(reconciled).toMatchObject({ phase: "RECONCILED", evidence: "applied", providerId: "ch_9" });
     expect(reconciled.decision.action).toBe("STOP");
-    expect(await codeOf(dispatch(t.ledger, id, fence, at(5)))).toBe("already_finished");
+    // Reconciling fenced the worker out; a new claim finds nothing left to send.
+    expect(await codeOf(dispatch(t.ledger, id, fence, at(5)))).toBe("stale_fence");
+    const again = await claimLease(t.ledger, id, { workerId: "w2", leaseMs: 1000 }, agent, at(5));
+    expect(again.fence).toBe(fence + 2);
+    expect(await codeOf(dispatch(t.ledger, id, again.fence, at(5)))).toBe("already_finished");
     expect(await codeOf(reconcileOperation(t.ledger, id, { outcome: "applied", evidence: null }, alice, at(6)))).toBe(
       "not_unknown",
     );
@@ -284,7 +288,9 @@ describe("unknown outcomes, reconciliation and recovery", () => {
       at(3),
     );
     expect(reconciled.decision.action).toBe("RETRY_SAME_KEY");
-    expect(await dispatch(t.ledger, id, fence, at(4))).toMatchObject({ attempt: 2, idempotencyKey: "k" });
+    // The worker whose attempt was lost holds no lease any more: the retry starts with a claim.
+    const lease = await claimLease(t.ledger, id, { workerId: "w2", leaseMs: 1000 }, agent, at(4));
+    expect(await dispatch(t.ledger, id, lease.fence, at(4))).toMatchObject({ attempt: 2, idempotencyKey: "k" });
   });
 
   it("turns an abandoned DISPATCHED operation into UNKNOWN by the system, and fences out the old worker", async () => {

@@ -9,6 +9,7 @@ import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
 import { newId, newIdempotencyKey } from "../ids";
 import { claimLease, leaseClaimAudit } from "./lease";
+import { answerDelivered, repeatKey } from "./repeated-call";
 import { loadContext } from "../reads/operation-context";
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
 import { isUniqueViolation, type LedgerReads } from "@/lib/ledger/store/types";
@@ -26,6 +27,12 @@ export interface PlanInput {
   wouldHave?: WouldHave;
   /** A replay with edited arguments: the operation it replays (set by the replay command only, never by a client). */
   replayOf?: string;
+  /**
+   * An MCP call under the gateway's default key: the call within its run, instead of an idempotency key. The call is
+   * its latest operation while that one's final answer was not delivered; after that, a new operation under the next
+   * key, `repeatOf` the latest (repeated-call.ts).
+   */
+  callKey?: string;
   /** Take the run lease in the same transaction (docs/api-extensions.md#claim-on-plan: saves a claim's round trip). */
   claim?: { workerId: string; leaseMs: number };
 }
@@ -99,23 +106,57 @@ async function existingPlan(
 
 type Planned = { existing: Operation } | { created: OperationView };
 
+/** A new operation's key and the call it repeats; or the existing operation a call under the default key still is. */
+async function keyOf(
+  tx: LedgerReads,
+  input: PlanInput,
+): Promise<{ existing: Operation } | { idempotencyKey?: string; repeatOf?: string }> {
+  if (input.callKey === undefined) {
+    const existing = input.idempotencyKey ? await tx.operationByKey(input.tool, input.idempotencyKey) : null;
+    return existing ? { existing } : input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {};
+  }
+  const latest = await tx.latestOfCall(input.tool, input.callKey);
+  if (!latest) return { idempotencyKey: input.callKey };
+  if (!answerDelivered(latest)) return { existing: latest };
+  return { idempotencyKey: repeatKey(input.callKey, latest.idempotencyKey), repeatOf: latest.id };
+}
+
+/** The operation a call is now (its key's, or for the default key its call's while not answered); null: a new one. */
+export async function callOperation(reads: LedgerReads, input: PlanInput): Promise<Operation | null> {
+  const key = await keyOf(reads, input);
+  if ("existing" in key) return key.existing;
+  return input.callKey !== undefined && key.idempotencyKey !== undefined
+    ? reads.operationByKey(input.tool, key.idempotencyKey)
+    : null;
+}
+
 export async function planOperation(ledger: Ledger, input: PlanInput, actor: Actor, now: Date): Promise<PlanResult> {
   const store = ledger.store;
   const argsJson = canonicalJson(input.args);
   const argsHash = sha256(argsJson);
+  /** The key the last try inserted under: a unique violation means another request planned it first. */
+  let inserted: string | undefined;
   try {
     const planned = await withWriteRetry(() =>
       store.transaction(async (tx): Promise<Planned> => {
         const { contract, dependency } = await currentContract(tx, input.tool);
-        if (contract.idempotencyKey === "required" && !input.idempotencyKey) {
+        if (contract.idempotencyKey === "required" && !input.idempotencyKey && !input.callKey) {
           throw new LedgerError(
             "idempotency_key_required",
             `The contract of ${input.tool} requires an idempotency key; send one that stays the same for every attempt of this call.`,
           );
         }
-        const existing = input.idempotencyKey ? await tx.operationByKey(input.tool, input.idempotencyKey) : null;
-        if (existing) return { existing };
-        const { draft, audit } = draftOf(input, contract, dependency, { argsJson, argsHash }, actor, now);
+        const key = await keyOf(tx, input);
+        if ("existing" in key) return key;
+        inserted = key.idempotencyKey;
+        const { draft, audit } = draftOf(
+          { ...input, ...key },
+          contract,
+          dependency,
+          { argsJson, argsHash },
+          actor,
+          now,
+        );
         await tx.insertOperation(draft);
         await tx.appendAudit(audit);
         return { created: operationView(draft, contract, dependency, now) };
@@ -124,9 +165,9 @@ export async function planOperation(ledger: Ledger, input: PlanInput, actor: Act
     if ("existing" in planned) return existingPlan(ledger, planned.existing, input, argsHash, actor, now);
     return { operation: planned.created, created: true };
   } catch (error) {
-    if (!isUniqueViolation(error) || !input.idempotencyKey) throw error;
+    if (!isUniqueViolation(error) || !inserted) throw error;
     // A concurrent request planned the same (tool, key) first: answer as its replay.
-    const winner = await store.operationByKey(input.tool, input.idempotencyKey);
+    const winner = await store.operationByKey(input.tool, inserted);
     if (!winner) throw error;
     return existingPlan(ledger, winner, input, argsHash, actor, now);
   }
@@ -149,6 +190,9 @@ export function newOperationState(now: Date) {
     notBefore: null,
     leaseOwner: null,
     leaseExpiresAt: null,
+    callKey: null,
+    repeatOf: null,
+    deliveredAt: null,
     fence: 0,
     version: 0,
     createdAt: now,
@@ -160,7 +204,7 @@ export function newOperationState(now: Date) {
  * The new operation's row and its audit records: planned, sent for approval if its contract says so, claimed if asked.
  */
 function draftOf(
-  input: PlanInput,
+  input: PlanInput & { repeatOf?: string },
   contract: ContractVersion,
   dependency: Dependency | null,
   args: { argsJson: string; argsHash: string },
@@ -181,6 +225,8 @@ function draftOf(
     wouldHave: input.wouldHave ? JSON.stringify(input.wouldHave) : null,
     replayOf: input.replayOf ?? null,
     ...newOperationState(now),
+    callKey: input.callKey ?? null,
+    repeatOf: input.repeatOf ?? null,
     approvalRequestedBy: principalId(actor),
   };
   const first = decide(gateInput(draft, contract, dependency, now));

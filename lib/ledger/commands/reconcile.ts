@@ -77,6 +77,10 @@ export async function reconcileOperation(
           at: now.toISOString(),
         }),
         notBefore: null,
+        // The attempt the lease was taken for is over: its holder is fenced out, and the next step starts with a claim.
+        fence: op.fence + 1,
+        leaseOwner: null,
+        leaseExpiresAt: null,
       },
       now,
       awaitsQuorum ? "RECONCILED" : undefined,
@@ -91,7 +95,12 @@ export async function reconcileOperation(
         fromPhase: "UNKNOWN",
         toPhase: "RECONCILED",
         reason: input.reason ? `${said}: ${input.reason}` : said,
-        data: { outcome: input.outcome, providerId: input.providerId ?? null, evidence: input.evidence ?? null },
+        data: {
+          outcome: input.outcome,
+          providerId: input.providerId ?? null,
+          evidence: input.evidence ?? null,
+          fence: op.fence + 1,
+        },
         at: now,
       },
     ];

@@ -51,6 +51,8 @@ export async function writeOperation(
 const LANES: Record<OperationCommandName, Lane> = {
   claim: "agent",
   heartbeat: "agent",
+  release: "agent",
+  deliver: "agent",
   dispatch: "agent",
   outcome: "agent",
   reconcile: "shared",
@@ -58,7 +60,8 @@ const LANES: Record<OperationCommandName, Lane> = {
   approve: "shared",
 };
 
-export type OperationCommandName = "claim" | "heartbeat" | "dispatch" | "outcome" | "reconcile" | "reject" | "approve";
+export type OperationCommandName =
+  "claim" | "heartbeat" | "release" | "deliver" | "dispatch" | "outcome" | "reconcile" | "reject" | "approve";
 
 /**
  * Runs one command on one operation in one transaction of the ledger's store, retried on write conflicts. A key

@@ -71,6 +71,7 @@ export const KNOWN_AUDIT_ACTIONS = [
   "operation.duplicate_rejected",
   "operation.lease_claimed",
   "operation.lease_taken_over",
+  "operation.lease_released",
   "operation.authorized",
   "operation.dispatched",
   "operation.confirmed",

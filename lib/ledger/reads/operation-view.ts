@@ -24,6 +24,7 @@ export function gateOperation(op: Operation): GateOperation {
     lastError: op.lastError ? (JSON.parse(op.lastError) as ClassifiedError) : null,
     rejectionReason: op.rejectionReason,
     approvalExpiresAt: op.approvalExpiresAt?.getTime() ?? null,
+    repeatOf: op.repeatOf,
   };
 }
 
@@ -66,6 +67,10 @@ export interface OperationView {
   wouldHave: WouldHave | null;
   /** A replay with edited arguments: the operation it replays (its page lists this one among its `replays`). */
   replayOf: string | null;
+  /** MCP gateway: the same call made again after this earlier operation's answer was delivered (a new intent). */
+  repeatOf: string | null;
+  /** MCP gateway: when the call's final answer (its result, or its failure) was written to the client in full. */
+  deliveredAt: string | null;
   phase: Phase;
   attempt: number;
   maxAttempts: number;
@@ -108,6 +113,8 @@ export function operationView(
     via: op.via,
     wouldHave: op.wouldHave ? (JSON.parse(op.wouldHave) as WouldHave) : null,
     replayOf: op.replayOf,
+    repeatOf: op.repeatOf,
+    deliveredAt: iso(op.deliveredAt),
     phase: input.operation.phase,
     attempt: op.attempt,
     maxAttempts: contract.maxAttempts,

@@ -20,6 +20,8 @@ export interface OperationDetail extends OperationView {
   audit: AuditView[];
   /** The replays of this operation (new operations with `replayOf` = this one), oldest first. */
   replays: string[];
+  /** MCP gateway: the earlier call this one repeats after its answer was delivered, as it ended and when. */
+  repeated: { id: string; phase: Phase; at: string } | null;
 }
 
 /**
@@ -36,16 +38,26 @@ export async function getOperation(
   if (plannedByKeyId !== null && op.plannedByKeyId !== plannedByKeyId) {
     throw new LedgerError("not_found", `There is no operation ${id}.`);
   }
-  const [attempts, audit, replays] = await Promise.all([
+  const [attempts, audit, replays, repeated] = await Promise.all([
     ledger.db.attempt.findMany({ where: { operationId: id }, orderBy: { number: "asc" } }),
     ledger.db.auditEvent.findMany({ where: { subjectType: "operation", subjectId: id }, orderBy: { id: "asc" } }),
     ledger.db.operation.findMany({ select: { id: true }, where: { replayOf: id }, orderBy: { id: "asc" } }),
+    op.repeatOf
+      ? ledger.db.operation.findUnique({
+          select: { id: true, phase: true, updatedAt: true },
+          where: { id: op.repeatOf },
+        })
+      : null,
   ]);
   return {
     ...operationView(op, contract, dependency, now),
     attempts: attempts.map(attemptView),
     audit: audit.map(auditView),
     replays: replays.map((r) => r.id),
+    // The earlier call ended (its phase's time) before its answer was delivered and this one was made.
+    repeated: repeated
+      ? { id: repeated.id, phase: repeated.phase as Phase, at: repeated.updatedAt.toISOString() }
+      : null,
   };
 }
 

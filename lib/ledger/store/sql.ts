@@ -36,7 +36,15 @@ export interface Table {
 
 export const OPERATION: Table = {
   name: "Operation",
-  dates: ["firstDispatchedAt", "notBefore", "leaseExpiresAt", "approvalExpiresAt", "createdAt", "updatedAt"],
+  dates: [
+    "firstDispatchedAt",
+    "notBefore",
+    "leaseExpiresAt",
+    "approvalExpiresAt",
+    "deliveredAt",
+    "createdAt",
+    "updatedAt",
+  ],
   booleans: [],
 };
 const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"], booleans: [] };
@@ -107,6 +115,7 @@ function defined(changes: Row): [string, unknown][] {
 
 export const SELECT = {
   operationByKey: `SELECT * FROM "Operation" WHERE "tool" = ? AND "idempotencyKey" = ?`,
+  latestOfCall: `SELECT * FROM "Operation" WHERE "callKey" = ? AND "tool" = ? ORDER BY "idempotencyKey" DESC LIMIT 1`,
   contractHead: `SELECT t."currentVersion", ${aliased("d", Prisma.DependencyScalarFieldEnum)} FROM "ToolContract" t
     LEFT JOIN "ContractVersion" c ON c."tool" = t."tool" AND c."version" = t."currentVersion" ${DEPENDENCY_OF_CONTRACT}
     WHERE t."tool" = ?`,
@@ -166,6 +175,10 @@ export class SqlLedgerReads implements LedgerReads {
     return this.one(OPERATION, SELECT.operationByKey, [tool, idempotencyKey]);
   }
 
+  latestOfCall(tool: string, callKey: string): Promise<Operation | null> {
+    return this.one(OPERATION, SELECT.latestOfCall, [callKey, tool]);
+  }
+
   async contractHead(tool: string): Promise<ContractHead | null> {
     const [row] = await this.x.rows(SELECT.contractHead, [tool]);
     if (!row) return null;
@@ -217,6 +230,7 @@ export class SqlLedgerReads implements LedgerReads {
 export function storeReads(reads: SqlLedgerReads, around: <T>(work: () => Promise<T>) => Promise<T>): LedgerReads {
   return {
     operationByKey: (tool, key) => around(() => reads.operationByKey(tool, key)),
+    latestOfCall: (tool, callKey) => around(() => reads.latestOfCall(tool, callKey)),
     contractHead: (tool) => around(() => reads.contractHead(tool)),
     operationContext: (id) => around(() => reads.operationContext(id)),
     contractVersion: (tool, version) => around(() => reads.contractVersion(tool, version)),

@@ -6,6 +6,8 @@ import type { AuditInput } from "@/lib/ledger/audit/append";
 /** The reads an operation command needs; outside a transaction each one sees the latest committed state. */
 export interface LedgerReads {
   operationByKey(tool: string, idempotencyKey: string): Promise<Operation | null>;
+  /** The latest operation of an MCP call made with the default key (the one its next repeat is measured against). */
+  latestOfCall(tool: string, callKey: string): Promise<Operation | null>;
   /**
    * The version a tool's contract is at now and its dependency's breaker, in one query; null when the tool has no
    * contract.

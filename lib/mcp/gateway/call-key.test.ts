@@ -13,9 +13,11 @@ describe("callKey", () => {
   it("fills a template from the arguments, dotted paths included, the same in every run", () => {
     expect(callKey("refund:{order_id}", { order_id: "o-7", amount: 5 }, "run-1", undefined)).toEqual({
       key: "refund:o-7",
+      byDefault: false,
     });
     expect(callKey("refund:{order.id}:{n}", { order: { id: "o-7" }, n: 2 }, "run-2", undefined)).toEqual({
       key: "refund:o-7:2",
+      byDefault: false,
     });
   });
 
@@ -29,13 +31,14 @@ describe("callKey", () => {
   });
 
   it("takes the client's own key, and refuses one that is not a short string", () => {
-    expect(callKey("args", { a: 1 }, "r", "my-key")).toEqual({ key: "my-key" });
+    expect(callKey("args", { a: 1 }, "r", "my-key")).toEqual({ key: "my-key", byDefault: false });
+    expect(callKey("args", { a: 1 }, "r", undefined)).toMatchObject({ byDefault: true });
     expect(callKey("args", { a: 1 }, "r", 42)).toHaveProperty("problem");
     expect(callKey("args", { a: 1 }, "r", "x".repeat(201))).toHaveProperty("problem");
   });
 
   it("hashes a long rendered template so it still fits", () => {
     const made = callKey("k:{v}", { v: "y".repeat(300) }, "r", undefined);
-    expect(made).toEqual({ key: expect.stringMatching(/^mcp:[0-9a-f]{64}$/) as unknown });
+    expect(made).toEqual({ key: expect.stringMatching(/^mcp:[0-9a-f]{64}$/) as unknown, byDefault: false });
   });
 });

@@ -14,7 +14,6 @@ import {
 import type { Operation } from "@/lib/generated/prisma/client";
 import { rejectOperation } from "@/lib/ledger/commands/approval";
 import { LedgerError } from "@/lib/ledger/errors";
-import { newId } from "@/lib/ledger/ids";
 import { parseGatewayToolName } from "@/lib/mcp/upstreams/tool-names";
 import { callThroughGateway, type GatewayCall, type GatewayServerContext } from "./call-tool";
 import type { GatewayCode } from "./model-answer";
@@ -30,6 +29,7 @@ export const WITHDRAWN_REASON = "withdrawn by its agent (MCP tasks/cancel)";
 /** Answers that leave the call open: a person has not decided yet, or the call may still run. */
 const OPEN: ReadonlySet<unknown> = new Set<GatewayCode>([
   "approval_required",
+  "suspected_duplicate",
   "in_flight",
   "retry_not_due",
   "upstream_unavailable",
@@ -60,7 +60,16 @@ async function callOf(ctx: GatewayServerContext, op: Operation): Promise<Gateway
   const contract = parsed ? await toolContract(ctx.ledger, op.tool) : null;
   if (!parsed || !contract) return null;
   const args = JSON.parse(op.argsJson) as Record<string, unknown>;
-  return { name: op.tool, ...parsed, args, key: op.idempotencyKey, run: op.runId ?? ctx.run, contract };
+  // The operation itself, by its own key: a task never becomes a repeat of its call.
+  return {
+    name: op.tool,
+    ...parsed,
+    args,
+    key: op.idempotencyKey,
+    byDefault: false,
+    run: op.runId ?? ctx.run,
+    contract,
+  };
 }
 
 /**
@@ -70,21 +79,12 @@ async function callOf(ctx: GatewayServerContext, op: Operation): Promise<Gateway
 async function answerNow(ctx: GatewayServerContext, op: Operation, run: boolean): Promise<CallToolResult> {
   const upstream = parseGatewayToolName(op.tool)?.upstream;
   const down = upstream === undefined ? null : ctx.upstreams.unavailable(upstream);
-  const answer = await answerFromState(
-    ctx.ledger,
-    ctx.actor,
-    op.tool,
-    op.idempotencyKey,
-    new Date(),
-    down ?? undefined,
-  );
+  const answer = await answerFromState(ctx.ledger, ctx.actor, op.tool, op.id, new Date(), down ?? undefined);
   // "Running" from the ledger's state is also what an approved call, or one whose retry is due, reads as: nobody is
   // waited for, so it runs now (or, when another request holds its lease, is told so again).
   if (!run || codeOf(answer) !== "in_flight") return answer;
   const call = await callOf(ctx, op);
-  // A worker of its own for this run: under the process's worker id, two polls of one task in this process could take
-  // the lease from each other mid-call (a claim by the lease's own owner is granted), and lose the outcome.
-  return call ? callThroughGateway({ ...ctx, worker: `${ctx.worker}:task:${newId()}` }, call) : answer;
+  return call ? callThroughGateway(ctx, call) : answer;
 }
 
 /** Whether the planning key itself rejected the operation: its agent withdrew the call (tasks/cancel). */

@@ -5,15 +5,18 @@ import type { KeyActor } from "@/lib/auth/api-keys";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
 import { reportOutcomeInRun } from "@/lib/ledger/runs/run-outcome";
+import { claimLease, releaseLease } from "@/lib/ledger/commands/lease";
 import { planOperation, type PlanInput } from "@/lib/ledger/commands/plan";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { LedgerError, type LedgerErrorCode } from "@/lib/ledger/errors";
+import { newId } from "@/lib/ledger/ids";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { OperationView } from "@/lib/ledger/reads/operation-view";
 import type { Upstreams } from "@/lib/mcp/upstreams/registry";
 import type { UpstreamCall } from "@/lib/mcp/upstreams/types";
 import { refusalResult, type GatewayCode, type GatewayRefusal } from "./model-answer";
-import { answerFromState } from "./operation-answer";
+import { deliveryBeingRecorded } from "./delivered-answers";
+import { answerFromState, heldFor } from "./operation-answer";
 import { upstreamReport } from "./upstream-report";
 
 /** The lease outlives the call's deadline by this much, so the gateway's own report is never refused as late. */
@@ -25,7 +28,7 @@ export interface GatewayContext {
   ledger: Ledger;
   actor: KeyActor;
   upstreams: Pick<Upstreams, "callUpstreamTool" | "tools" | "unavailable" | "list" | "client">;
-  /** This gateway instance as a worker: `mcp:<host>:<pid>`. */
+  /** This gateway instance as a worker (`mcp:<host>:<instance id>`); each call leases under its own id below it. */
   worker: string;
   log: (line: string) => void;
   now?: () => Date;
@@ -36,6 +39,8 @@ export interface GatewayContext {
 export interface GatewayServerContext extends GatewayContext {
   /** The run this request's calls belong to (the MCP session, X-Opledger-Run, or the key's day). */
   run: string;
+  /** The operations whose final answer this request carries: recorded as delivered once the response finished. */
+  delivering?: Set<string>;
 }
 
 export interface GatewayCall {
@@ -45,6 +50,8 @@ export interface GatewayCall {
   tool: string;
   args: Record<string, unknown>;
   key: string;
+  /** The key names the call within its run (call-key.ts): a repeat after its answer was delivered is a new call. */
+  byDefault: boolean;
   run: string;
   contract: ContractView;
   meta?: Record<string, unknown>;
@@ -69,67 +76,129 @@ const MODEL_CODES: Partial<Record<LedgerErrorCode, GatewayCode>> = {
 /** Why an existing operation's claim is refused when the same call comes again: its state answers the call. */
 const CLAIM_REFUSALS = new Set<LedgerErrorCode>(["already_finished", "approval_expired", "lease_held"]);
 
+/**
+ * Answers after which the operation waits for someone (a person, a backoff, a breaker) and this call no longer does:
+ * it gives the lease up, so whoever comes next (the same call again, a task's poll) claims it at once.
+ */
+const STOPPED_WAITING = new Set<GatewayCode>([
+  "approval_required",
+  "suspected_duplicate",
+  "retry_not_due",
+  "breaker_open",
+]);
+
+/** How often a call whose operation another call is running looks at the ledger again: from the first to the last. */
+const WAIT_POLL_MS = { first: 20, max: 250 } as const;
+
 /** The run lease of a call: its whole deadline and a margin, so the gateway's own report is never refused as late. */
 function leaseMsFor(contract: Pick<ContractView, "timeoutMs">): number {
   return contract.timeoutMs + LEASE_MARGIN_MS;
 }
 
-/** The plan of a gateway call, with the claim in the same transaction: the key, the run, `via: "mcp"`. */
-export function planInputOf(ctx: GatewayContext, call: GatewayCall): PlanInput & { idempotencyKey: string } {
+/** The lease a call takes: its own worker id (never shared with another call, here or on another instance). */
+function claimOf(ctx: GatewayContext, call: GatewayCall) {
+  return { workerId: `${ctx.worker}:${newId()}`, leaseMs: leaseMsFor(call.contract) };
+}
+
+/**
+ * The plan of a gateway call, with the claim in the same transaction: the key (or, for the default key, the call, which
+ * the ledger resolves to its operation), the run, `via: "mcp"`.
+ */
+export function planInputOf(ctx: GatewayContext, call: GatewayCall): PlanInput {
   return {
     tool: call.name,
     args: call.args,
-    idempotencyKey: call.key,
+    ...(call.byDefault ? { callKey: call.key } : { idempotencyKey: call.key }),
     runId: call.run,
     via: "mcp",
-    claim: { workerId: ctx.worker, leaseMs: leaseMsFor(call.contract) },
+    claim: claimOf(ctx, call),
   };
 }
 
 /**
- * The calls this instance is running, by tool and key. A claim by the lease's own owner is granted, so the same call
- * sent again while the first is at the upstream (a client retrying on its own timeout) would take the lease from the
- * first under this instance's worker id; the first call's outcome would then be refused as stale and the operation end
- * UNKNOWN. The later call waits for the earlier one and is answered from the ledger. Other instances have worker ids
- * of their own, which the ledger refuses the live lease.
+ * The call's operation, leased to this call; or the answer when it cannot run now. An operation another call is running
+ * (the same call sent twice at once, here or on another instance) is waited for, until the deadline: then this call is
+ * answered from it, as its retry. An answered operation whose delivery this instance is still recording is waited for
+ * too, so the same call made again at once is the new call it is.
  */
-const running = new Map<string, Promise<CallToolResult>>();
-
-export async function callThroughGateway(ctx: GatewayContext, call: GatewayCall): Promise<CallToolResult> {
-  const slot = `${call.name}\n${call.key}`;
-  for (let earlier = running.get(slot); earlier; earlier = running.get(slot)) await earlier.catch(() => undefined);
-  const result = runGatewayCall(ctx, call);
-  running.set(slot, result);
-  try {
-    return await result;
-  } finally {
-    if (running.get(slot) === result) running.delete(slot);
-  }
-}
-
-async function runGatewayCall(ctx: GatewayContext, call: GatewayCall): Promise<CallToolResult> {
+async function leasedOperation(
+  ctx: GatewayContext,
+  call: GatewayCall,
+  deadline: number,
+): Promise<{ operation: OperationView } | { answer: CallToolResult }> {
   const now = ctx.now ?? (() => new Date());
   const sleep = ctx.sleep ?? wait;
-  const started = now().getTime();
-  const deadline = started + call.contract.timeoutMs;
-  let operation: OperationView;
+  let refusal: LedgerError;
   try {
-    const planned = await planOperation(ctx.ledger, planInputOf(ctx, call), ctx.actor, now());
-    operation = planned.operation;
+    return { operation: (await planOperation(ctx.ledger, planInputOf(ctx, call), ctx.actor, now())).operation };
   } catch (error) {
     if (!(error instanceof LedgerError)) throw error;
     if (error.code === "idempotency_key_reused") {
-      return refusalResult({
-        code: "idempotency_key_reused",
-        tool: call.name,
-        ...(error.extra.operationId ? { operationId: error.extra.operationId } : {}),
-      });
+      const operationId = error.extra.operationId;
+      return { answer: refusalResult({ code: error.code, tool: call.name, ...(operationId ? { operationId } : {}) }) };
     }
-    // The same call again, and its operation cannot be run now (finished, expired, or running elsewhere).
-    if (!CLAIM_REFUSALS.has(error.code)) throw error;
-    return answerFromState(ctx.ledger, ctx.actor, call.name, call.key, now());
+    if (!CLAIM_REFUSALS.has(error.code) || typeof error.extra.operationId !== "string") throw error;
+    refusal = error;
   }
-  const fence = operation.fence;
+  const id = refusal.extra.operationId as string;
+  // Sent while the same call was running: a retry of it, answered from it whatever becomes of its answer.
+  const concurrent = refusal.code === "lease_held";
+  for (
+    let pause: number = WAIT_POLL_MS.first;
+    refusal.code === "lease_held";
+    pause = Math.min(pause * 2, WAIT_POLL_MS.max)
+  ) {
+    if (now().getTime() + pause >= deadline) break;
+    await sleep(pause);
+    try {
+      return { operation: (await claimLease(ctx.ledger, id, claimOf(ctx, call), ctx.actor, now())).operation };
+    } catch (error) {
+      if (!(error instanceof LedgerError) || !CLAIM_REFUSALS.has(error.code)) throw error;
+      refusal = error;
+    }
+  }
+  const recording = call.byDefault && !concurrent ? deliveryBeingRecorded(id) : undefined;
+  if (recording && refusal.code === "already_finished") {
+    await recording;
+    return leasedOperation(ctx, call, deadline);
+  }
+  return { answer: await answerFromState(ctx.ledger, ctx.actor, call.name, id, now()) };
+}
+
+export async function callThroughGateway(ctx: GatewayContext, call: GatewayCall): Promise<CallToolResult> {
+  const now = ctx.now ?? (() => new Date());
+  const deadline = now().getTime() + call.contract.timeoutMs;
+  const leased = await leasedOperation(ctx, call, deadline);
+  if ("answer" in leased) return leased.answer;
+  const { operation } = leased;
+  const answer = await attempts(ctx, call, operation, deadline);
+  const code = answer._meta?.["opledger/code"] as GatewayCode | undefined;
+  if (code !== undefined && STOPPED_WAITING.has(code)) await released(ctx, operation);
+  return answer;
+}
+
+/** Gives the call's lease up; one that is no longer this call's (fenced out, or the operation moved on) is left. */
+async function released(ctx: GatewayContext, operation: OperationView): Promise<void> {
+  const now = ctx.now ?? (() => new Date());
+  try {
+    await releaseLease(ctx.ledger, operation.id, { fence: operation.fence }, ctx.actor, now());
+  } catch (error) {
+    if (!(error instanceof LedgerError)) throw error;
+    ctx.log(`opledger mcp: the lease on ${operation.id} was not released: ${error.message}`);
+  }
+}
+
+/** Dispatch, call the upstream, report; again while the gate allows it within the deadline; then the answer. */
+async function attempts(
+  ctx: GatewayContext,
+  call: GatewayCall,
+  leased: OperationView,
+  deadline: number,
+): Promise<CallToolResult> {
+  const now = ctx.now ?? (() => new Date());
+  const sleep = ctx.sleep ?? wait;
+  const fence = leased.fence;
+  let operation = leased;
   let lastAnswer: CallToolResult | null = null;
   for (;;) {
     const dispatched = await dispatchOperation(ctx.ledger, operation.id, { fence }, ctx.actor, now());
@@ -141,13 +210,14 @@ async function runGatewayCall(ctx: GatewayContext, call: GatewayCall): Promise<C
         await sleep(retryAfterMs);
         continue;
       }
-      if (code === "already_finished") return answerFromState(ctx.ledger, ctx.actor, call.name, call.key, now());
+      if (code === "already_finished") return answerFromState(ctx.ledger, ctx.actor, call.name, operation.id, now());
       const answer = MODEL_CODES[code];
       if (answer === undefined) throw dispatched.refused;
       return refusalResult({
         code: answer,
         tool: call.name,
         operationId: operation.id,
+        ...(answer === "approval_required" ? heldFor(operation) : {}),
         ...(decision ? { decision } : {}),
         ...(lastAnswer ? { upstream: lastAnswer } : {}),
       });

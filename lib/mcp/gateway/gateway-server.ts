@@ -12,12 +12,15 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { callOperation } from "@/lib/ledger/commands/plan";
+import { changedTools } from "@/lib/ledger/commands/tool-pins";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
 import { parseGatewayToolName } from "@/lib/mcp/upstreams/tool-names";
 import { ajv, argumentsProblem } from "./arguments-check";
 import { callKey } from "./call-key";
 import { cancelTask, createdTask, getTask, taskResult } from "./call-task";
-import { callThroughGateway, type GatewayServerContext } from "./call-tool";
+import { callThroughGateway, planInputOf, type GatewayServerContext } from "./call-tool";
+import { outcomeAnswered } from "./delivered-answers";
 import { listedTool } from "./listed-tool";
 import { refusalResult } from "./model-answer";
 import { relayRequests } from "./relayed-requests";
@@ -25,6 +28,7 @@ import { declareRunAllowance, RUN_ALLOWANCE_META } from "./run-allowance-meta";
 import { observeCall } from "./observe-call";
 import { answerFromState } from "./operation-answer";
 import { toolContract } from "./tool-contract";
+import { seenTool } from "./tool-definition";
 
 export type { GatewayServerContext };
 
@@ -32,13 +36,20 @@ const INSTRUCTIONS =
   "opledger records every call of these tools before it is sent. When a call answers with an opledger error, follow " +
   "its advice: never work around a refusal by calling again with changed arguments.";
 
+/** The contracted tools (a tool without a contract is never listed or called) and which of them changed. */
 export async function gatewayTools(ctx: GatewayServerContext): Promise<Tool[]> {
   const [tools, contracts] = await Promise.all([ctx.upstreams.tools(), listContracts(ctx.ledger)]);
   const byTool = new Map(contracts.map((c) => [c.tool, c]));
-  return tools.flatMap((t) => {
+  const contracted = tools.flatMap((t) => {
     const contract = byTool.get(t.gatewayName);
-    return contract ? [listedTool(t.gatewayName, t.tool, contract)] : [];
+    return contract ? [{ ...t, contract }] : [];
   });
+  const changed = await changedTools(
+    ctx.ledger,
+    contracted.map((t) => seenTool(t.gatewayName, t.tool, t.contract.version)),
+    new Date(),
+  );
+  return contracted.flatMap((t) => (changed.has(t.gatewayName) ? [] : [listedTool(t.gatewayName, t.tool, t.contract)]));
 }
 
 export async function gatewayToolCall(
@@ -58,26 +69,44 @@ export async function gatewayToolCall(
       detail: "Its upstream is not running, or no longer offers it.",
     });
   }
+  const changed = await changedTools(ctx.ledger, [seenTool(name, upstreamTool.tool, contract.version)], new Date());
+  if (changed.has(name)) return refusalResult({ code: "tool_changed", tool: name });
   const problem = argumentsProblem(upstreamTool.tool, args);
   if (problem) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${problem}` });
   const meta = params._meta;
   const key = callKey(contract.keyFrom, args, `${ctx.actor.id}\n${ctx.run}`, meta?.["opledger/idempotencyKey"]);
   if ("problem" in key) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${key.problem}` });
-  // An upstream waiting to restart would only fail a new attempt as not sent: such a call is refused before anything
-  // is recorded, and the same call as an earlier one gets that operation's answer.
-  const down = ctx.upstreams.unavailable(parsed.upstream);
-  if (down) {
-    const earlier = await ctx.ledger.store.operationByKey(name, key.key);
-    return earlier && earlier.plannedByKeyId === ctx.actor.id
-      ? answerFromState(ctx.ledger, ctx.actor, name, key.key, new Date(), down)
-      : refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
-  }
   const allowanceProblem = await declareRunAllowance(ctx, meta?.[RUN_ALLOWANCE_META], new Date());
   if (allowanceProblem) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${allowanceProblem}` });
   // The client's _meta goes on to the upstream, but for its progress token (progress is not relayed) and its allowance.
   const { progressToken: _progress, [RUN_ALLOWANCE_META]: _allowance, ...passedOn } = meta ?? {};
-  const call = { name, ...parsed, args, key: key.key, run: ctx.run, contract, meta: passedOn };
+  const call = {
+    name,
+    ...parsed,
+    args,
+    key: key.key,
+    byDefault: key.byDefault,
+    run: ctx.run,
+    contract,
+    meta: passedOn,
+  };
+  // An upstream waiting to restart would only fail a new attempt as not sent: such a call is refused before anything
+  // is recorded, and the same call as an earlier one gets that operation's answer.
+  const down = ctx.upstreams.unavailable(parsed.upstream);
+  if (down) {
+    const earlier = await callOperation(ctx.ledger.store, planInputOf(ctx, call));
+    return earlier && earlier.plannedByKeyId === ctx.actor.id
+      ? answerFromState(ctx.ledger, ctx.actor, name, earlier.id, new Date(), down)
+      : refusalResult({ code: "upstream_unavailable", tool: name, detail: down });
+  }
   return contract.mode === "observe" ? observeCall(ctx, call) : callThroughGateway(ctx, call);
+}
+
+/** The answer, noted as one whose delivery is recorded once the response finished when it tells the call's outcome. */
+function delivering(ctx: GatewayServerContext, answer: CallToolResult): CallToolResult {
+  const operation = outcomeAnswered(answer);
+  if (operation !== null) ctx.delivering?.add(operation);
+  return answer;
 }
 
 export function gatewayServer(ctx: GatewayServerContext): Server {
@@ -98,11 +127,11 @@ export function gatewayServer(ctx: GatewayServerContext): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await gatewayTools(ctx) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const answer = await gatewayToolCall(ctx, request.params);
-    return request.params.task ? createdTask(ctx, answer) : answer;
+    return request.params.task ? createdTask(ctx, answer) : delivering(ctx, answer);
   });
   server.setRequestHandler(GetTaskRequestSchema, (request) => getTask(ctx, request.params.taskId));
-  server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) =>
-    taskResult(ctx, request.params.taskId, extra.signal),
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) =>
+    delivering(ctx, await taskResult(ctx, request.params.taskId, extra.signal)),
   );
   server.setRequestHandler(CancelTaskRequestSchema, (request) => cancelTask(ctx, request.params.taskId));
   relayRequests(server, ctx.upstreams);

@@ -9,12 +9,19 @@ import type { KeyActor } from "@/lib/auth/api-keys";
 import { newId } from "@/lib/ledger/ids";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Upstreams } from "@/lib/mcp/upstreams/registry";
+import { noteCancellations, recordingDeliveries } from "./delivered-answers";
 import { gatewayServer, type GatewayServerContext } from "./gateway-server";
 import type { ToolListChanges } from "./tool-list-changes";
 
 /** A run named by the client (session id or X-Opledger-Run): printable, and short enough to index. */
 const RUN_NAME = /^[\x21-\x7e]{1,128}$/;
-const WORKER = `mcp:${os.hostname()}:${process.pid}`;
+/**
+ * This instance as a worker: its host and an id of its own (two instances on hosts of the same name, with the same pid,
+ * are still two); each call leases under `<this>:<call id>` (call-tool.ts).
+ */
+const WORKER = `mcp:${os.hostname()}:${newId()}`;
+
+const LOG = (line: string): void => console.log(line);
 
 export interface McpEndpointContext {
   ledger: Ledger;
@@ -60,11 +67,14 @@ async function post(req: Request, ctx: McpEndpointContext): Promise<Response> {
     if (!(error instanceof BodyError)) throw error;
     return jsonRpcError(error.status, error.code === "payload_too_large" ? -32600 : -32700, error.message);
   }
-  const initializing = (Array.isArray(body) ? body : [body]).some((m) => isInitializeRequest(m));
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const initializing = messages.some((m) => isInitializeRequest(m));
   const session = initializing ? newId() : null;
   const run = session ?? runOf(req, ctx.actor, ctx.now);
   if (run instanceof Response) return run;
-  const server = gatewayServer(serverContext(ctx, run));
+  noteCancellations(run, messages, ctx.now.getTime());
+  const delivering = new Set<string>();
+  const server = gatewayServer({ ...serverContext(ctx, run), delivering });
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   await server.connect(transport);
   // A client that goes away ends a waiting tasks/result (closing the server aborts its handlers); a tools/call,
@@ -73,7 +83,8 @@ async function post(req: Request, ctx: McpEndpointContext): Promise<Response> {
   try {
     const response = await transport.handleRequest(req, { parsedBody: body });
     if (session && response.ok) response.headers.set("mcp-session-id", session);
-    return uncached(response);
+    const request = { run, messages, operations: delivering };
+    return uncached(recordingDeliveries(response, req.signal, request, { ...ctx, log: LOG }));
   } finally {
     await server.close();
   }
@@ -108,7 +119,7 @@ function serverContext(ctx: McpEndpointContext, run: string): GatewayServerConte
     upstreams: ctx.upstreams,
     worker: WORKER,
     run,
-    log: (line) => console.log(line),
+    log: LOG,
   };
 }
 

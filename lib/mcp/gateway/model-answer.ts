@@ -6,10 +6,12 @@ import type { Decision } from "@/lib/retry-gate/types";
 /** Why the gateway answers with an error instead of the upstream's result. */
 export type GatewayCode =
   | "no_contract"
+  | "tool_changed"
   | "unknown_tool"
   | "invalid_arguments"
   | "idempotency_key_reused"
   | "approval_required"
+  | "suspected_duplicate"
   | "approval_expired"
   | "outcome_unknown"
   | "breaker_open"
@@ -28,6 +30,8 @@ export interface GatewayRefusal {
   decision?: Decision;
   /** A fact only this refusal knows: the schema problem, the key, the person's reason, the last error. */
   detail?: string;
+  /** suspected_duplicate: the earlier operation of the same call, whose answer the client already got. */
+  repeatOf?: string;
   /** The upstream's own error answer, passed on before our sentence so the model sees the tool's words too. */
   upstream?: CallToolResult;
 }
@@ -54,6 +58,8 @@ function sentence(r: GatewayRefusal): string {
   switch (r.code) {
     case "no_contract":
       return `The tool ${r.tool} has no contract in opledger, so the gateway did not call it. Do not call it again; tell the user that a person must classify this tool before it can be used.`;
+    case "tool_changed":
+      return `The tool ${r.tool} changed since a person classified it (its description, input schema or hints differ), so the gateway did not call it. Do not call it again; tell the user that an admin must look at the change and confirm it.`;
     case "unknown_tool":
       return `There is no tool named ${r.tool} behind the gateway.${detail} Nothing was sent. List the tools again and use one of those.`;
     case "invalid_arguments":
@@ -62,6 +68,8 @@ function sentence(r: GatewayRefusal): string {
       return `This call's key is already taken by an earlier call of ${r.tool} with other arguments${op}; nothing was sent.${detail} Do not retry it with these arguments; if it is a different call, tell the user, since the tool's contract treats both as the same effect.`;
     case "approval_required":
       return `This call waits for a person's approval${op}. Do not call it again with other arguments to get around it. Call it again after approval, or tell the user it is waiting.`;
+    case "suspected_duplicate":
+      return `This call is the same as an earlier one whose answer you already got (operation ${r.repeatOf ?? "unknown"}), and a second call of ${r.tool} may have a second effect, so it was not sent: it waits for a person's approval${op}; do not call it again with other arguments to get around it, and tell the user unless you meant to call it twice.`;
     case "approval_expired":
       return `Nobody approved this call in time, so its approval request expired${op}. Do not call it again; tell the user that a person can replay it from the console.`;
     case "outcome_unknown":
@@ -96,6 +104,7 @@ export function refusalResult(r: GatewayRefusal): CallToolResult {
     _meta: {
       "opledger/code": r.code,
       ...(r.operationId ? { "opledger/operation": r.operationId } : {}),
+      ...(r.repeatOf ? { "opledger/repeatOf": r.repeatOf } : {}),
       ...(r.decision ? { "opledger/decision": r.decision } : {}),
     },
   };

@@ -13,7 +13,9 @@ import { upstreamReport } from "./upstream-report";
 /** Planned and dispatched; a second try covers the same call planned at the same moment by another request. */
 async function plannedAndDispatched(ctx: GatewayContext, call: GatewayCall, now: () => Date): Promise<OperationView> {
   for (let tries = 0; ; tries++) {
-    const input = await observedPlanInput(ctx.ledger, planInputOf(ctx, call), ctx.actor, now());
+    // Observe mode records every call as its own operation, so a repeat is found by its key whatever made it.
+    const planned = { ...planInputOf(ctx, { ...call, byDefault: false }), idempotencyKey: call.key };
+    const input = await observedPlanInput(ctx.ledger, planned, ctx.actor, now());
     try {
       const { operation } = await planOperation(ctx.ledger, input, ctx.actor, now());
       const dispatched = await dispatchOperation(

@@ -2,6 +2,7 @@
 // of a confirmed call (not executed again), or why nothing was forwarded.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KeyActor } from "@/lib/auth/api-keys";
+import type { Operation } from "@/lib/generated/prisma/client";
 import { LedgerError } from "@/lib/ledger/errors";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { loadContext } from "@/lib/ledger/reads/operation-context";
@@ -16,21 +17,27 @@ export function replayedResult(resultJson: string, operationId: string): CallToo
   return { ...result, _meta: { ...result._meta, "opledger/operation": operationId, "opledger/replayed": true } };
 }
 
+/** Why a call waits for a person: a repeat of an answered call held as a suspected duplicate, or any other hold. */
+export function heldFor(op: Pick<Operation, "id" | "repeatOf" | "attempt">): Pick<GatewayRefusal, "code" | "repeatOf"> {
+  return op.repeatOf !== null && op.attempt === 0
+    ? { code: "suspected_duplicate", repeatOf: op.repeatOf }
+    : { code: "approval_required" };
+}
+
 export async function answerFromState(
   ledger: Ledger,
   actor: KeyActor,
   tool: string,
-  key: string,
+  operationId: string,
   now: Date,
   /** Why the upstream cannot be reached now, when it cannot: an operation that could run is told so. */
   upstreamDown?: string,
 ): Promise<CallToolResult> {
-  const found = await ledger.store.operationByKey(tool, key);
+  const { op, contract, dependency, attempt } = await loadContext(ledger.store, operationId);
   // planOperation refuses another key's operation before this is asked; the same sentence as a missing one otherwise.
-  if (!found || found.plannedByKeyId !== actor.id) {
+  if (op.plannedByKeyId !== actor.id) {
     throw new LedgerError("not_found", `There is no operation of ${tool} with this call's key.`);
   }
-  const { op, contract, dependency, attempt } = await loadContext(ledger.store, found.id);
   const view = operationView(op, contract, dependency, now);
   const base = { tool, operationId: op.id, decision: view.decision };
   if (upstreamDown !== undefined && letsAttemptGo(view.decision.action)) {
@@ -53,7 +60,7 @@ export async function answerFromState(
       refusal = { ...base, code: "outcome_unknown" };
       break;
     case "AWAITING_APPROVAL":
-      refusal = { ...base, code: "approval_required" };
+      refusal = { ...base, ...heldFor(op) };
       break;
     case "FAILED":
       refusal = {
