@@ -25,3 +25,9 @@ export function treeCpuMs(pid: number): number {
   }
   return total;
 }
+
+/** CPU time of this process (the runner: load generators, in-process contenders), in milliseconds. */
+export function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
