@@ -47,11 +47,16 @@ export async function countSyscalls<T>(
   );
   let stderr = "";
   strace.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  // No strace on the machine: the module fails with that, not the runner with an unhandled error.
+  strace.once("error", (error) => (stderr += `\n${String(error)}`));
   const exited = new Promise<number | null>((resolve) => strace.once("exit", resolve));
   // Every process of the tree announces its attachment; the work starts once all have.
   const deadline = Date.now() + 30_000;
   while ((stderr.match(/attached/g) ?? []).length < pids.length) {
-    if (strace.exitCode !== null || Date.now() > deadline) throw new Error(`strace could not attach: ${stderr.trim()}`);
+    if (strace.exitCode !== null || strace.pid === undefined || Date.now() > deadline) {
+      strace.kill();
+      throw new Error(`strace could not attach: ${stderr.trim()}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   let result: T;
