@@ -1,5 +1,6 @@
 // Benchmark 4: the ledger's lifecycle on PostgreSQL beside pg-boss and Graphile Worker doing the same number of jobs,
-// on a durable cluster of the benchmark's own (the headline), then on one with fsync off (an extra column).
+// and its claim on plan with a provider call beside DBOS's one-step workflow around the same call, on a durable cluster
+// of the benchmark's own (the headline), then on one with fsync off (an extra column).
 import { ProviderClient, startProvider, type BenchProvider } from "./bench-provider";
 import { createPgDatabase, databaseUrl, openBenchLedger } from "./databases";
 import { startDbos } from "./dbos-peer";
@@ -56,17 +57,19 @@ async function timedCalls(total: number, call: (agent: number, n: number) => Pro
   };
 }
 
-/** Commits, WAL records and flushes per call of a contender, counted in an untimed pass of its own. */
+/** Transactions, WAL records, flushes and provider calls per call of a contender, counted in an untimed pass. */
 async function countedWork(
   cluster: ThrowawayCluster,
   url: string,
+  provider: BenchProvider,
   call: (agent: number, n: number) => Promise<unknown>,
 ): Promise<Record<string, number>> {
-  const before = await pgCounters(url);
+  const before = { ...(await pgCounters(url)), providerCalls: await provider.calls() };
   const { counts } = await countSyscalls(cluster.pid(), ["fsync", "fdatasync"], () =>
     runCount(AGENTS, COUNTED_JOBS, call),
   );
-  return { ...perCall(before, await pgCounters(url), COUNTED_JOBS), ...perCall({}, counts, COUNTED_JOBS) };
+  const after = { ...(await pgCounters(url)), providerCalls: await provider.calls() };
+  return { ...perCall(before, after, COUNTED_JOBS), ...perCall({}, counts, COUNTED_JOBS) };
 }
 
 /** A round's seconds, whether the contender reported only those or its latencies too. */
@@ -183,8 +186,13 @@ async function measure(
     const workPerCall = suffix
       ? undefined
       : {
-          "ledger, claim on plan + provider call": await countedWork(cluster, urls.ledger, withProvider(8_000_000)),
-          "DBOS one-step workflow": await countedWork(cluster, urls.dbos, dbosJob(8_000_000)),
+          "ledger, claim on plan + provider call": await countedWork(
+            cluster,
+            urls.ledger,
+            provider,
+            withProvider(8_000_000),
+          ),
+          "DBOS one-step workflow": await countedWork(cluster, urls.dbos, provider, dbosJob(8_000_000)),
         };
     if (workPerCall)
       log(
@@ -213,7 +221,7 @@ async function measure(
 export const benchmark: BenchModule = {
   name: "pg-queues",
   title:
-    "ledger lifecycle on PostgreSQL beside pg-boss and Graphile Worker, same jobs; durable cluster, then fsync off",
+    "ledger lifecycle on PostgreSQL beside pg-boss, Graphile Worker and DBOS, same jobs; durable cluster, then fsync off",
   async run(options) {
     ensurePeers(options.log);
     const figures = new RoundFigures();
