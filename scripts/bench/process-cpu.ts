@@ -1,4 +1,4 @@
-// CPU time (user + system) a process and its live descendants have used, read from /proc (Linux), in milliseconds.
+// CPU time (user + system) a process and its descendants have used, ended ones included, read from /proc (Linux), in ms.
 import fs from "node:fs";
 import { childrenOf } from "./process-memory";
 
