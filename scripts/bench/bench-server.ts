@@ -7,6 +7,7 @@ import path from "node:path";
 import { prepareDatabase } from "../prepare-database";
 import { buildIsFresh } from "../build-freshness";
 import type { BenchOptions } from "./types";
+import { BENCH_CONTRACT, BENCH_TOOL } from "./workload";
 
 export const BENCH_DIST_DIR = ".next-bench";
 
@@ -97,4 +98,14 @@ export async function startBenchServer(
     throw error;
   }
   return { url, apiKey, pid, stop };
+}
+
+/** Puts the benchmark's contract (workload.ts) through the server's API. */
+export async function putBenchContract(server: BenchServer): Promise<void> {
+  const put = await fetch(`${server.url}/api/v1/contracts/${BENCH_TOOL}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify(BENCH_CONTRACT),
+  });
+  if (!put.ok) throw new Error(`PUT contract answered ${put.status}: ${await put.text()}`);
 }

@@ -11,14 +11,14 @@ import { planOperation } from "@/lib/ledger/commands/plan";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError } from "@/lib/ledger/errors";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
-import { buildIfStale, startBenchServer } from "./bench-server";
+import { buildIfStale, putBenchContract, startBenchServer } from "./bench-server";
 import { freshSqlite } from "./databases";
 import { HttpLoad } from "./http-load";
 import { httpLifecycle } from "./lifecycle-http";
 import { RoundFigures, runRotated } from "./rounds";
 import { percentile } from "./stats";
 import type { BenchModule } from "./types";
-import { AGENTS, BENCH_CONTRACT, BENCH_TOOL } from "./workload";
+import { AGENTS, BENCH_CONTRACT } from "./workload";
 
 const WARM_UP_SECONDS = 3;
 const BULK_OPERATIONS = 10_000;
@@ -100,12 +100,7 @@ export const benchmark: BenchModule = {
     const figures = new RoundFigures();
     const orders: string[][] = [];
     try {
-      const put = await fetch(`${server.url}/api/v1/contracts/${BENCH_TOOL}`, {
-        method: "PUT",
-        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify(BENCH_CONTRACT),
-      });
-      if (!put.ok) throw new Error(`PUT contract answered ${put.status}: ${await put.text()}`);
+      await putBenchContract(server);
       // The job stops if its person may no longer act, so the person is a real operator.
       await ledger.db.user.create({
         data: { id: PERSON.id, email: PERSON.label, name: "bench operator", role: "operator", passwordHash: "-" },

@@ -6,6 +6,8 @@ export interface HttpCall {
   method: "GET" | "POST";
   path: string;
   body?: unknown;
+  /** Headers of this request on top of the load's own (authorization, content type), such as an idempotency key. */
+  headers?: Record<string, string>;
   /** The status the call must answer; anything else stops the benchmark (a benchmark of errors measures nothing). */
   expect: number;
 }
@@ -24,9 +26,14 @@ export class HttpLoad {
   readonly #pool: Pool;
   readonly #headers: Record<string, string>;
 
-  constructor(origin: string, connections: number, apiKey: string) {
-    this.#pool = new Pool(origin, { connections, pipelining: 1 });
-    this.#headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+  /** `apiKey` null: no authorization header (a peer's ingress that takes none). */
+  constructor(origin: string, connections: number, apiKey: string | null) {
+    // A server that stops answering (a peer retrying a failing handler forever) fails the round within a minute.
+    this.#pool = new Pool(origin, { connections, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
+    this.#headers = {
+      ...(apiKey === null ? {} : { authorization: `Bearer ${apiKey}` }),
+      "content-type": "application/json",
+    };
   }
 
   /** Runs `agents` loops of `scenario` until `seconds` have passed; every request's latency is recorded. */
@@ -42,7 +49,7 @@ export class HttpLoad {
       const response = await this.#pool.request({
         method: call.method,
         path: call.path,
-        headers: this.#headers,
+        headers: call.headers ? { ...this.#headers, ...call.headers } : this.#headers,
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
       });
       const text = await response.body.text();

@@ -21,29 +21,38 @@ export async function ledgerLifecycle(ledger: Ledger, agent: number, n: number):
   await finishLifecycle(ledger, operation.id, fence);
 }
 
-/** The same lifecycle in three steps: the plan takes the lease (the claim extension, docs/api-extensions.md). */
-export async function ledgerLifecycleClaimOnPlan(ledger: Ledger, agent: number, n: number): Promise<void> {
+/**
+ * The same lifecycle in three steps: the plan takes the lease (the claim extension, docs/api-extensions.md); `effect`
+ * is the provider call between dispatch and outcome (none when absent).
+ */
+export async function ledgerLifecycleClaimOnPlan(
+  ledger: Ledger,
+  agent: number,
+  n: number,
+  effect?: (args: ReturnType<typeof benchArgs>) => Promise<string>,
+): Promise<void> {
   const workerId = `bench-agent-${agent}`;
+  const args = benchArgs(agent, n);
   const { operation } = await planOperation(
     ledger,
-    { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId, claim: { workerId, leaseMs: LEASE_MS } },
+    { tool: BENCH_TOOL, args, agentId: workerId, claim: { workerId, leaseMs: LEASE_MS } },
     BENCH_ACTOR,
     new Date(),
   );
-  await finishLifecycle(ledger, operation.id, operation.fence);
+  await finishLifecycle(ledger, operation.id, operation.fence, effect && (() => effect(args)));
 }
 
-/** Dispatch and a confirmed outcome with the lease's fence. */
-async function finishLifecycle(ledger: Ledger, id: string, fence: number): Promise<void> {
+/** Dispatch, the effect if there is one, and a confirmed outcome with the lease's fence. */
+async function finishLifecycle(
+  ledger: Ledger,
+  id: string,
+  fence: number,
+  effect?: () => Promise<string>,
+): Promise<void> {
   const dispatched = await dispatchOperation(ledger, id, { fence }, BENCH_ACTOR, new Date());
   if ("refused" in dispatched) throw dispatched.refused;
-  const done = await reportOutcome(
-    ledger,
-    id,
-    { fence, result: "confirmed", providerId: `ch_${id}` },
-    BENCH_ACTOR,
-    new Date(),
-  );
+  const providerId = effect ? await effect() : `ch_${id}`;
+  const done = await reportOutcome(ledger, id, { fence, result: "confirmed", providerId }, BENCH_ACTOR, new Date());
   if (done.phase !== "CONFIRMED") throw new Error(`benchmark lifecycle ended ${done.phase}, not CONFIRMED`);
 }
 
@@ -51,7 +60,7 @@ async function finishLifecycle(ledger: Ledger, id: string, fence: number): Promi
 export async function runAgents(
   agents: number,
   deadline: number,
-  lifecycle: (agent: number, n: number) => Promise<void>,
+  lifecycle: (agent: number, n: number) => Promise<unknown>,
 ): Promise<number> {
   let completed = 0;
   await Promise.all(
@@ -69,7 +78,7 @@ export async function runAgents(
 export async function runCount(
   agents: number,
   total: number,
-  lifecycle: (agent: number, n: number) => Promise<void>,
+  lifecycle: (agent: number, n: number) => Promise<unknown>,
 ): Promise<number> {
   let next = 0;
   const started = performance.now();

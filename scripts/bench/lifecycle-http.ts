@@ -1,13 +1,13 @@
 // Benchmark 1: the full lifecycle of a tool call over HTTP on SQLite (16 agents) beside the same server's trivial route,
 // a plain route handler answering a constant JSON.
 import { freshSqlite } from "./databases";
-import { startBenchServer, buildIfStale } from "./bench-server";
+import { startBenchServer, buildIfStale, putBenchContract } from "./bench-server";
 import { HttpLoad, type LoadRound, type Send } from "./http-load";
 import { sampleRss } from "./process-memory";
 import { RoundFigures, runRotated } from "./rounds";
 import { percentile } from "./stats";
 import type { BenchModule } from "./types";
-import { AGENTS, BENCH_CONTRACT, BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
+import { AGENTS, BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
 
 const WARM_UP_SECONDS = 3;
 /**
@@ -48,21 +48,36 @@ export async function httpLifecycle(send: Send, agent: number, n: number): Promi
   if (done.phase !== "CONFIRMED") throw new Error(`lifecycle of ${planned.id} ended ${done.phase}, not CONFIRMED`);
 }
 
+/** What an agent does besides the ledger's requests: the tool call's effect, and the key it plans the call under. */
+export interface AgentCall {
+  /** The plan's idempotency key (the server makes one when it is absent). */
+  idempotencyKey?: string;
+  /** The provider call between dispatch and outcome; resolves to the provider's id (a made-up one when absent). */
+  effect?: (args: ReturnType<typeof benchArgs>) => Promise<string>;
+}
+
 /** The same lifecycle in three requests: the plan takes the lease too (the claim extension, docs/api-extensions.md). */
-export async function httpLifecycleClaimOnPlan(send: Send, agent: number, n: number): Promise<void> {
+export async function httpLifecycleClaimOnPlan(
+  send: Send,
+  agent: number,
+  n: number,
+  { idempotencyKey, effect }: AgentCall = {},
+): Promise<void> {
   const workerId = `bench-agent-${agent}`;
+  const args = benchArgs(agent, n);
   const planned = (await send({
     method: "POST",
     path: "/api/v1/operations",
-    body: { tool: BENCH_TOOL, args: benchArgs(agent, n), agentId: workerId, claim: { workerId, leaseMs: LEASE_MS } },
+    body: { tool: BENCH_TOOL, args, agentId: workerId, claim: { workerId, leaseMs: LEASE_MS }, idempotencyKey },
     expect: 201,
   })) as Operation & { fence: number };
   const base = `/api/v1/operations/${planned.id}`;
   await send({ method: "POST", path: `${base}/dispatch`, body: { fence: planned.fence }, expect: 200 });
+  const providerId = effect ? await effect(args) : `ch_${planned.id}`;
   const done = (await send({
     method: "POST",
     path: `${base}/outcome`,
-    body: { fence: planned.fence, result: "confirmed", providerId: `ch_${planned.id}` },
+    body: { fence: planned.fence, result: "confirmed", providerId },
     expect: 200,
   })) as Operation;
   if (done.phase !== "CONFIRMED") throw new Error(`lifecycle of ${planned.id} ended ${done.phase}, not CONFIRMED`);
@@ -93,12 +108,7 @@ export const benchmark: BenchModule = {
     const figures = new RoundFigures();
     const orders: string[][] = [];
     try {
-      const put = await fetch(`${server.url}/api/v1/contracts/${BENCH_TOOL}`, {
-        method: "PUT",
-        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify(BENCH_CONTRACT),
-      });
-      if (!put.ok) throw new Error(`PUT contract answered ${put.status}: ${await put.text()}`);
+      await putBenchContract(server);
       await load.round(AGENTS, WARM_UP_SECONDS, trivial);
       await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) => httpLifecycle(send, agent, -1 - n));
       await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) =>

@@ -1,10 +1,10 @@
 // Benchmark: MCP tools/call through the gateway beside the same calls made directly to the same test upstream over HTTP.
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ContractBody } from "@/lib/ledger/contracts/contract-schema";
 import { buildIfStale, startBenchServer, type BenchServer } from "./bench-server";
+import { startListening, type BenchProcess } from "./child-process";
 import { freshSqlite } from "./databases";
 import { McpLoad, type McpRound, type McpScenario } from "./mcp-load";
 import { treeCpuMs } from "./process-cpu";
@@ -17,8 +17,6 @@ const WARM_UP_SECONDS = 3;
 const UPSTREAM = "test";
 const UPSTREAM_SCRIPT = path.join("e2e", "mcp", "test-upstream.ts");
 const FORWARDER_SCRIPT = path.join("scripts", "bench", "mcp-forwarder.ts");
-/** How long the test upstream or the forwarder may take to print its endpoint (tsx compiles it first). */
-const START_MS = 30_000;
 
 /** A PURE read: a failed call may simply be made again; each call's key is its arguments within the client's run. */
 const LOOKUP_CONTRACT: ContractBody = {
@@ -42,53 +40,6 @@ const CHARGE_CONTRACT: ContractBody = {
   keyFrom: "charge:{customer}",
   description: "npm run bench: the test upstream's charge, without its effects file.",
 };
-
-interface BenchProcess {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-/** A script of this repository as a child process, once it printed "listening on <url>". */
-async function startListening(
-  what: string,
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-  log: (line: string) => void,
-): Promise<BenchProcess> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  child.stderr?.on("data", (chunk: Buffer) => log(`${what}: ${chunk.toString().trimEnd()}`));
-  const pid = child.pid;
-  if (pid === undefined) throw new Error(`the ${what} did not start`);
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await exited;
-  };
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the ${what} printed no endpoint`)), START_MS);
-      let printed = "";
-      child.stdout?.on("data", (chunk: Buffer) => {
-        printed += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(printed);
-        if (!match?.[1]) return;
-        clearTimeout(timer);
-        resolve(match[1]);
-      });
-      child.once("exit", (code) => reject(new Error(`the ${what} exited with code ${code}`)));
-    });
-    return { url, pid, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-}
 
 /** The repository's test upstream over Streamable HTTP on a free loopback port, without any effects or calls file. */
 function startTestUpstream(log: (line: string) => void): Promise<BenchProcess> {

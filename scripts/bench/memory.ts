@@ -4,12 +4,12 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { startBenchServer, buildIfStale } from "./bench-server";
+import { startBenchServer, buildIfStale, putBenchContract } from "./bench-server";
 import { HttpLoad } from "./http-load";
 import { httpLifecycle } from "./lifecycle-http";
 import { sampleRss, treeRssMiB } from "./process-memory";
 import type { BenchModule } from "./types";
-import { AGENTS, BENCH_CONTRACT, BENCH_TOOL } from "./workload";
+import { AGENTS } from "./workload";
 
 const OPERATIONS = 1_000_000;
 /**
@@ -57,12 +57,7 @@ export const benchmark: BenchModule = {
     const peaks: number[] = [];
     const rates: number[] = [];
     try {
-      const put = await fetch(`${server.url}/api/v1/contracts/${BENCH_TOOL}`, {
-        method: "PUT",
-        headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify(BENCH_CONTRACT),
-      });
-      if (!put.ok) throw new Error(`PUT contract answered ${put.status}: ${await put.text()}`);
+      await putBenchContract(server);
       for (let round = 1; round <= rounds; round++) {
         idle.push(treeRssMiB(server.pid));
         const memory = sampleRss(server.pid, 100);

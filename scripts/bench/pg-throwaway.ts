@@ -13,6 +13,8 @@ const FSYNC_OFF_SETTINGS = ["fsync=off", "synchronous_commit=off", "full_page_wr
 export interface ThrowawayCluster {
   /** The maintenance database's URL; benchmarks create their databases beside it (databases.ts). */
   url: string;
+  /** The postmaster's process id (its backends and helpers are its children). */
+  pid(): number;
   stop(): void;
 }
 
@@ -65,7 +67,9 @@ export function startThrowawayCluster(port: number, durable: boolean): Throwaway
     stop();
     throw new Error(`could not start a throwaway PostgreSQL on port ${port}: ${String(error)}\n${serverLog}`);
   }
-  return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, stop };
+  // postmaster.pid's first line is the postmaster's process id.
+  const pid = (): number => Number(fs.readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid, stop };
 }
 
 /**

@@ -9,13 +9,17 @@ export function rotation<T>(items: readonly T[], round: number): T[] {
 }
 
 /** Runs one round's contenders one after another in their turn; returns each one's result and the order they ran in. */
-export async function runRotated<K extends string, R>(
-  contenders: Record<K, () => Promise<R>>,
+export async function runRotated<C extends Record<string, () => Promise<unknown>>>(
+  contenders: C,
   round: number,
-): Promise<{ results: Record<K, R>; order: K[] }> {
-  const order = rotation(Object.keys(contenders) as K[], round);
-  const results = {} as Record<K, R>;
-  for (const name of order) results[name] = await contenders[name]();
+): Promise<{ results: { [K in keyof C]: Awaited<ReturnType<C[K]>> }; order: (keyof C & string)[] }> {
+  const order = rotation(Object.keys(contenders) as (keyof C & string)[], round);
+  const results = {} as { [K in keyof C]: Awaited<ReturnType<C[K]>> };
+  for (const name of order) {
+    const contender = contenders[name];
+    if (!contender) throw new Error(`no contender ${name}`);
+    results[name] = (await contender()) as Awaited<ReturnType<C[typeof name]>>;
+  }
   return { results, order };
 }
 

@@ -11,15 +11,19 @@ import type { BenchModule, BenchResult } from "./types";
 
 const BENCH_DIR = __dirname;
 const RESULTS_DIR = path.join(process.cwd(), "bench-results");
-/** Each module gets its own block of ports inside the range reserved for benchmarks. */
-const PORT_BASE = 3400;
-const PORTS_PER_MODULE = 5;
+/**
+ * Each module gets its own block of ports inside the range reserved for benchmarks (from 3400, or from
+ * OPLEDGER_BENCH_FIRST_PORT when runs share a machine).
+ */
+const PORT_BASE = Number(process.env.OPLEDGER_BENCH_FIRST_PORT ?? 3400);
+const PORTS_PER_MODULE = 10;
 /** Modules run in this order (cheap and independent first); any other module found in scripts/bench runs after them. */
 const PREFERRED_ORDER = [
   "ledger-inprocess",
   "lifecycle-http",
   "bulk-pacing",
   "pg-queues",
+  "restate",
   "mcp-gateway",
   "console",
   "memory",
