@@ -5,14 +5,15 @@ import path from "node:path";
 import ts from "typescript";
 
 const SOURCE = /\.(ts|tsx)$/;
-const SKIP = new Set(["node_modules", ".git", "lib/generated", "test-results", "playwright-report", ".data"]);
+const SKIP = new Set([".git", "lib/generated", "test-results", "playwright-report", ".data"]);
 
 /** Every .ts/.tsx file below `root`, as paths relative to it. */
 export function sourceFiles(root: string, dir = ""): string[] {
   const files: string[] = [];
   for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const relative = path.posix.join(dir, entry.name);
-    if (SKIP.has(relative) || entry.name.startsWith(".next")) continue;
+    // Installed packages at any depth (the root's, and the benchmark peers' in scripts/bench/peers) are not the project.
+    if (SKIP.has(relative) || entry.name === "node_modules" || entry.name.startsWith(".next")) continue;
     if (entry.isDirectory()) files.push(...sourceFiles(root, relative));
     else if (SOURCE.test(entry.name) && !entry.name.endsWith(".d.ts")) files.push(relative);
   }
