@@ -119,12 +119,13 @@ export function expectedClaims(row: Operation, worker: string, now: number): Cla
 
 /**
  * A heartbeat extends only the current fence's lease, and only while something is left to run: never on a finished
- * operation, nor on a reconciled one (the person's reconciliation ended the attempt the lease was taken for).
+ * operation, nor when no lease is held (a reconciliation ended the attempt the lease was taken for and raised the
+ * fence, so its holder is stale; a lease claimed after it is extended like any other).
  */
 export function expectedHeartbeat(row: Operation, fence: number): "extended" | LedgerErrorCode {
   if (fence !== row.fence) return "stale_fence";
   if (isTerminal(row.phase as Phase)) return "already_finished";
-  return row.phase === "RECONCILED" ? "lease_expired" : "extended";
+  return row.leaseOwner === null ? "lease_expired" : "extended";
 }
 
 /** A holder that stops waiting gives its lease up: with its current fence, while no attempt is in flight. */

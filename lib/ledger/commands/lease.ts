@@ -107,13 +107,11 @@ export async function heartbeatLease(
     if (isTerminal(op.phase as Phase)) {
       throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is no lease left to extend.`);
     }
-    // A person's reconciliation ended the attempt the lease was taken for (and fenced its holder out): what happens
-    // next starts with a new claim.
-    if (op.phase === "RECONCILED") {
-      throw new LedgerError(
-        "lease_expired",
-        `Operation ${id} was reconciled by a person, which ended its lease; claim it again to run what the reconciliation allows.`,
-      );
+    // No lease is held: a reconciliation ended the attempt the lease was taken for (fence + 1, lease cleared), so a
+    // caller who read the new fence still holds nothing to extend. What happens next starts with a claim, and a lease
+    // claimed after the reconciliation is extended like any other.
+    if (op.leaseOwner === null) {
+      throw new LedgerError("lease_expired", `Operation ${id} holds no lease; claim it to run what comes next.`);
     }
     const leaseExpiresAt = new Date(now.getTime() + input.leaseMs);
     const updated = await writeOperation(tx, op, { leaseExpiresAt }, now);
