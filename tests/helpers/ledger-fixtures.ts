@@ -14,6 +14,15 @@ export const agent: Actor = {
 };
 export const alice: Actor = { type: "user", id: "alice@example.test", label: "alice@example.test", role: "operator" };
 export const bob: Actor = { type: "user", id: "bob@example.test", label: "bob@example.test", role: "operator" };
+/** Another agent's key: it must not see or move the test agent's operations. */
+export const otherAgent: Actor = {
+  type: "api_key",
+  id: "other-agent-key",
+  label: "other (opl_o…)",
+  scopes: ["agent"],
+  person: null,
+};
+export const viewer: Actor = { type: "user", id: "vic", label: "vic@example.test", role: "viewer" };
 
 export const T0 = new Date("2026-11-30T12:00:00.000Z");
 export const at = (ms: number): Date => new Date(T0.getTime() + ms);

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/ledger/actor";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
-import { agent, alice, at, bob, T0, withContract } from "@/tests/helpers/ledger-fixtures";
+import { agent, alice, at, bob, otherAgent, T0, viewer, withContract } from "@/tests/helpers/ledger-fixtures";
 import { codeOf } from "@/tests/helpers/lifecycle";
 import { getOperation, listOperations } from "@/lib/ledger/reads/operations";
 import { approveOperation, rejectOperation } from "./approval";
@@ -24,13 +24,6 @@ beforeEach(async () => {
 });
 afterEach(async () => t.close());
 
-const otherAgent: Actor = {
-  type: "api_key",
-  id: "other-agent-key",
-  label: "other (opl_o…)",
-  scopes: ["agent"],
-  person: null,
-};
 const bootstrap: Actor = {
   type: "api_key",
   id: "bootstrap-key",
@@ -46,7 +39,6 @@ const alicesKey: Actor = {
   scopes: ["agent", "operator"],
   person: { id: alice.id, label: alice.label, role: "operator" },
 };
-const viewer: Actor = { type: "user", id: "vic", label: "vic@example.test", role: "viewer" };
 
 /** A NON_RETRYABLE call whose first attempt failed: the retry waits for a person. */
 async function failed(tool: string, by: Actor = agent) {

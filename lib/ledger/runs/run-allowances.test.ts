@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/ledger/actor";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
-import { agent, alice, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
+import { agent, alice, at, otherAgent, T0, viewer, withContract } from "@/tests/helpers/ledger-fixtures";
 import { codeOf } from "@/tests/helpers/lifecycle";
 import { claimLease } from "@/lib/ledger/commands/lease";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
@@ -20,15 +20,6 @@ beforeEach(async () => {
   await withContract(t.ledger, "search.web", "PURE", { maxAttempts: 10, backoff: { baseMs: 10, maxMs: 20 } });
 });
 afterEach(async () => t.close());
-
-const otherAgent: Actor = {
-  type: "api_key",
-  id: "other-agent-key",
-  label: "other (opl_o…)",
-  scopes: ["agent"],
-  person: null,
-};
-const viewer: Actor = { type: "user", id: "vic", label: "vic@example.test", role: "viewer" };
 
 /** Plans an operation of the run and fails its attempts until the gate stops retrying; returns the last view. */
 async function failUntilStopped(runId: string, n: number, by: Actor = agent) {
