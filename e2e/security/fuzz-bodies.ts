@@ -13,7 +13,16 @@ export interface FuzzBody {
 }
 
 /** Fields a schema lets be null: null is no wrong value for them. */
-const NULLABLE_FIELDS = new Set(["reconcile", "dependency", "description", "keyRetentionMs"]);
+const NULLABLE_FIELDS = new Set([
+  "reconcile",
+  "dependency",
+  "description",
+  "keyRetentionMs",
+  // A run's allowance (PUT /api/v1/runs/{runId}): null is "no such bound".
+  "deadlineAt",
+  "maxRetries",
+  "maxBackoffMs",
+]);
 
 /**
  * Fields whose schema is "any JSON" (`args`, `evidence`): no value there is the wrong type, so they are never mutated.

@@ -714,6 +714,13 @@ export const MATRIX: readonly MatrixRow[] = [
   })),
   {
     kind: "action",
+    file: "lib/actions/upstream-actions.ts",
+    name: "confirmToolDefinitionAction",
+    role: "admin",
+    valid: () => ({ tool: "matrix__no_such_tool", hash: "0".repeat(64) }),
+  },
+  {
+    kind: "action",
     file: "lib/actions/replay-actions.ts",
     name: "replayOperationAction",
     role: "operator",

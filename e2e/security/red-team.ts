@@ -67,6 +67,8 @@ const ROUTES: Record<string, string> = {
   "POST /api/v1/webhooks/[name]/test": "admin scope only, 403",
   "PUT /api/v1/dependencies/[name]/breaker":
     "loosening the breaker: admin scope only, 403 (and a breaker never grants a NON_RETRYABLE attempt)",
+  "PUT /api/v1/runs/[runId]":
+    "a run's allowance can only bound retries (the gate stops a retry it cannot give), never grant one; own runs only",
   "POST /mcp":
     "the MCP gateway: only `<upstream>__<tool>` tools with a contract, through the same plan/dispatch/outcome with the agent's own key; anything else answers isError and is not forwarded",
   "DELETE /mcp": "ends an MCP session: the gateway keeps none, nothing changes",
@@ -90,6 +92,8 @@ const ACTIONS: Record<string, string> = {
   "lib/actions/bulk-actions.ts#runBulkAction":
     "a bulk run (approvals among them): an operator's session only, on a preview of its own; cross-site: aborted",
   "lib/actions/bulk-actions.ts#cancelBulkAction": "an operator's session only; cross-site: aborted",
+  "lib/actions/upstream-actions.ts#confirmToolDefinitionAction":
+    "lets a changed MCP tool be called again (never an attempt of an operation): an admin's session only; cross-site: aborted",
   "lib/actions/webhook-actions.ts#saveWebhookAction": "where notifications go: an admin's session only",
   "lib/actions/webhook-actions.ts#deleteWebhookAction": "an admin's session only; cross-site: aborted",
   "lib/actions/webhook-actions.ts#sendTestEventAction": "an admin's session only; cross-site: aborted",
@@ -580,6 +584,17 @@ export function redTeamSuite(): void {
           () => agent.client.reconcile(s2.op.id, { outcome: "not_applied", evidence: { by: "agent" } }),
           { status: 200 },
         );
+        // The reconciliation ended the lease and raised the fence: the old one is stale, and a new claim meets the gate.
+        await log.expect(
+          "POST /api/v1/operations/[id]/dispatch",
+          "dispatch with the fence from before the reconciliation",
+          () => agent.client.dispatch(s2.op.id, { fence: s2.fence }),
+          { status: 409, code: "stale_fence" },
+        );
+        s2.fence = expectJson(
+          await agent.client.claim(s2.op.id, { workerId: s2.workerId, leaseMs: 60_000 }),
+          200,
+        ).fence;
         await gate(s2, ["approval_required"]);
         await finish(log.scenario, s2);
 
