@@ -252,6 +252,9 @@ interface Call {
 }
 
 class Agent {
+  /** The run every call of the red team's agent is planned in (a run's allowance is one of the paths attacked). */
+  readonly runId = uniqueId("red-team-run");
+
   constructor(
     readonly client: Api,
     private readonly provider: FakeProvider,
@@ -291,7 +294,10 @@ class Agent {
   /** Plans a fresh call and claims it; the first attempt is the agent's by right. */
   async plan(tool: string, leaseMs = 60_000): Promise<Call> {
     const key = uniqueId("red-team");
-    const op = expectJson(await this.client.plan({ tool, args: { amountCents: 1200, key }, idempotencyKey: key }), 201);
+    const op = expectJson(
+      await this.client.plan({ tool, args: { amountCents: 1200, key }, idempotencyKey: key, runId: this.runId }),
+      201,
+    );
     const workerId = uniqueId("red-worker");
     const lease = expectJson(await this.client.claim(op.id, { workerId, leaseMs }), 200);
     // A report before any attempt left is no attempt: refused.
@@ -564,6 +570,17 @@ export function redTeamSuite(): void {
         expect(await firstAttempt(s1, { status: 503 })).toBe("failed");
         expect((await agent.report(s1, { result: "failed", error: { httpStatus: 503 } })).phase).toBe(
           "AWAITING_APPROVAL",
+        );
+        await gate(s1, ["approval_required"]);
+        // A run's allowance only bounds retries: the most generous one the agent can declare grants none.
+        await log.expect(
+          "PUT /api/v1/runs/[runId]",
+          "declare a generous allowance for its own run",
+          () =>
+            agent.client.send("PUT", `/api/v1/runs/${encodeURIComponent(agent.runId)}`, {
+              data: { maxRetries: 100_000, maxBackoffMs: null, deadlineAt: null },
+            }),
+          { status: [200, 201] },
         );
         await gate(s1, ["approval_required"]);
         await paths(log, agent.client, s1, request, tool, operatorEmail);
