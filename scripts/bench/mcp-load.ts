@@ -7,6 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 export interface ToolCall {
   name: string;
   arguments: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
 }
 
 export interface McpRound {

@@ -93,6 +93,17 @@ export async function claimLease(
   });
 }
 
+/**
+ * The holder's fence is current and something is left to run: a finished operation has no lease left to extend or
+ * release, and a late heartbeat must not make it look taken.
+ */
+function checkLeaseLeft(op: Operation, fence: number, now: Date, verb: "extend" | "release"): void {
+  checkFence(op, fence, now, false);
+  if (isTerminal(op.phase as Phase)) {
+    throw new LedgerError("already_finished", `Operation ${op.id} is ${op.phase}; there is no lease left to ${verb}.`);
+  }
+}
+
 export async function heartbeatLease(
   ledger: Ledger,
   id: string,
@@ -102,11 +113,7 @@ export async function heartbeatLease(
 ): Promise<LeaseView> {
   return operationCommand(ledger, id, actor, "heartbeat", now, async (tx, { op, contract, dependency }) => {
     // An expired lease that nobody took over may still be extended: the fence proves it is the same holder.
-    checkFence(op, input.fence, now, false);
-    // A finished operation has nothing left to hold a lease for; a late heartbeat must not make it look taken.
-    if (isTerminal(op.phase as Phase)) {
-      throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is no lease left to extend.`);
-    }
+    checkLeaseLeft(op, input.fence, now, "extend");
     // No lease is held: a reconciliation ended the attempt the lease was taken for (fence + 1, lease cleared), so a
     // caller who read the new fence still holds nothing to extend. What happens next starts with a claim, and a lease
     // claimed after the reconciliation is extended like any other.
@@ -136,10 +143,7 @@ export async function releaseLease(
   now: Date,
 ): Promise<OperationView> {
   return operationCommand(ledger, id, actor, "release", now, async (tx, { op, contract, dependency }) => {
-    checkFence(op, input.fence, now, false);
-    if (isTerminal(op.phase as Phase)) {
-      throw new LedgerError("already_finished", `Operation ${id} is ${op.phase}; there is no lease left to release.`);
-    }
+    checkLeaseLeft(op, input.fence, now, "release");
     if (op.phase === "DISPATCHED") {
       throw new LedgerError(
         "in_flight",
