@@ -83,6 +83,9 @@ export async function acceptSsoIdentity(ledger: Ledger, identity: SsoIdentity, n
         where: { ssoIssuer_ssoSubject: { ssoIssuer: identity.issuer, ssoSubject: identity.subject } },
         select: { id: true },
       });
+      // Each statement of a READ COMMITTED transaction (PostgreSQL) sees the latest commit: a first sign-in racing
+      // this one may have bound this very user between the read above and this one.
+      if (holder?.id === user.id) return { ok: true, ...claims };
       if (holder) return { ok: false, refused: "identity_bound_elsewhere" };
       // Conditional: of two first sign-ins at once, one binds and the other finds the binding when it runs again.
       const bound = await tx.user.updateMany({
