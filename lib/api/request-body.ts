@@ -1,4 +1,5 @@
 // Reads a JSON request body with a hard size limit and nesting limit, and validates it with a zod schema.
+import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -42,6 +43,20 @@ async function readLimited(req: Request): Promise<string> {
     chunks.push(value);
   }
   // A small body arrives in one chunk: decoded as it is, without copying it into a new buffer first.
+  return UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+}
+
+/** The same limit on a Node request (the agent plane's), without a Web Request around it. */
+async function readNodeLimited(req: IncomingMessage): Promise<string> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
   return UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 }
 
@@ -119,7 +134,15 @@ export function unstorableInput(value: unknown): string | null {
 /** The body as a JSON value within the size and depth limits, or a BodyError; an empty body is `{}`. */
 export async function readJsonValue(req: Request): Promise<unknown> {
   // The content type is not checked: `curl -d` sends form encoding by default, and the body is JSON either way.
-  const text = await readLimited(req);
+  return jsonValueOf(await readLimited(req));
+}
+
+/** readJsonValue for a Node request. */
+export async function readNodeJsonValue(req: IncomingMessage): Promise<unknown> {
+  return jsonValueOf(await readNodeLimited(req));
+}
+
+function jsonValueOf(text: string): unknown {
   if (jsonTextTooDeep(text)) throw new BodyError(400, "invalid_body", TOO_DEEP_MESSAGE);
   let value: unknown;
   try {

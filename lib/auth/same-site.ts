@@ -24,7 +24,7 @@ function originHost(origin: string): string | null {
  * A request with neither header is not from a browser, so it carries no cookie the sender was not given: it passes.
  * GET, HEAD and OPTIONS change nothing and always pass.
  */
-export function sentFromAnotherSite(method: string, headers: Headers): boolean {
+export function sentFromAnotherSite(method: string, headers: Pick<Headers, "get">): boolean {
   if (SAFE_METHODS.has(method.toUpperCase())) return false;
   const site = headers.get("sec-fetch-site");
   if (site === "cross-site" || site === "same-site") return true;
