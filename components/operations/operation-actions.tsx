@@ -16,7 +16,7 @@ import { operationMovedOn, refusalText } from "@/lib/console/refusals";
 import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";
-import { afterApproval, afterReconciliation } from "@/lib/retry-gate/person-decisions";
+import { afterApproval, completesQuorum, reconciledUnderQuorum } from "@/lib/retry-gate/person-decisions";
 import { FieldErrors } from "@/components/ui/form-controls";
 import { ActionDialog } from "./action-dialog";
 import { consoleKeys } from "./console-api";
@@ -56,7 +56,7 @@ type Variables =
 type Quorum = OperationDetail["approvals"];
 
 /** Whether one more approval still leaves the quorum short, so the attempt is not granted yet. */
-const quorumShortAfterOne = (q: Quorum): boolean => q.given + 1 < q.needed;
+const quorumShortAfterOne = (q: Quorum): boolean => !completesQuorum(q.given, q.needed);
 
 /** A refusal from the ledger, in the console's words for the codes that have them. */
 class ActionRefused extends Error {
@@ -112,17 +112,13 @@ function optimistic(op: OperationDetail, v: Variables): OperationDetail {
         : { ...op, ...afterApproval(op) };
     case "reject":
       return { ...op, phase: "REJECTED", rejectionReason: `rejected by you: ${v.reason}` };
-    case "reconcile":
-      // As the ledger does (commands/reconcile.ts): with a quorum, the person's approval is the first and the
-      // operation waits for the others.
-      return v.approveRetry && v.approvals.needed > 1
-        ? {
-            ...op,
-            ...afterReconciliation(op, { ...v, approveRetry: false }),
-            phase: "AWAITING_APPROVAL",
-            approvals: { given: 1, needed: v.approvals.needed },
-          }
-        : { ...op, ...afterReconciliation(op, v) };
+    case "reconcile": {
+      // The ledger's own rule: with a quorum, the person's approval is the first and the operation waits for the others.
+      const { awaitsQuorum, ...reconciled } = reconciledUnderQuorum(op, v, v.approvals.needed);
+      return awaitsQuorum
+        ? { ...op, ...reconciled, approvals: { given: 1, needed: v.approvals.needed } }
+        : { ...op, ...reconciled };
+    }
     default:
       return assertNever(v, "action");
   }
@@ -141,7 +137,7 @@ function successText(v: Variables): string {
       return v.outcome === "applied"
         ? "Reconciled as “effect happened”: the operation is finished and will not be retried."
         : v.approveRetry
-          ? v.approvals.needed > 1
+          ? !completesQuorum(0, v.approvals.needed)
             ? `Reconciled as “effect did not happen”, with your approval (1 of ${v.approvals.needed}); attempt ${next} waits for the others.`
             : `Reconciled as “effect did not happen”, and attempt ${next} is approved.`
           : "Reconciled as “effect did not happen”. A retry still needs an approval or the gate's go-ahead.";

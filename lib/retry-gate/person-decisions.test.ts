@@ -1,6 +1,12 @@
 // Where a person's decision sends an operation: the rows the ledger writes and the console shows before it answers.
 import { describe, expect, it } from "vitest";
-import { afterApproval, afterReconciliation, grantsRetry } from "./person-decisions";
+import {
+  afterApproval,
+  afterReconciliation,
+  completesQuorum,
+  grantsRetry,
+  reconciledUnderQuorum,
+} from "./person-decisions";
 
 describe("afterApproval", () => {
   it.each([
@@ -34,5 +40,44 @@ describe("afterReconciliation", () => {
       grantsRetry({ outcome: "not_applied", approveRetry: true }),
       grantsRetry({ outcome: "applied", approveRetry: true }),
     ]).toEqual([true, false]);
+  });
+});
+
+describe("completesQuorum", () => {
+  it("is true only for the approval that reaches the quorum", () => {
+    expect(completesQuorum(0, 1)).toBe(true);
+    expect(completesQuorum(0, 2)).toBe(false);
+    expect(completesQuorum(1, 2)).toBe(true);
+    expect(completesQuorum(1, 3)).toBe(false);
+    expect(completesQuorum(2, 3)).toBe(true);
+  });
+});
+
+describe("reconciledUnderQuorum", () => {
+  const op = { attempt: 2, providerId: null, approvedAttempt: null };
+  const retry = { outcome: "not_applied" as const, approveRetry: true };
+
+  it("grants the next attempt when one approval is the quorum", () => {
+    expect(reconciledUnderQuorum(op, retry, 1)).toMatchObject({
+      phase: "RECONCILED",
+      approvedAttempt: 3,
+      awaitsQuorum: false,
+    });
+  });
+
+  it("waits for the others under a larger quorum, granting nothing yet", () => {
+    expect(reconciledUnderQuorum(op, retry, 2)).toMatchObject({
+      phase: "AWAITING_APPROVAL",
+      approvedAttempt: null,
+      evidence: "not_applied",
+      awaitsQuorum: true,
+    });
+  });
+
+  it("never waits when no retry is approved", () => {
+    expect(reconciledUnderQuorum(op, { outcome: "applied" }, 3)).toMatchObject({
+      phase: "RECONCILED",
+      awaitsQuorum: false,
+    });
   });
 });

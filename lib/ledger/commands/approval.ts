@@ -2,7 +2,7 @@
 import { env } from "@/lib/config/env";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { personActionsFor } from "@/lib/retry-gate/person-actions";
-import { afterApproval } from "@/lib/retry-gate/person-decisions";
+import { afterApproval, completesQuorum } from "@/lib/retry-gate/person-decisions";
 import type { EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import { actorLabel, type Actor } from "../actor";
 import { LedgerError } from "../errors";
@@ -49,7 +49,7 @@ export async function approveOperation(
     }
     const principal = checkApprover(op, actor, options.fourEyes, owners);
     const approvers = [...approversOf(op), principal];
-    if (approvers.length < contract.approvals) {
+    if (!completesQuorum(approvers.length - 1, contract.approvals)) {
       const updated = await writeOperation(tx, op, { approvers: approvers.join(",") }, now);
       await tx.appendAudit([
         {

@@ -1,6 +1,6 @@
 // Reconcile: evidence moves an UNKNOWN operation to RECONCILED, saying whether the effect happened.
 import type { Ledger } from "@/lib/ledger/ledger";
-import { afterReconciliation, grantsRetry, type Reconciliation } from "@/lib/retry-gate/person-decisions";
+import { grantsRetry, reconciledUnderQuorum, type Reconciliation } from "@/lib/retry-gate/person-decisions";
 import { env } from "@/lib/config/env";
 import { actorLabel, personOf, type Actor } from "../actor";
 import { approvalRequest, checkApprover, requirePerson } from "./authority";
@@ -60,10 +60,7 @@ export async function reconcileOperation(
     const problems = reconcileInputErrors(input, actor);
     if (problems) throw new LedgerError("invalid_body", "Some fields need attention.", { errors: problems });
     // A quorum of more than one: this person's approval is the first, and the operation waits for the others.
-    const awaitsQuorum = approver !== null && contract.approvals > 1;
-    const reconciled = awaitsQuorum
-      ? { ...afterReconciliation(op, { ...input, approveRetry: false }), phase: "AWAITING_APPROVAL" as const }
-      : afterReconciliation(op, input);
+    const { awaitsQuorum, ...reconciled } = reconciledUnderQuorum(op, input, contract.approvals);
     const updated = await writeOperation(
       tx,
       op,
