@@ -11,7 +11,8 @@ import { Dialog, DialogClose, DialogContent, DialogTrigger } from "@/components/
 import { DialogFooter } from "./dialog-footer";
 import { Field } from "./field";
 import { FormAlert } from "./form-alert";
-import { formText, useAdminAction } from "./use-admin-action";
+import { formText } from "@/components/ui/form-text";
+import { useAdminAction } from "./use-admin-action";
 
 interface CreatedKey {
   name: string;

@@ -8,7 +8,8 @@ import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";
 import { Field } from "./field";
 import { FormAlert } from "./form-alert";
-import { formText, useAdminDialog } from "./use-admin-action";
+import { formText } from "@/components/ui/form-text";
+import { useAdminDialog } from "./use-admin-action";
 
 export function CreateUserDialog({
   minPasswordLength,

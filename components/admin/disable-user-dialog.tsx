@@ -7,7 +7,8 @@ import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";
 import { ReasonField } from "./field";
 import { FormAlert } from "./form-alert";
-import { formText, useAdminDialog } from "./use-admin-action";
+import { formText } from "@/components/ui/form-text";
+import { useAdminDialog } from "./use-admin-action";
 
 export function DisableUserDialog({ user, onDone }: { user: UserListItem; onDone: (message: string) => void }) {
   const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(disableUserAction, onDone);

@@ -43,12 +43,6 @@ export function useAdminAction<I, T>(action: (input: I) => Promise<ActionResult<
   return { run, pending, failure, fieldErrors: failure?.errors ?? {}, reset };
 }
 
-/** The text of a form field, "" when absent. */
-export function formText(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === "string" ? value : "";
-}
-
 /**
  * The open state and submit handler of an admin dialog that runs one action: closing it clears the failure, and a
  * success closes it and reports `message(data)` to `onDone`.

@@ -13,7 +13,7 @@ import type { BulkPreview } from "@/lib/ledger/bulk/preview";
 import type { BulkActionName } from "@/lib/ledger/bulk/request";
 import { BulkPreviewSummary } from "./bulk-preview-summary";
 import { BulkProgress } from "./bulk-progress";
-import { formText } from "./form-text";
+import { formText } from "@/components/ui/form-text";
 import { actionExplanation, actionLabel, type BulkTarget } from "./bulk-target";
 
 type Stage =

@@ -8,7 +8,7 @@ import { inputClass, Notice } from "@/components/ui/form-controls";
 import { consoleGet, keepPolling } from "@/components/operations/console-api";
 import { cancelBulkAction } from "@/lib/actions/bulk-actions";
 import type { BulkJobView } from "@/lib/ledger/bulk/job";
-import { formText } from "./form-text";
+import { formText } from "@/components/ui/form-text";
 
 const POLL_MS = 1_000;
 const SHOWN_ITEMS = 200;

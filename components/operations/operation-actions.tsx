@@ -18,6 +18,7 @@ import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";
 import { afterApproval, completesQuorum, reconciledUnderQuorum } from "@/lib/retry-gate/person-decisions";
 import { FieldErrors } from "@/components/ui/form-controls";
+import { formText } from "@/components/ui/form-text";
 import { ActionDialog } from "./action-dialog";
 import { consoleKeys } from "./console-api";
 import { LookupEvidencePanel } from "./lookup-evidence";
@@ -144,11 +145,6 @@ function successText(v: Variables): string {
     default:
       return assertNever(v, "action");
   }
-}
-
-function formText(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === "string" ? value.trim() : "";
 }
 
 const seenOf = (op: OperationDetail): SeenVersion => ({
@@ -307,7 +303,7 @@ export function OperationActions({ operation: op, canAct, fourEyesTied }: Operat
           onConfirm={(form) =>
             mutation.mutate({
               kind: "approve",
-              reason: formText(form, "reason"),
+              reason: formText(form, "reason").trim(),
               seen: dialog.seen,
               approvals: dialog.snapshot.approvals,
             })
@@ -348,7 +344,9 @@ export function OperationActions({ operation: op, canAct, fourEyesTied }: Operat
           fieldErrors={refusal?.fieldErrors}
           reasonPlaceholder="e.g. duplicate of an order that already shipped"
           onCancel={cancel}
-          onConfirm={(form) => mutation.mutate({ kind: "reject", reason: formText(form, "reason"), seen: dialog.seen })}
+          onConfirm={(form) =>
+            mutation.mutate({ kind: "reject", reason: formText(form, "reason").trim(), seen: dialog.seen })
+          }
           consequence={
             <>
               <p>
@@ -454,7 +452,7 @@ function ReconcileDialog(props: {
         }
         props.onConfirm({
           outcome,
-          reason: formText(form, "reason"),
+          reason: formText(form, "reason").trim(),
           providerId: outcome === "applied" ? providerId.trim() || undefined : undefined,
           evidence: evidence.trim() || undefined,
           approveRetry: outcome === "not_applied" && form.get("approveRetry") === "on",
