@@ -8,9 +8,7 @@ import { LedgerError } from "@/lib/ledger/errors";
 import type { OperationView } from "@/lib/ledger/reads/operation-view";
 import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { EFFECT_EVIDENCE, PHASES, type Decision, type Phase } from "@/lib/retry-gate/types";
-
-const STALE_MESSAGE =
-  "Someone else acted on this operation first — the page has been refreshed to show what they did. Nothing was changed by you; read the timeline and decide again.";
+import { DECIDED_FIRST_BY_ANOTHER, decidedFirstByAnother } from "@/lib/console/refusals";
 
 /**
  * What the person saw when they decided: the fields a human decision changes. Not updatedAt or the fence, which a
@@ -63,14 +61,8 @@ async function decided<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (
-      error instanceof LedgerError &&
-      (error.code === "not_awaiting_approval" ||
-        error.code === "not_rejectable" ||
-        error.code === "not_unknown" ||
-        error.code === "write_conflict")
-    ) {
-      throw new LedgerError("write_conflict", STALE_MESSAGE, { operationId: error.extra.operationId });
+    if (error instanceof LedgerError && decidedFirstByAnother(error.code)) {
+      throw new LedgerError("write_conflict", DECIDED_FIRST_BY_ANOTHER, { operationId: error.extra.operationId });
     }
     throw error;
   }

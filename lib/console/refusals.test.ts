@@ -1,6 +1,6 @@
 // The console's words for the ledger's refusals of a person's decision.
 import { describe, expect, it } from "vitest";
-import { operationMovedOn, refusalText } from "./refusals";
+import { decidedFirstByAnother, operationMovedOn, refusalText } from "./refusals";
 
 describe("refusalText", () => {
   it.each([
@@ -30,5 +30,19 @@ describe("operationMovedOn", () => {
     ["invalid_input", false],
   ])("%s: %s", (code, moved) => {
     expect(operationMovedOn(code)).toBe(moved);
+  });
+});
+
+describe("decidedFirstByAnother", () => {
+  it.each([
+    ["not_awaiting_approval", true],
+    ["not_rejectable", true],
+    ["not_unknown", true],
+    ["write_conflict", true],
+    ["four_eyes", false],
+    ["approval_expired", false],
+    ["invalid_body", false],
+  ])("%s -> %s", (code, expected) => {
+    expect(decidedFirstByAnother(code)).toBe(expected);
   });
 });

@@ -4,6 +4,22 @@
 import type { LedgerErrorCode } from "@/lib/ledger/errors";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 
+/** Refusals that mean the operation left the phase the person decided on: someone else decided first. */
+const DECIDED_FIRST = [
+  "not_awaiting_approval",
+  "not_rejectable",
+  "not_unknown",
+  "write_conflict",
+] as const satisfies readonly LedgerErrorCode[];
+
+/** What a person hears instead of any DECIDED_FIRST refusal (as a write_conflict, so the dialog closes). */
+export const DECIDED_FIRST_BY_ANOTHER =
+  "Someone else acted on this operation first — the page has been refreshed to show what they did. Nothing was changed by you; read the timeline and decide again.";
+
+export function decidedFirstByAnother(code: string): boolean {
+  return (DECIDED_FIRST as readonly string[]).includes(code);
+}
+
 /** The refusals a person's approve, reject or reconcile can meet that deserve the console's own words. */
 const PERSON_REFUSALS = [
   "four_eyes",
