@@ -14,14 +14,17 @@ import { acceptSsoIdentity, ssoIdentityOf, ssoSessionClaims } from "./single-sig
 const SESSION_MAX_AGE_S = 8 * 60 * 60;
 
 function oidcProvider(): NextAuthOptions["providers"] {
-  const issuer = process.env.OPLEDGER_OIDC_ISSUER;
-  const clientId = process.env.OPLEDGER_OIDC_CLIENT_ID;
-  const clientSecret = process.env.OPLEDGER_OIDC_CLIENT_SECRET;
+  const {
+    OPLEDGER_OIDC_ISSUER: issuer,
+    OPLEDGER_OIDC_CLIENT_ID: clientId,
+    OPLEDGER_OIDC_CLIENT_SECRET: clientSecret,
+    OPLEDGER_OIDC_NAME: name,
+  } = env();
   if (!issuer || !clientId || !clientSecret) return [];
   return [
     {
       id: "oidc",
-      name: process.env.OPLEDGER_OIDC_NAME ?? "Single sign-on",
+      name: name ?? "Single sign-on",
       type: "oauth",
       wellKnown: `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`,
       clientId,

@@ -35,3 +35,29 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(name));
   });
 });
+
+describe("single sign-on and the public URL", () => {
+  const trio = {
+    OPLEDGER_OIDC_ISSUER: "https://id.example.test/realms/ops",
+    OPLEDGER_OIDC_CLIENT_ID: "opledger",
+    OPLEDGER_OIDC_CLIENT_SECRET: "s3cret",
+  };
+
+  it("takes all three OIDC variables, or none", () => {
+    expect(parseEnv(trio)).toMatchObject(trio);
+    expect(parseEnv({}).OPLEDGER_OIDC_ISSUER).toBeUndefined();
+  });
+
+  it("refuses part of the trio, naming what is missing", () => {
+    const { OPLEDGER_OIDC_CLIENT_SECRET: _secret, ...partial } = trio;
+    expect(() => parseEnv(partial)).toThrow(/OPLEDGER_OIDC_CLIENT_SECRET must be set with/);
+  });
+
+  it.each([
+    ["OPLEDGER_OIDC_ISSUER", "id.example.test"],
+    ["NEXTAUTH_URL", "ftp://opledger.example.test"],
+    ["NEXTAUTH_URL", "not a url"],
+  ])("refuses %s=%j as a URL", (name, value) => {
+    expect(() => parseEnv({ ...trio, [name]: value })).toThrow(new RegExp(`${name} must be an http\\(s\\) URL`));
+  });
+});

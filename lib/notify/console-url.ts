@@ -2,9 +2,8 @@
 import { env } from "@/lib/config/env";
 
 export function consoleBaseUrl(): string {
-  const configured = process.env.NEXTAUTH_URL?.trim();
-  if (configured) return configured.replace(/\/+$/, "");
-  const { HOSTNAME, PORT } = env();
+  const { NEXTAUTH_URL, HOSTNAME, PORT } = env();
+  if (NEXTAUTH_URL) return NEXTAUTH_URL.replace(/\/+$/, "");
   return `http://${HOSTNAME ?? "localhost"}:${PORT}`;
 }
 
