@@ -330,11 +330,13 @@ export class OpledgerClient {
       .data;
   }
 
-  async approve(id: string, input: { actor: string; reason: string }, signal?: AbortSignal): Promise<Operation> {
+  /** The decision is the person's behind this client's operator key; the server names them (it ignores any `actor`). */
+  async approve(id: string, input: { reason: string }, signal?: AbortSignal): Promise<Operation> {
     return (await this.request("POST", `${operationPath(id)}/approve`, operationSchema, { body: input, signal })).data;
   }
 
-  async reject(id: string, input: { actor: string; reason: string }, signal?: AbortSignal): Promise<Operation> {
+  /** As approve: the key's person decides. */
+  async reject(id: string, input: { reason: string }, signal?: AbortSignal): Promise<Operation> {
     return (await this.request("POST", `${operationPath(id)}/reject`, operationSchema, { body: input, signal })).data;
   }
 
