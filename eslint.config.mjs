@@ -4,6 +4,12 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 import tseslint from "typescript-eslint";
 
+const PRISMA_MESSAGE = "Ask ledger() (lib/ledger/ledger.ts) instead of the Prisma client.";
+const PRISMA_PATTERNS = [
+  { group: ["@/lib/db/*"], message: PRISMA_MESSAGE },
+  { group: ["@/lib/generated/*"], allowTypeImports: true, message: PRISMA_MESSAGE },
+];
+
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
@@ -27,33 +33,30 @@ export default defineConfig([
     },
   },
   {
-    // The console and its routes ask the ledger (lib/ledger/ledger.ts), never the Prisma client.
-    files: ["app/**/*.ts", "app/**/*.tsx", "components/**/*.ts", "components/**/*.tsx", "lib/actions/**", "lib/api/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            { group: ["@/lib/db/*"], message: "Ask ledger() (lib/ledger/ledger.ts) instead of the Prisma client." },
-            {
-              group: ["@/lib/generated/*"],
-              allowTypeImports: true,
-              message: "Ask ledger() (lib/ledger/ledger.ts) instead of the Prisma client.",
-            },
-          ],
-        },
-      ],
-    },
+    // The console, its routes and the agent plane ask the ledger (lib/ledger/ledger.ts), never the Prisma client.
+    files: [
+      "app/**/*.ts",
+      "app/**/*.tsx",
+      "components/**/*.ts",
+      "components/**/*.tsx",
+      "lib/actions/**",
+      "lib/api/**",
+      "lib/agent-plane/**",
+    ],
+    rules: { "no-restricted-imports": ["error", { patterns: [...PRISMA_PATTERNS] }] },
   },
   {
-    // Route handlers answer from lib/; the React components are for pages only. (A later block's rule replaces an
-    // earlier one's for the same files, so the Prisma patterns are repeated here.)
+    // Route handlers answer from lib/; the React components are for pages only. A later block's rule replaces an
+    // earlier one's for the same files, so the Prisma patterns are repeated here (scripts/lint/layer-guards.test.ts).
     files: ["app/api/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
         {
-          patterns: [{ group: ["@/components/*"], message: "Route handlers import from lib/, not from components/." }],
+          patterns: [
+            ...PRISMA_PATTERNS,
+            { group: ["@/components/*"], message: "Route handlers import from lib/, not from components/." },
+          ],
         },
       ],
     },
