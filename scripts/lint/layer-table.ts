@@ -1,0 +1,132 @@
+// The layers of the repository and the arrows each may draw (docs/architecture.md, "What each layer may import"):
+// `npm run lint` fails on an import between two layers that this table does not list, naming the arrow.
+// A layer is a path prefix; a file belongs to the longest prefix that contains it. Tests (*.test.ts), e2e/, tests/,
+// scripts/ and the root's config files are tools, not layers: they may import any layer.
+
+export interface Layer {
+  /** The layers this one may import (its own files always). */
+  mayImport: readonly string[];
+  /** What the layer is, in a few words, for the message that names a wrong arrow. */
+  is: string;
+}
+
+export const LAYERS: Readonly<Record<string, Layer>> = {
+  "lib/retry-gate": { is: "the pure core", mayImport: [] },
+  "lib/config": { is: "the validated environment", mayImport: [] },
+  "lib/testing": { is: "the test build's hooks, compiled out of a normal build", mayImport: [] },
+  "lib/db": { is: "the Prisma client", mayImport: ["lib/config"] },
+  "lib/migrate": { is: "schema migrations", mayImport: ["lib/config", "lib/db"] },
+  "lib/outbound": { is: "outbound requests under the SSRF rules", mayImport: ["lib/config"] },
+  "lib/ledger": {
+    is: "the ledger: commands, reads, store",
+    mayImport: ["lib/retry-gate", "lib/config", "lib/db", "lib/outbound", "lib/testing"],
+  },
+  "lib/notify": {
+    is: "webhooks and their deliveries",
+    mayImport: ["lib/retry-gate", "lib/config", "lib/ledger", "lib/outbound"],
+  },
+  "lib/auth": { is: "people, keys and sessions", mayImport: ["lib/config", "lib/ledger", "lib/server"] },
+  "lib/console": { is: "the console's server-side reads", mayImport: ["lib/retry-gate", "lib/auth", "lib/ledger"] },
+  "lib/executor": { is: "the TypeScript client of the HTTP API", mayImport: ["lib/retry-gate"] },
+  "lib/demo": {
+    is: "the demo's providers and agent",
+    mayImport: ["lib/retry-gate", "lib/config", "lib/auth", "lib/executor", "lib/ledger", "lib/outbound"],
+  },
+  "lib/api": {
+    is: "the API's wire rules: problems, bodies, schemas, OpenAPI",
+    mayImport: ["lib/retry-gate", "lib/auth", "lib/ledger", "lib/notify", "lib/server", "lib/testing"],
+  },
+  "lib/mcp": {
+    is: "the MCP gateway, its upstreams and the stdio bridge",
+    mayImport: ["lib/retry-gate", "lib/config", "lib/auth", "lib/ledger", "lib/outbound", "lib/api", "lib/agent-plane"],
+  },
+  "lib/agent-plane": {
+    is: "the agent plane: /api/v1, /mcp and the probes in the production server",
+    mayImport: [
+      "lib/retry-gate",
+      "lib/config",
+      "lib/auth",
+      "lib/ledger",
+      "lib/notify",
+      "lib/mcp",
+      "lib/api",
+      "lib/server",
+      "lib/testing",
+    ],
+  },
+  "lib/server": {
+    is: "the server process's start-up",
+    mayImport: ["lib/config", "lib/db", "lib/auth", "lib/ledger", "lib/notify", "lib/mcp", "lib/demo"],
+  },
+  "lib/actions": {
+    is: "the console's server actions",
+    mayImport: ["lib/retry-gate", "lib/auth", "lib/ledger", "lib/notify", "lib/console", "lib/api"],
+  },
+  "app/api": {
+    is: "the console's route handlers",
+    mayImport: ["lib/auth", "lib/ledger", "lib/notify", "lib/console", "lib/api", "lib/server"],
+  },
+  components: {
+    is: "the console's React components",
+    mayImport: [
+      "lib/retry-gate",
+      "lib/config",
+      "lib/auth",
+      "lib/ledger",
+      "lib/notify",
+      "lib/mcp",
+      "lib/console",
+      "lib/actions",
+    ],
+  },
+  app: {
+    is: "the console's pages",
+    mayImport: [
+      "components",
+      "lib/retry-gate",
+      "lib/config",
+      "lib/auth",
+      "lib/ledger",
+      "lib/notify",
+      "lib/mcp",
+      "lib/console",
+      "lib/actions",
+      "lib/api",
+    ],
+  },
+};
+
+/** Tools, not layers: they may import anything. */
+const TOOLS = /(^|\/)[^/]+\.test\.tsx?$|^(e2e|tests|scripts|clients)\//;
+
+/** The layer a file belongs to (the longest prefix), or null for a tool or a root file. */
+export function layerOf(file: string): string | null {
+  if (TOOLS.test(file)) return null;
+  let found: string | null = null;
+  for (const layer of Object.keys(LAYERS)) {
+    if (file.startsWith(`${layer}/`) && (found === null || layer.length > found.length)) found = layer;
+  }
+  return found;
+}
+
+export interface WrongArrow {
+  from: string;
+  to: string;
+  file: string;
+  imports: string;
+}
+
+/** Every import between two layers that the table does not list. */
+export function wrongArrows(graph: ReadonlyMap<string, readonly string[]>): WrongArrow[] {
+  const wrong: WrongArrow[] = [];
+  for (const [file, targets] of graph) {
+    const from = layerOf(file);
+    if (from === null) continue;
+    for (const target of targets) {
+      const to = layerOf(target);
+      if (to === null || to === from || LAYERS[from]!.mayImport.includes(to)) continue;
+      wrong.push({ from, to, file, imports: target });
+    }
+  }
+  return wrong;
+}
