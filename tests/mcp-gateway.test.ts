@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { recordDelivery } from "@/lib/ledger/commands/repeated-call";
-import { confirmToolDefinition } from "@/lib/ledger/commands/tool-pins";
+import { confirmToolDefinition } from "@/lib/ledger/commands/confirm-tool-definition";
 import { forceBreaker } from "@/lib/ledger/dependencies/dependencies";
 import { LedgerError } from "@/lib/ledger/errors";
 import { TASK_POLL_MS, taskResult, WITHDRAWN_REASON } from "@/lib/mcp/gateway/call-task";
@@ -387,6 +387,8 @@ describe("pinned tools: a tool that changes after a person classified it is not 
     (await upstreams.tools()).find((t) => t.gatewayName === name)?.tool.description;
   const auditOf = async (action: string) =>
     t.db.auditEvent.findMany({ where: { subjectType: "contract", subjectId: "test__charge", action } });
+  const admin: Actor = { type: "user", id: "ada", label: "ada@example.test", role: "admin" };
+  const reason = "the test upstream only reworded the tool";
 
   it("pins the definition at first sight; a changed one is not listed nor called until an admin confirms it", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
@@ -411,13 +413,15 @@ describe("pinned tools: a tool that changes after a person classified it is not 
       expect(JSON.parse(pin.changedDefinition ?? "{}")).toMatchObject({
         description: expect.stringMatching(/Changed/) as unknown,
       });
-      await expect(
-        confirmToolDefinition(t.ledger, "test__charge", { hash: "stale" }, alice, new Date()),
-      ).rejects.toThrow(/changed again/);
-      await confirmToolDefinition(t.ledger, "test__charge", { hash: pin.changedHash ?? "" }, alice, new Date());
+      const confirm = (hash: string) =>
+        confirmToolDefinition(t.ledger, "test__charge", { contractVersion: 1, hash, reason }, admin, new Date());
+      await expect(confirm("stale")).rejects.toThrow(/changed again/);
+      expect(await confirm(pin.changedHash ?? "")).toEqual({ tool: "test__charge", version: 2 });
       expect((await gatewayTools(ctx)).map((tool) => tool.name)).toEqual(["test__charge"]);
       expect((await call("test__charge", { customer: "p-1", amount: 1 })).isError).toBeFalsy();
-      expect(await auditOf("contract.tool_confirmed")).toMatchObject([{ actorId: alice.id }]);
+      expect(await auditOf("contract.tool_confirmed")).toMatchObject([{ actorId: admin.id, reason }]);
+      // Planned under the version the confirmation made.
+      expect(await t.db.operation.findFirstOrThrow()).toMatchObject({ contractVersion: 2 });
     } finally {
       writeControl(files().control, {});
       await vi.waitFor(async () => expect(await descriptionOf("test__charge")).not.toMatch(/Changed by the test/), {

@@ -39,6 +39,15 @@ function Recorder({ version, recorder }: { version: ContractView; recorder: Vers
   );
 }
 
+/** A version made by confirming the MCP tool's new definition: its rules are the previous version's. */
+function ConfirmedDefinition({ reason }: { reason: string }) {
+  return (
+    <span data-confirmed-definition>
+      the tool’s definition, confirmed: <q className="text-ink-muted">{reason}</q>
+    </span>
+  );
+}
+
 export function VersionHistory({
   tool,
   versions,
@@ -63,6 +72,7 @@ export function VersionHistory({
             const previous = versions[i + 1];
             const changes = previous ? diffContracts(previous, v) : [];
             const inDiff = v.version === from || v.version === to;
+            const confirmed = recorders.get(v.version)?.confirmedDefinition;
             return (
               <tr
                 key={v.version}
@@ -79,7 +89,9 @@ export function VersionHistory({
                   <RelativeTime value={v.createdAt} />
                 </td>
                 <td className={TD}>
-                  {previous ? (
+                  {confirmed ? (
+                    <ConfirmedDefinition reason={confirmed.reason} />
+                  ) : previous ? (
                     changes.length > 0 ? (
                       changes.map((c) => c.label).join(", ")
                     ) : (

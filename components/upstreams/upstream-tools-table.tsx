@@ -50,7 +50,7 @@ function ChangedDefinition({
           </figure>
         </div>
       </details>
-      {canConfirm ? <ConfirmDefinitionButton tool={tool} hash={changed.hash} /> : null}
+      {canConfirm ? <ConfirmDefinitionButton tool={tool} changed={changed} /> : null}
     </div>
   );
 }

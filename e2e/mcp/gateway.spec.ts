@@ -338,15 +338,36 @@ test("a tool that changes under its contract is not called until an admin confir
   await changed.getByText("What changed").click();
   await expect(changed.getByText(/Changed by the test/)).toBeVisible();
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, "mcp-tool-changed.png"), fullPage: true });
-  await changed.getByRole("button", { name: "Confirm the new definition" }).click();
+  // The confirmation asks first, from the keyboard: what is confirmed, and why (a reason is required).
+  await changed.getByRole("button", { name: "Confirm the new definition" }).focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Confirm the new definition of test__put_record?" });
+  await expect(dialog).toContainText("description and input schema");
+  await expect(dialog).toContainText("version 2 of its contract");
+  const reason = dialog.getByRole("textbox", { name: "Reason" });
+  await expect(reason).toBeFocused();
+  const submit = dialog.getByRole("button", { name: "Confirm the new definition" });
+  await submit.click();
+  await expect(dialog.getByText("Give a reason; it is recorded with your name.")).toBeVisible();
+  await expect(reason).toHaveAttribute("aria-invalid", "true");
+  expect(await listed()).not.toContain("test__put_record");
+  await reason.fill("Reviewed: the new force field is optional; the tool still writes one record.");
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, "mcp-tool-confirm-dialog.png") });
+  await submit.click();
+  await expect(dialog).toHaveCount(0);
   await expect(changed).toHaveCount(0);
-  await context.close();
 
   await expect.poll(listed).toContain("test__put_record");
   const stored = (await client.callTool(put)) as CallToolResult;
   expect(stored.isError ?? false).toBe(false);
   expect(world.effects().filter((e) => e.args.id === "pin-1")).toHaveLength(1);
   await client.close();
+
+  // The contract page shows the version the confirmation made, with its reason.
+  await page.goto("/contracts/test__put_record");
+  await expect(page.getByRole("heading", { name: "Current rules · v2" })).toBeVisible();
+  await expect(page.locator("[data-confirmed-definition]")).toContainText("the tool still writes one record");
+  await context.close();
 });
 
 test.describe("crash windows: never a second effect without a person", () => {

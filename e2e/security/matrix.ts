@@ -717,7 +717,7 @@ export const MATRIX: readonly MatrixRow[] = [
     file: "lib/actions/upstream-actions.ts",
     name: "confirmToolDefinitionAction",
     role: "admin",
-    valid: () => ({ tool: "matrix__no_such_tool", hash: "0".repeat(64) }),
+    valid: () => ({ tool: "matrix__no_such_tool", contractVersion: 1, hash: "0".repeat(64), reason }),
   },
   {
     kind: "action",

@@ -2,7 +2,6 @@
 // field messages for bad input, and a stale version refused.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Ledger } from "@/lib/ledger/ledger";
-import { ForbiddenError } from "@/lib/auth/roles";
 import type * as SessionModule from "@/lib/auth/session";
 import type { SessionUser } from "@/lib/auth/session";
 import { withContract } from "@/tests/helpers/ledger-fixtures";
@@ -11,17 +10,8 @@ import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 const session = vi.hoisted(() => ({ user: null as SessionUser | null }));
 
 vi.mock("@/lib/auth/session", async (original) => {
-  const actual = await original<typeof SessionModule>();
-  return {
-    ...actual,
-    requireUser: (role: "viewer" | "operator" | "admin") => {
-      const rank = { viewer: 0, operator: 1, admin: 2 };
-      if (!session.user) return Promise.reject(new actual.UnauthenticatedError("signed out"));
-      if (rank[session.user.role] < rank[role])
-        return Promise.reject(new ForbiddenError(`This needs the ${role} role.`));
-      return Promise.resolve(session.user);
-    },
-  };
+  const { mockedSession } = await import("@/tests/helpers/session-mock");
+  return mockedSession(await original<typeof SessionModule>(), session);
 });
 // revalidatePath needs a Next request; the action's effect on the database is what is tested here.
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));

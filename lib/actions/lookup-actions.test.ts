@@ -3,7 +3,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import type { Ledger } from "@/lib/ledger/ledger";
-import { ForbiddenError } from "@/lib/auth/roles";
 import type * as SessionModule from "@/lib/auth/session";
 import type { SessionUser } from "@/lib/auth/session";
 import { getOperation } from "@/lib/ledger/reads/operations";
@@ -18,17 +17,8 @@ const session = vi.hoisted(() => {
 });
 
 vi.mock("@/lib/auth/session", async (original) => {
-  const actual = await original<typeof SessionModule>();
-  return {
-    ...actual,
-    requireUser: (role: "viewer" | "operator" | "admin") => {
-      const rank = { viewer: 0, operator: 1, admin: 2 };
-      if (!session.user) return Promise.reject(new actual.UnauthenticatedError("signed out"));
-      if (rank[session.user.role] < rank[role])
-        return Promise.reject(new ForbiddenError(`This needs the ${role} role.`));
-      return Promise.resolve(session.user);
-    },
-  };
+  const { mockedSession } = await import("@/tests/helpers/session-mock");
+  return mockedSession(await original<typeof SessionModule>(), session);
 });
 
 const { lookupOperationAction } = await import("./lookup-actions");

@@ -3,7 +3,6 @@
 // edit must name the version it saw; the secret's value is never shown.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Ledger } from "@/lib/ledger/ledger";
-import { ForbiddenError } from "@/lib/auth/roles";
 import type * as SessionModule from "@/lib/auth/session";
 import type { SessionUser } from "@/lib/auth/session";
 import { createApiKey } from "@/lib/auth/api-keys";
@@ -21,17 +20,8 @@ process.env.OPLEDGER_SECRET_NOT_WHSEC = "plain-token-value";
 
 vi.mock("@/lib/server/startup", () => ({ ensureStarted: () => Promise.resolve() }));
 vi.mock("@/lib/auth/session", async (original) => {
-  const actual = await original<typeof SessionModule>();
-  return {
-    ...actual,
-    requireUser: (role: "viewer" | "operator" | "admin") => {
-      const rank = { viewer: 0, operator: 1, admin: 2 };
-      if (!fixture.user) return Promise.reject(new actual.UnauthenticatedError("signed out"));
-      if (rank[fixture.user.role] < rank[role])
-        return Promise.reject(new ForbiddenError(`This needs the ${role} role.`));
-      return Promise.resolve(fixture.user);
-    },
-  };
+  const { mockedSession } = await import("@/tests/helpers/session-mock");
+  return mockedSession(await original<typeof SessionModule>(), fixture);
 });
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 

@@ -9,7 +9,6 @@ import { hasRole } from "@/lib/auth/roles";
 import { requirePageUser, type SessionUser } from "@/lib/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
-import { toolPins } from "@/lib/ledger/commands/tool-pins";
 import { upstreams } from "@/lib/mcp/upstreams/upstreams";
 import { upstreamsView } from "@/lib/mcp/upstreams/upstreams-view";
 import { PageSkeleton } from "../page-skeleton";
@@ -31,8 +30,9 @@ export default async function UpstreamsPage() {
 
 async function UpstreamsContent({ user }: { user: SessionUser }) {
   const canClassify = hasRole(user.role, "admin");
-  const [contracts, pins] = await Promise.all([listContracts(ledger()), toolPins(ledger())]);
-  const items = await upstreamsView(upstreams(), new Set(contracts.map((c) => c.tool)), START_WAIT_MS, pins);
+  const contracts = await listContracts(ledger());
+  const versions = new Map(contracts.map((c) => [c.tool, c.version]));
+  const items = await upstreamsView(upstreams(), ledger(), versions, START_WAIT_MS);
 
   return (
     <>

@@ -1,13 +1,15 @@
 // Pinned tools (docs/mcp.md, "Pinned tools"): a contracted MCP tool is called only while its upstream describes it as
-// it was when a person classified it. The first time the gateway sees a contracted tool (or sees it under a new
-// contract version) it pins the definition, audited; a definition that differs later is recorded once (audited, which
-// is the webhook event `tool.changed`) and keeps the tool unlisted and uncalled until an admin confirms it.
+// it was when a person classified it. The first time the gateway sees a contracted tool it pins the definition,
+// audited; a definition that differs later is recorded once (audited, which is the webhook event `tool.changed`) and
+// keeps the tool unlisted and uncalled until an admin confirms it (confirm-tool-definition.ts). A pin changes its
+// definition only there, with a new contract version: the pin of a contract version never changes its hash.
 import type { ToolPin } from "@/lib/generated/prisma/client";
-import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
+import type { AuditInput } from "@/lib/ledger/audit/append";
+import { auditedTransaction, type AuditedTx } from "@/lib/ledger/audit/audited-transaction";
 import type { Ledger } from "@/lib/ledger/ledger";
-import { SYSTEM_ACTOR, type Actor } from "../actor";
+import { WriteConflict } from "@/lib/ledger/store/types";
+import { SYSTEM_ACTOR } from "../actor";
 import { canonicalJson, sha256 } from "../canonical-json";
-import { LedgerError } from "../errors";
 
 /** What a person classified: the tool's name, description, input schema and hints, as the upstream gave them. */
 export interface ToolDefinition {
@@ -38,54 +40,54 @@ export async function toolPins(ledger: Ledger, tools?: readonly string[]): Promi
 }
 
 /**
- * The tools among `seen` whose upstream definition differs from the pinned one. Pins a tool that has none, or whose
- * contract has a new version since (a person classified it again), and records a new difference once.
+ * The tools among `seen` whose upstream definition differs from the pinned one. Pins a tool that has none, moves a pin
+ * to its contract's new version, and records a new difference once.
  */
 export async function changedTools(ledger: Ledger, seen: readonly SeenTool[], now: Date): Promise<Set<string>> {
-  const pins = await toolPins(
+  let pins = await toolPins(
     ledger,
     seen.map((s) => s.tool),
   );
-  const changed = new Set<string>();
-  const writes: SeenTool[] = [];
-  for (const s of seen) {
+  const writes = seen.filter((s) => {
     const pin = pins.get(s.tool);
     const { hash } = pinned(s.definition);
-    if (!pin || pin.contractVersion < s.contractVersion) writes.push(s);
-    else if (pin.hash !== hash) {
-      changed.add(s.tool);
-      if (pin.changedHash !== hash) writes.push(s);
-    }
-  }
-  if (writes.length > 0) await recordPins(ledger, writes, now);
-  return changed;
+    return !pin || pin.contractVersion < s.contractVersion || (pin.hash !== hash && pin.changedHash !== hash);
+  });
+  if (writes.length > 0) pins = new Map([...pins, ...(await recordPins(ledger, writes, now))]);
+  return new Set(seen.filter((s) => pins.get(s.tool)?.hash !== pinned(s.definition).hash).map((s) => s.tool));
 }
 
-async function recordPins(ledger: Ledger, seen: readonly SeenTool[], now: Date): Promise<void> {
-  await auditedTransaction(ledger, async (tx, audit) => {
+/** Writes the pins of `seen` (audited) and answers them as they are now. */
+async function recordPins(ledger: Ledger, seen: readonly SeenTool[], now: Date): Promise<Map<string, ToolPin>> {
+  return auditedTransaction(ledger, async (tx, audit) => {
     for (const s of seen) {
       const { json, hash } = pinned(s.definition);
       const pin = await tx.toolPin.findUnique({ where: { tool: s.tool } });
-      if (!pin || pin.contractVersion < s.contractVersion) {
-        const row = { contractVersion: s.contractVersion, hash, definition: json, pinnedAt: now };
-        await tx.toolPin.upsert({
-          where: { tool: s.tool },
-          create: { tool: s.tool, ...row },
-          update: { ...row, changedHash: null, changedDefinition: null },
+      if (!pin) {
+        await createPin(tx, {
+          tool: s.tool,
+          contractVersion: s.contractVersion,
+          hash,
+          definition: json,
+          pinnedAt: now,
         });
-        audit([
-          {
-            subjectType: "contract",
-            subjectId: s.tool,
-            actor: SYSTEM_ACTOR,
-            action: "contract.tool_pinned",
-            reason: `pinned the definition ${s.tool} has now under contract version ${s.contractVersion}`,
-            data: { contractVersion: s.contractVersion, hash },
-            at: now,
-          },
-        ]);
-      } else if (pin.hash !== hash && pin.changedHash !== hash) {
-        await tx.toolPin.update({ where: { tool: s.tool }, data: { changedHash: hash, changedDefinition: json } });
+        audit([pinnedEvent(s.tool, s.contractVersion, hash, "pinned the definition", now)]);
+        continue;
+      }
+      // A contract saved again keeps what the tool was classified against: the pin moves to the new version with its
+      // definition, and a differing one still waits for an admin (the contract form never showed it).
+      const contractVersion = Math.max(pin.contractVersion, s.contractVersion);
+      const differs = pin.hash !== hash && pin.changedHash !== hash;
+      if (contractVersion === pin.contractVersion && !differs) continue;
+      await updatePin(tx, pin, {
+        contractVersion,
+        ...(differs ? { changedHash: hash, changedDefinition: json } : {}),
+        ...(contractVersion !== pin.contractVersion ? { pinnedAt: now } : {}),
+      });
+      if (contractVersion !== pin.contractVersion) {
+        audit([pinnedEvent(s.tool, contractVersion, pin.hash, "kept the pinned definition", now)]);
+      }
+      if (differs) {
         audit([
           {
             subjectType: "contract",
@@ -99,45 +101,48 @@ async function recordPins(ledger: Ledger, seen: readonly SeenTool[], now: Date):
         ]);
       }
     }
+    const rows = await tx.toolPin.findMany({ where: { tool: { in: seen.map((s) => s.tool) } } });
+    return new Map(rows.map((row) => [row.tool, row]));
   });
 }
 
+function pinnedEvent(tool: string, contractVersion: number, hash: string, what: string, now: Date): AuditInput {
+  return {
+    subjectType: "contract",
+    subjectId: tool,
+    actor: SYSTEM_ACTOR,
+    action: "contract.tool_pinned",
+    reason: `${what} of ${tool} under contract version ${contractVersion}`,
+    data: { contractVersion, hash },
+    at: now,
+  };
+}
+
+/** The first pin of a tool; another instance's first pin, made meanwhile, is read again (withWriteRetry). */
+async function createPin(tx: AuditedTx, row: Omit<ToolPin, "changedHash" | "changedDefinition">): Promise<void> {
+  try {
+    await tx.toolPin.create({ data: row });
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === "P2002") {
+      throw new WriteConflict(`${row.tool} was pinned meanwhile.`);
+    }
+    throw error;
+  }
+}
+
 /**
- * An admin confirms the definition the upstream now gives (the one they were shown, by its hash): it becomes the
- * pinned one, audited, and the tool is listed and called again. A definition that changed again since is refused.
+ * Changes the pin as it was read, or runs the transaction again on what another writer made of it: a pin's hash under
+ * a contract version is never overwritten by a look that read it before (docs/mcp.md, "Pinned tools").
  */
-export async function confirmToolDefinition(
-  ledger: Ledger,
-  tool: string,
-  input: { hash: string },
-  actor: Actor,
-  now: Date,
-): Promise<void> {
-  await auditedTransaction(ledger, async (tx, audit) => {
-    const pin = await tx.toolPin.findUnique({ where: { tool } });
-    if (!pin?.changedHash || !pin.changedDefinition) {
-      throw new LedgerError("not_found", `The definition of ${tool} has not changed; there is nothing to confirm.`);
-    }
-    if (pin.changedHash !== input.hash) {
-      throw new LedgerError(
-        "write_conflict",
-        `The definition of ${tool} changed again since it was shown; look at it again before confirming.`,
-      );
-    }
-    await tx.toolPin.update({
-      where: { tool },
-      data: { hash: pin.changedHash, definition: pin.changedDefinition, changedHash: null, changedDefinition: null },
-    });
-    audit([
-      {
-        subjectType: "contract",
-        subjectId: tool,
-        actor,
-        action: "contract.tool_confirmed",
-        reason: `confirmed the upstream's new definition of ${tool}`,
-        data: { from: pin.hash, to: pin.changedHash },
-        at: now,
-      },
-    ]);
+export async function updatePin(tx: AuditedTx, pin: ToolPin, data: Partial<Omit<ToolPin, "tool">>): Promise<void> {
+  const { count } = await tx.toolPin.updateMany({
+    where: {
+      tool: pin.tool,
+      contractVersion: pin.contractVersion,
+      hash: pin.hash,
+      changedHash: pin.changedHash,
+    },
+    data,
   });
+  if (count !== 1) throw new WriteConflict(`The pin of ${pin.tool} changed meanwhile.`);
 }

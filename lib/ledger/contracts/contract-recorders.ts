@@ -7,18 +7,23 @@ export interface VersionRecorder {
   onBehalfOf: string | null;
   /** What people read for the recorder; null on records written before labels were kept. */
   actorLabel: string | null;
+  /** A version made by confirming an MCP tool's new definition (same rules): the admin's reason. */
+  confirmedDefinition: { reason: string } | null;
 }
 
 /** The contract's versions look back this far in its audit trail. */
 const RECORDERS_LIMIT = 500;
 
-function versionOf(data: string | null): number | null {
-  if (!data) return null;
+function recordOf(data: string | null): { version: number | null; confirmed: boolean } {
+  if (!data) return { version: null, confirmed: false };
   try {
-    const parsed = JSON.parse(data) as { version?: unknown };
-    return typeof parsed.version === "number" ? parsed.version : null;
+    const parsed = JSON.parse(data) as { version?: unknown; definition?: unknown };
+    return {
+      version: typeof parsed.version === "number" ? parsed.version : null,
+      confirmed: parsed.definition !== undefined,
+    };
   } catch {
-    return null;
+    return { version: null, confirmed: false };
   }
 }
 
@@ -26,19 +31,20 @@ function versionOf(data: string | null): number | null {
 export async function contractRecorders(ledger: Ledger, tool: string): Promise<Map<number, VersionRecorder>> {
   const events = await ledger.db.auditEvent.findMany({
     where: { subjectType: "contract", subjectId: tool, action: { in: ["contract.created", "contract.updated"] } },
-    select: { actorType: true, actorId: true, onBehalfOf: true, actorLabel: true, data: true },
+    select: { actorType: true, actorId: true, onBehalfOf: true, actorLabel: true, reason: true, data: true },
     orderBy: { id: "desc" },
     take: RECORDERS_LIMIT,
   });
   const recorders = new Map<number, VersionRecorder>();
   for (const event of events) {
-    const version = versionOf(event.data);
+    const { version, confirmed } = recordOf(event.data);
     if (version !== null && !recorders.has(version)) {
       recorders.set(version, {
         actorType: event.actorType,
         actorId: event.actorId,
         onBehalfOf: event.onBehalfOf,
         actorLabel: event.actorLabel,
+        confirmedDefinition: confirmed ? { reason: event.reason ?? "" } : null,
       });
     }
   }

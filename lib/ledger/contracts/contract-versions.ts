@@ -2,7 +2,8 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../actor";
 import { actorLabel } from "../actor";
-import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
+import type { ContractVersion } from "@/lib/generated/prisma/client";
+import { auditedTransaction, type AuditedTx } from "@/lib/ledger/audit/audited-transaction";
 import { canonicalJson, sha256 } from "../canonical-json";
 import type { ContractBody, ContractRules, ContractView } from "./contract-schema";
 import { LedgerError } from "../errors";
@@ -75,11 +76,7 @@ export async function putContract(
     }
     const version = currentVersion + 1;
     if (existing) {
-      const moved = await tx.toolContract.updateMany({
-        where: { tool, currentVersion },
-        data: { currentVersion: version },
-      });
-      if (moved.count !== 1) throw new LedgerError("write_conflict", "The contract changed during the save.");
+      await moveContractHead(tx, tool, currentVersion, version);
     } else {
       await tx.toolContract.create({ data: { tool, currentVersion: version, createdAt: now } });
     }
@@ -126,6 +123,44 @@ export async function putContract(
       },
     ]);
     return { contract: contractView(row), created: !existing, changed: true };
+  });
+}
+
+/** Makes `to` the tool's current version, refused when another save moved it from `from` first. */
+async function moveContractHead(tx: AuditedTx, tool: string, from: number, to: number): Promise<void> {
+  const moved = await tx.toolContract.updateMany({
+    where: { tool, currentVersion: from },
+    data: { currentVersion: to },
+  });
+  if (moved.count !== 1) throw new LedgerError("write_conflict", "The contract changed during the save.");
+}
+
+/**
+ * A new version of the tool's contract with the rules of version `seen`, which must still be the current one (else
+ * `contract_conflict`): what the contract covers changed, not its rules (an admin confirmed the new definition of an
+ * MCP tool, lib/ledger/commands/confirm-tool-definition.ts). Inside the caller's audited transaction, which writes the
+ * version's audit record.
+ */
+export async function reissueContractVersion(
+  tx: AuditedTx,
+  tool: string,
+  seen: number,
+  actor: Actor,
+  now: Date,
+): Promise<ContractVersion> {
+  const head = await tx.toolContract.findUnique({ where: { tool } });
+  if (!head) throw new LedgerError("not_found", `There is no contract for the tool ${tool}.`);
+  if (head.currentVersion !== seen) {
+    throw new LedgerError(
+      "contract_conflict",
+      `The contract for ${tool} was changed to version ${head.currentVersion} since you saw version ${seen}; look at it again.`,
+    );
+  }
+  const current = await tx.contractVersion.findUniqueOrThrow({ where: { tool_version: { tool, version: seen } } });
+  const { id: _id, version: _version, author: _author, createdAt: _createdAt, ...rules } = current;
+  await moveContractHead(tx, tool, seen, seen + 1);
+  return tx.contractVersion.create({
+    data: { ...rules, id: newId(), version: seen + 1, author: actorLabel(actor), createdAt: now },
   });
 }
 

@@ -1,9 +1,10 @@
 // What the console's Upstreams page shows: each upstream's status and its tools as the upstream describes them, each
 // marked with whether a contract exists under its gateway name.
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolPin } from "@/lib/generated/prisma/client";
-import { pinned } from "@/lib/ledger/commands/tool-pins";
-import { toolDefinition } from "@/lib/mcp/gateway/tool-definition";
+import { changedTools, toolPins } from "@/lib/ledger/commands/tool-pins";
+import type { Ledger } from "@/lib/ledger/ledger";
+import { seenTool } from "@/lib/mcp/gateway/tool-definition";
 import type { Upstreams } from "./registry";
 import type { UpstreamStatus } from "./types";
 
@@ -17,34 +18,51 @@ export interface UpstreamToolRow {
   hints: Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">;
   hasContract: boolean;
   /**
-   * A contracted tool whose definition differs from the one pinned when it was classified: both (pretty JSON) and the
-   * new one's hash, which an admin confirms. Null when it matches, or has no pin yet.
+   * A contracted tool whose definition differs from the one pinned when it was classified: both (pretty JSON), the
+   * parts that differ, and the new one's hash and the contract version it was seen under, which an admin confirms.
+   * Null when it matches.
    */
-  changed: { pinned: string; now: string; hash: string } | null;
+  changed: { pinned: string; now: string; fields: string[]; hash: string; contractVersion: number } | null;
 }
 
 export interface UpstreamView extends Omit<UpstreamStatus, "tools"> {
   tools: UpstreamToolRow[] | null;
 }
 
-/**
- * The upstreams, after giving those not yet started up to `waitMs` to start and list their tools (viewing the page is
- * a use); one still starting is shown as it is.
- */
-/** The pinned definition against the one the upstream gives now; null when they match. */
-function changeOf(pin: Pick<ToolPin, "hash" | "definition"> | undefined, tool: Tool): UpstreamToolRow["changed"] {
-  if (!pin) return null;
-  const now = pinned(toolDefinition(tool));
-  if (now.hash === pin.hash) return null;
-  const pretty = (json: string) => JSON.stringify(JSON.parse(json), null, 2);
-  return { pinned: pretty(pin.definition), now: pretty(now.json), hash: now.hash };
+/** The parts of a pinned definition, as people name them (both sides are canonical JSON, so keys compare in order). */
+const DEFINITION_FIELDS = [
+  ["name", "name"],
+  ["description", "description"],
+  ["inputSchema", "input schema"],
+  ["annotations", "hints"],
+] as const;
+
+/** What an admin confirms of a changed tool: the pinned definition beside the changed one, as recorded. */
+function changeOf(pin: ToolPin | undefined): UpstreamToolRow["changed"] {
+  if (!pin?.changedHash || !pin.changedDefinition) return null;
+  const before = JSON.parse(pin.definition) as Record<string, unknown>;
+  const after = JSON.parse(pin.changedDefinition) as Record<string, unknown>;
+  return {
+    pinned: JSON.stringify(before, null, 2),
+    now: JSON.stringify(after, null, 2),
+    fields: DEFINITION_FIELDS.filter(
+      ([key]) => JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null),
+    ).map(([, label]) => label),
+    hash: pin.changedHash,
+    contractVersion: pin.contractVersion,
+  };
 }
 
+/**
+ * The upstreams, after giving those not yet started up to `waitMs` to start and list their tools (viewing the page is
+ * a use); one still starting is shown as it is. Their contracted tools are checked against their pins as the gateway's
+ * `tools/list` checks them, so a change shown is a change recorded, which is what an admin confirms.
+ */
 export async function upstreamsView(
   registry: Upstreams,
-  contractTools: ReadonlySet<string>,
+  ledger: Ledger,
+  contracts: ReadonlyMap<string, number>,
   waitMs: number,
-  pins: ReadonlyMap<string, Pick<ToolPin, "hash" | "definition">> = new Map(),
 ): Promise<UpstreamView[]> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
@@ -54,7 +72,16 @@ export async function upstreamsView(
     }),
   ]);
   clearTimeout(timer);
-  return registry.list().map((status) => ({
+  const statuses = registry.list();
+  const seen = statuses.flatMap((status) =>
+    (status.tools ?? []).flatMap(({ gatewayName, tool }) => {
+      const version = contracts.get(gatewayName);
+      return version === undefined ? [] : [seenTool(gatewayName, tool, version)];
+    }),
+  );
+  const changed = seen.length > 0 ? await changedTools(ledger, seen, new Date()) : new Set<string>();
+  const pins = changed.size > 0 ? await toolPins(ledger, [...changed]) : new Map<string, ToolPin>();
+  return statuses.map((status) => ({
     ...status,
     tools:
       status.tools?.map(({ gatewayName, tool }) => ({
@@ -68,8 +95,8 @@ export async function upstreamsView(
           idempotentHint: tool.annotations?.idempotentHint,
           openWorldHint: tool.annotations?.openWorldHint,
         },
-        hasContract: contractTools.has(gatewayName),
-        changed: contractTools.has(gatewayName) ? changeOf(pins.get(gatewayName), tool) : null,
+        hasContract: contracts.has(gatewayName),
+        changed: changed.has(gatewayName) ? changeOf(pins.get(gatewayName)) : null,
       })) ?? null,
   }));
 }
