@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { buildIsFresh } from "../build-freshness";
 import { childrenOf } from "./process-memory";
 import type { BenchOptions } from "./types";
@@ -53,6 +54,7 @@ export interface ProductionServer {
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 const SERVE_SCRIPT = path.join(REPO_ROOT, "scripts", "serve.ts");
 const NEXT_SERVER = "next-server.mjs";
+const CPU_PROFILE_PRELOAD = path.join(__dirname, "cpu-profile.mjs");
 /** How long the drain may take before the launcher is killed (its server then drains on its own: scripts/launch.ts). */
 const STOP_MS = 30_000;
 
@@ -106,11 +108,10 @@ export async function startProductionServer({
   startMs?: number;
 }): Promise<ProductionServer> {
   const url = `http://127.0.0.1:${port}`;
-  // OPLEDGER_BENCH_CPU_PROFILE=<dir>: every Node process of the server writes a V8 CPU profile there when it stops
-  // (docs/benchmarks.md); NODE_OPTIONS reaches the server through the launcher, which passes its environment on.
-  const profileDir = process.env.OPLEDGER_BENCH_CPU_PROFILE;
-  const profiling = profileDir
-    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${profileDir}` }
+  // OPLEDGER_BENCH_CPU_PROFILE=<dir>: the launcher and the server each write a V8 CPU profile there when they stop
+  // (docs/benchmarks.md); the preload reaches the server through NODE_OPTIONS, which the launcher passes on.
+  const profiling = process.env.OPLEDGER_BENCH_CPU_PROFILE
+    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${pathToFileURL(CPU_PROFILE_PRELOAD).href}`.trim() }
     : {};
   let printed = "";
   const child = spawn(process.execPath, ["--import", "tsx", SERVE_SCRIPT], {
