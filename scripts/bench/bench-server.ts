@@ -42,16 +42,14 @@ export interface BenchServer {
 /** The production server as `npm run serve` starts it, on a port and database of its own. */
 export interface ProductionServer {
   url: string;
-  /** scripts/next-server.mjs's process (the launcher's one child). */
+  /** scripts/next-server.mjs's process, the launcher's child. */
   pid: number;
-  /** Everything it printed so far (for an error message). */
-  output(): string;
   stop(): Promise<void>;
 }
 
-/** `npm run serve` without npm: scripts/serve.ts checks the environment, migrates, and launches scripts/next-server.mjs. */
 /** The repository: the server's working directory, where Next.js finds the build (NEXT_DIST_DIR is relative to it). */
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+/** `npm run serve` without npm: scripts/serve.ts checks the environment, migrates, and launches scripts/next-server.mjs. */
 const SERVE_SCRIPT = path.join(REPO_ROOT, "scripts", "serve.ts");
 const NEXT_SERVER = "next-server.mjs";
 const CPU_PROFILE_PRELOAD = path.join(__dirname, "cpu-profile.mjs");
@@ -129,10 +127,14 @@ export async function startProductionServer({
       ...env,
     },
   });
-  const output = (): string => printed.slice(-4000);
-  child.stdout?.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+  // The last lines it printed, for the error when it does not start.
+  const output = (): string => printed;
+  const keep = (chunk: Buffer): void => {
+    printed = (printed + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on("data", keep);
   child.stderr?.on("data", (chunk: Buffer) => {
-    printed += chunk.toString();
+    keep(chunk);
     log?.(`server: ${chunk.toString().trimEnd()}`);
   });
   const launcher = child.pid;
@@ -147,7 +149,7 @@ export async function startProductionServer({
   };
   try {
     await waitUntilHealthy(url, child, startMs, output);
-    return { url, pid: serverOf(launcher), output, stop };
+    return { url, pid: serverOf(launcher), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -179,6 +179,11 @@ function targetsFor(what: string): TargetCheck[] {
   ];
 }
 
+const GATEWAY_CPU_RATIO = "gateway lookup: opledger server CPU per call / the bare forwarder's";
+const GATEWAY_FORWARDER_RATE = "gateway lookup calls/s / bare forwarder calls/s";
+const GATEWAY_PROXY_RATE = "gateway lookup calls/s / mcp-proxy calls/s (stdio upstream)";
+const ONE_CLIENT_ADDED_P50 = "lookup through the gateway, one client added p50";
+
 /** The gateway beside the floor and the peer, in the same round: the ratios issue #28's targets are checked on. */
 function recordYardsticks(
   figures: RoundFigures,
@@ -195,11 +200,6 @@ function recordYardsticks(
   figures.record(GATEWAY_PROXY_RATE, "ratio", rate(s.gateway) / rate(s["mcp-proxy"]));
   figures.record(LOAD_AVERAGE, "", os.loadavg()[0] ?? Number.NaN);
 }
-
-const GATEWAY_CPU_RATIO = "gateway lookup: opledger server CPU per call / the bare forwarder's";
-const GATEWAY_FORWARDER_RATE = "gateway lookup calls/s / bare forwarder calls/s";
-const GATEWAY_PROXY_RATE = "gateway lookup calls/s / mcp-proxy calls/s (stdio upstream)";
-const ONE_CLIENT_ADDED_P50 = "lookup through the gateway, one client added p50";
 
 /** Issue #28's targets for the gateway, each a ratio in one run but the last (an absolute time, with the load). */
 const YARDSTICK_TARGETS: TargetCheck[] = [
@@ -238,7 +238,7 @@ function summary(label: string, r: McpRound): string {
   return `${label} ${rate(r).toFixed(0)}/s p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms`;
 }
 
-/** Stops what was started so far, last first, when a later start fails. */
+/** Stops the helper processes and the server, last started first. */
 async function stopAll(started: { stop(): Promise<void> }[]): Promise<void> {
   for (const child of started.reverse()) await child.stop();
 }
