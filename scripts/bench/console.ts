@@ -147,7 +147,7 @@ async function run(options: BenchOptions): Promise<BenchResult> {
   const port = options.ports[0] ?? 3450;
   let server: ConsoleServer | null = null;
   try {
-    server = await startConsoleServer(ROOT, distDir, url, port);
+    server = await startConsoleServer(distDir, url, port);
     const paths = [...cases.map((c) => c.path), "/"];
     for (const p of paths) await sampleRoute(server, p, 3);
     figureOf(figures, "server RSS after start and one pass over every read", "MiB").rounds.push(treeRssMiB(server.pid));

@@ -2,7 +2,7 @@
 // the same rows under the same group commit.
 import { sqliteFilePath } from "../../lib/config/database-url";
 import { freshSqlite, openBenchLedger } from "./databases";
-import { ledgerLifecycle, runAgents } from "./ledger-lifecycle";
+import { ledgerLifecycle, ledgerLifecycleRate, runAgents } from "./ledger-lifecycle";
 import { openRawLedger, type RawLedger } from "./raw-sqlite-lifecycle";
 import { RoundFigures, runRotated } from "./rounds";
 import type { BenchModule } from "./types";
@@ -35,13 +35,7 @@ export const benchmark: BenchModule = {
         const ms = roundSeconds * 1000;
         const { results: r, order } = await runRotated(
           {
-            ledger: async () => {
-              const started = performance.now();
-              const done = await runAgents(AGENTS, Date.now() + ms, (agent, n) =>
-                ledgerLifecycle(ledger, agent, round * 1_000_000 + n),
-              );
-              return done / ((performance.now() - started) / 1000);
-            },
+            ledger: () => ledgerLifecycleRate(ledger, ms, round * 1_000_000),
             // The commands of all 16 callers in one COMMIT: the most the ledger's group commit can share with 16
             // callers.
             "raw, group commit": () => rawRate(raw, ms, AGENTS, 1000 * round),

@@ -5,7 +5,7 @@ import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { claimLease } from "@/lib/ledger/commands/lease";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
 import { planOperation } from "@/lib/ledger/commands/plan";
-import { BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
+import { AGENTS, BENCH_TOOL, LEASE_MS, benchArgs } from "./workload";
 
 export const BENCH_ACTOR: Actor = { type: "system", id: "system", label: "benchmark" };
 
@@ -72,6 +72,16 @@ export async function runAgents(
     }),
   );
   return completed;
+}
+
+/**
+ * Lifecycles per second of the ledger called in-process by the benchmark's agents for `ms` (the lifecycles under way
+ * then finish and count); agent a's n-th lifecycle has the arguments of number `first + n`.
+ */
+export async function ledgerLifecycleRate(ledger: Ledger, ms: number, first: number): Promise<number> {
+  const started = performance.now();
+  const done = await runAgents(AGENTS, Date.now() + ms, (agent, n) => ledgerLifecycle(ledger, agent, first + n));
+  return done / ((performance.now() - started) / 1000);
 }
 
 /** Runs `agents` concurrent loops until `total` lifecycles have completed; returns the seconds it took. */

@@ -1,8 +1,9 @@
 // Benchmark 1: the full lifecycle of a tool call over HTTP on SQLite (16 agents) beside the same server's trivial route,
-// a plain route handler answering a constant JSON.
-import { freshSqlite } from "./databases";
+// a plain route handler answering a constant JSON, and beside the same lifecycle through the ledger called in-process.
+import { freshSqlite, openBenchLedger } from "./databases";
 import { startBenchServer, buildIfStale, putBenchContract } from "./bench-server";
 import { HttpLoad, type LoadRound, type Send } from "./http-load";
+import { ledgerLifecycleRate } from "./ledger-lifecycle";
 import { sampleRss } from "./process-memory";
 import { RoundFigures, runRotated } from "./rounds";
 import { percentile } from "./stats";
@@ -94,12 +95,15 @@ async function trivial(send: Send): Promise<void> {
 const P99_RATIO_LIMIT = 2;
 /** The lifecycle's request rate against the trivial route's, in the same round (issue #19). */
 const RATE_RATIO_LIMIT = 0.85;
+/** HTTP lifecycles/s against the in-process ledger's, in the same round (issue #28: what the HTTP layer keeps). */
+const IN_PROCESS_RATIO_LIMIT = 0.6;
 
 const perSecond = (r: LoadRound, count: number): number => count / r.seconds;
 
 export const benchmark: BenchModule = {
   name: "lifecycle-http",
-  title: "lifecycle over HTTP on SQLite (16 agents) beside the same server's trivial route (a constant JSON)",
+  title:
+    "lifecycle over HTTP on SQLite (16 agents) beside the same server's trivial route (a constant JSON) and the in-process ledger",
   async run({ rounds, roundSeconds, ports, workDir, reuseBuild, log }) {
     buildIfStale({ reuseBuild, log });
     const port = ports[0] ?? 3400;
@@ -107,8 +111,10 @@ export const benchmark: BenchModule = {
     const load = new HttpLoad(server.url, AGENTS, server.apiKey);
     const figures = new RoundFigures();
     const orders: string[][] = [];
+    const { ledger } = await openBenchLedger(freshSqlite(workDir, "inprocess"));
     try {
       await putBenchContract(server);
+      await ledgerLifecycleRate(ledger, WARM_UP_SECONDS * 1000, -1_000_000_000);
       await load.round(AGENTS, WARM_UP_SECONDS, trivial);
       await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) => httpLifecycle(send, agent, -1 - n));
       await load.round(AGENTS, WARM_UP_SECONDS, (send, agent, n) =>
@@ -131,11 +137,12 @@ export const benchmark: BenchModule = {
               load.round(AGENTS, roundSeconds, (send, agent, n) =>
                 httpLifecycleClaimOnPlan(send, agent, round * 1_000_000 + 500_000 + n),
               ),
+            "in-process ledger": () => ledgerLifecycleRate(ledger, roundSeconds * 1000, round * 1_000_000),
           },
           round,
         );
         orders.push(order);
-        const { trivial: base, lifecycle: life, "claim on plan": short } = results;
+        const { trivial: base, lifecycle: life, "claim on plan": short, "in-process ledger": inProcess } = results;
         const baseP99 = percentile(base.latenciesMs, 99);
         figures.record("trivial route requests/s", "1/s", perSecond(base, base.requests));
         figures.record("trivial route p50", "ms", percentile(base.latenciesMs, 50));
@@ -160,13 +167,20 @@ export const benchmark: BenchModule = {
           perSecond(short, short.requests) / perSecond(base, base.requests),
         );
         figures.record("claim-on-plan p99 / trivial p99", "ratio", percentile(short.latenciesMs, 99) / baseP99);
+        figures.record("in-process ledger lifecycles/s", "1/s", inProcess);
+        figures.record(
+          "HTTP lifecycles/s / in-process ledger lifecycles/s",
+          "ratio",
+          perSecond(life, life.scenarios) / inProcess,
+        );
         log(
-          `round ${round} (${order.join(", ")}): trivial ${perSecond(base, base.requests).toFixed(0)} req/s, p99 ${baseP99.toFixed(1)} ms; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p99 ${percentile(life.latenciesMs, 99).toFixed(1)} ms (${(percentile(life.latenciesMs, 99) / baseP99).toFixed(2)}x trivial); RSS ${rss.toFixed(0)} MiB; claim on plan ${perSecond(short, short.scenarios).toFixed(0)} lifecycles/s, p99 ${percentile(short.latenciesMs, 99).toFixed(1)} ms`,
+          `round ${round} (${order.join(", ")}): trivial ${perSecond(base, base.requests).toFixed(0)} req/s, p99 ${baseP99.toFixed(1)} ms; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p99 ${percentile(life.latenciesMs, 99).toFixed(1)} ms (${(percentile(life.latenciesMs, 99) / baseP99).toFixed(2)}x trivial); RSS ${rss.toFixed(0)} MiB; claim on plan ${perSecond(short, short.scenarios).toFixed(0)} lifecycles/s, p99 ${percentile(short.latenciesMs, 99).toFixed(1)} ms; in-process ledger ${inProcess.toFixed(0)} lifecycles/s (HTTP / in-process ${(perSecond(life, life.scenarios) / inProcess).toFixed(2)})`,
         );
       }
     } finally {
       await load.close();
       await server.stop();
+      await ledger.close();
     }
     return {
       figures: figures.list(),
@@ -200,6 +214,13 @@ export const benchmark: BenchModule = {
           comparison: "<=",
           limit: P99_RATIO_LIMIT,
         },
+        {
+          label: "HTTP lifecycles/s / in-process ledger lifecycles/s, same round",
+          figure: "HTTP lifecycles/s / in-process ledger lifecycles/s",
+          statistic: "median",
+          comparison: ">=",
+          limit: IN_PROCESS_RATIO_LIMIT,
+        },
       ],
       notes: {
         trivialRoute: `GET ${TRIVIAL_PATH}: the liveness probe, a route handler answering the constant {"status":"ok"} (no key check, no database), in the same build and server as the API`,
@@ -207,6 +228,9 @@ export const benchmark: BenchModule = {
         agents: AGENTS,
         lifecycle: "POST /operations (201), /claim, /dispatch, /outcome confirmed: 4 requests",
         claimOnPlan: "POST /operations with claim (201), /dispatch, /outcome confirmed: 3 requests",
+        inProcessLedger: `the same 4-step lifecycle through the ledger service called in the runner's process (scripts/bench/ledger-lifecycle.ts, as ledger-inprocess runs it), ${AGENTS} callers, a fresh SQLite file with the server's settings (WAL, synchronous=FULL), in its turn in every round`,
+        server:
+          "the production server as npm run serve starts it: scripts/serve.ts, scripts/launch.ts, scripts/next-server.mjs (CPU and RSS of next-server.mjs's process tree)",
         loadGenerator:
           "undici Pool, one keep-alive connection per agent, closed loop, in the runner's process on the same machine",
         database: "fresh SQLite file, WAL, synchronous=FULL",

@@ -1,8 +1,10 @@
-// The floor of any MCP gateway on this machine: a Node HTTP server that answers each request with the SDK's stateless
-// Streamable HTTP transport and a low-level Server, and forwards tools/list and tools/call to the upstream over one
-// SDK Client. No ledger, no key, no Next: what is left is the MCP work a gateway cannot avoid (a server side for the
-// client, a client side for the upstream). `node --import tsx scripts/bench/mcp-forwarder.ts <upstream url>` prints
-// its endpoint on stdout.
+// The floor of any MCP gateway on this machine: a Node HTTP server that forwards tools/list and tools/call to the
+// upstream over one SDK Client, with nothing else (no ledger, no key, no Next): the MCP work a gateway cannot avoid (a
+// server side for the client, a client side for the upstream), done as cheaply as the SDK allows. Each client keeps a
+// session (the SDK's Streamable HTTP server transport with a session id, answering JSON, and a low-level Server of its
+// own, both made once at initialize), as the SDK's own JSON-response example does; the upstream is one kept session.
+// `node --import tsx scripts/bench/mcp-forwarder.ts <upstream url>` prints its endpoint on stdout.
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,10 +14,12 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   CallToolResultSchema,
+  isInitializeRequest,
   ListToolsRequestSchema,
   ListToolsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { fetchWithOwnSignal } from "./mcp-fetch";
 
 const validator = new AjvJsonSchemaValidator();
 
@@ -39,20 +43,41 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
 }
 
+function refuse(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+/** Every client's session: its transport (and through it its Server), from initialize until the client ends it. */
+function sessionRouter(upstream: Client): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  return async (req, res) => {
+    const body = req.method === "POST" ? await readJson(req) : undefined;
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const transport = sessions.get(sessionId);
+      return transport ? transport.handleRequest(req, res, body) : refuse(res, 404, "Session not found");
+    }
+    if (!isInitializeRequest(body)) return refuse(res, 400, "No session: initialize first");
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await forwardingServer(upstream).connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+}
+
 async function main(): Promise<void> {
   const upstreamUrl = process.argv[2];
   if (!upstreamUrl) throw new Error("usage: mcp-forwarder.ts <upstream url>");
   const upstream = new Client({ name: "bench-forwarder", version: "1" });
-  await upstream.connect(new StreamableHTTPClientTransport(new URL(upstreamUrl)));
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const body = req.method === "POST" ? await readJson(req) : undefined;
-    const server = forwardingServer(upstream);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    res.on("close", () => void server.close());
-    await transport.handleRequest(req, res, body);
-  };
+  await upstream.connect(new StreamableHTTPClientTransport(new URL(upstreamUrl), { fetch: fetchWithOwnSignal }));
+  const handle = sessionRouter(upstream);
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });

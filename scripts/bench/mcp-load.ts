@@ -3,6 +3,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { fetchWithOwnSignal } from "./mcp-fetch";
 
 export interface ToolCall {
   name: string;
@@ -34,7 +35,9 @@ export class McpLoad {
       Array.from({ length: count }, async () => {
         const client = new Client({ name: "opledger-bench", version: "1" });
         const headers: Record<string, string> = bearer ? { authorization: `Bearer ${bearer}` } : {};
-        await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: fetchWithOwnSignal }),
+        );
         return client;
       }),
     );

@@ -97,7 +97,7 @@ export const benchmark: BenchModule = {
         },
       ],
       notes: {
-        rss: "VmRSS of the next start process and its descendants, sampled every 100 ms",
+        rss: "VmRSS of the production server (scripts/next-server.mjs, started as npm run serve starts it; its launcher not counted) and its descendants, sampled every 100 ms",
         operations: OPERATIONS,
         agents: AGENTS,
       },

@@ -1,24 +1,31 @@
 // The terminal table of a benchmark run and the target checks (met or not) written beside the figures.
 import { spread } from "./stats";
-import type { BenchResult, TargetCheck } from "./types";
+import type { BenchResult, Figure, TargetCheck } from "./types";
 
 export interface TargetOutcome extends TargetCheck {
   value: number;
   met: boolean;
+  /** The median of the `beside` figure, when the target names one. */
+  besideValue?: number;
+}
+
+function figureNamed(result: BenchResult, target: TargetCheck, label: string): Figure {
+  const figure = result.figures.find((f) => f.label === label);
+  if (!figure) throw new Error(`target "${target.label}" names no figure "${label}"`);
+  return figure;
 }
 
 export function targetOutcomes(result: BenchResult): TargetOutcome[] {
   return result.targets.map((target) => {
-    const figure = result.figures.find((f) => f.label === target.figure);
-    if (!figure) throw new Error(`target "${target.label}" names no figure "${target.figure}"`);
-    const value = spread(figure.rounds)[target.statistic];
+    const value = spread(figureNamed(result, target, target.figure).rounds)[target.statistic];
     const met =
       target.comparison === ">="
         ? value >= target.limit
         : target.comparison === "<="
           ? value <= target.limit
           : value < target.limit;
-    return { ...target, value, met };
+    if (target.beside === undefined) return { ...target, value, met };
+    return { ...target, value, met, besideValue: spread(figureNamed(result, target, target.beside).rounds).median };
   });
 }
 
@@ -38,11 +45,14 @@ function table(rows: string[][]): string {
     .join("\n");
 }
 
-export function printResults(results: { name: string; seconds: number; result: BenchResult }[]): void {
+export function printResults(
+  results: { name: string; seconds: number; loadAverage: { start: number; end: number }; result: BenchResult }[],
+): void {
   const figures: string[][] = [["figure", "unit", "min", "median", "max"]];
-  const targets: string[][] = [["target", "statistic", "value", "limit", "met"]];
-  for (const { name, seconds, result } of results) {
-    figures.push([`[${name}] (${seconds} s)`, "", "", "", ""]);
+  const targets: string[][] = [["target", "statistic", "value", "limit", "met", "beside (median)"]];
+  for (const { name, seconds, loadAverage, result } of results) {
+    const load = `load average ${format(loadAverage.start)} to ${format(loadAverage.end)}`;
+    figures.push([`[${name}] (${seconds} s, ${load})`, "", "", "", ""]);
     for (const figure of result.figures) {
       const s = spread(figure.rounds);
       figures.push([`  ${figure.label}`, figure.unit, format(s.min), format(s.median), format(s.max)]);
@@ -54,6 +64,7 @@ export function printResults(results: { name: string; seconds: number; result: B
         format(t.value),
         `${t.comparison} ${format(t.limit)}`,
         t.met ? "yes" : "NO",
+        t.beside === undefined ? "" : `${t.beside} ${format(t.besideValue ?? Number.NaN)}`,
       ]);
     }
   }

@@ -271,7 +271,7 @@ export const benchmark: BenchModule = {
         },
         restate: `restate-server as a throwaway (scratch base directory, default configuration, telemetry off), one node; a Node service on @restatedev/restate-sdk (HTTP/2, registered through the admin API) whose handler makes the provider call in one ctx.run; each client POSTs /${RESTATE_SERVICE}/${RESTATE_HANDLER} on the ingress with an idempotency-key header and waits for the result`,
         opledger:
-          "the production server (next start) on a fresh SQLite file (WAL, synchronous=FULL) and on a database of a durable throwaway PostgreSQL 15 cluster (initdb defaults); each agent POSTs /operations with the claim and an idempotency key, /dispatch, the provider call, /outcome confirmed",
+          "the production server (npm run serve: scripts/serve.ts, scripts/launch.ts, scripts/next-server.mjs) on a fresh SQLite file (WAL, synchronous=FULL) and on a database of a durable throwaway PostgreSQL 15 cluster (initdb defaults); each agent POSTs /operations with the claim and an idempotency key, /dispatch, the provider call, /outcome confirmed",
         provider:
           "a Node process of its own answering POST /charges with a new id, called through the same undici client by opledger's agents and by the Restate service",
         loadGenerator:

@@ -51,6 +51,8 @@ async function discoverModules(): Promise<BenchModule[]> {
   return found.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 
+const oneMinuteLoad = (): number => os.loadavg()[0] ?? Number.NaN;
+
 function gitCommit(): string {
   try {
     return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
@@ -79,13 +81,21 @@ async function main(): Promise<void> {
   const selected = positionals.length > 0 ? all.filter((m) => positionals.includes(m.name)) : all;
 
   const started = new Date();
-  const results: { name: string; title: string; seconds: number; result: BenchResult }[] = [];
+  const results: {
+    name: string;
+    title: string;
+    seconds: number;
+    /** The machine's 1-minute load average when the module started and when it ended: read every figure with it. */
+    loadAverage: { start: number; end: number };
+    result: BenchResult;
+  }[] = [];
   const failures: { name: string; error: string }[] = [];
   for (const [index, module] of selected.entries()) {
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `opledger-bench-${module.name}-`));
     const ports = Array.from({ length: PORTS_PER_MODULE }, (_, i) => PORT_BASE + index * PORTS_PER_MODULE + i);
     const t0 = Date.now();
-    console.log(`\n== ${module.name}: ${module.title}`);
+    const loadAtStart = oneMinuteLoad();
+    console.log(`\n== ${module.name}: ${module.title} (load average ${loadAtStart.toFixed(1)})`);
     try {
       const result = await module.run({
         rounds,
@@ -95,7 +105,13 @@ async function main(): Promise<void> {
         reuseBuild: values["reuse-build"],
         log: (line) => console.log(`   ${line}`),
       });
-      results.push({ name: module.name, title: module.title, seconds: Math.round((Date.now() - t0) / 1000), result });
+      results.push({
+        name: module.name,
+        title: module.title,
+        seconds: Math.round((Date.now() - t0) / 1000),
+        loadAverage: { start: loadAtStart, end: oneMinuteLoad() },
+        result,
+      });
     } catch (error) {
       // One module that cannot run (no PostgreSQL, say) does not cost the others' figures.
       const message = error instanceof Error ? error.message : String(error);

@@ -28,6 +28,11 @@ export interface TargetCheck {
   statistic: "median" | "max";
   comparison: ">=" | "<=" | "<";
   limit: number;
+  /**
+   * Another figure whose median is printed and recorded beside the outcome: the 1-minute load average beside an
+   * absolute time, which means nothing without the machine's load.
+   */
+  beside?: string;
 }
 
 export interface BenchResult {
