@@ -8,7 +8,7 @@ export const RUN_ALLOWANCE_META = "opledger/runAllowance";
 
 /** Declares the allowance the call carries, if any; a problem to tell the model when it is malformed. */
 export async function declareRunAllowance(
-  ctx: GatewayServerContext,
+  ctx: Pick<GatewayServerContext, "ledger" | "actor" | "run">,
   value: unknown,
   now: Date,
 ): Promise<string | null> {
