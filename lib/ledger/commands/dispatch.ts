@@ -12,7 +12,7 @@ import { LedgerError, type LedgerErrorCode } from "../errors";
 import { newId } from "../ids";
 import { checkFence, operationCommand, writeOperation, type OperationContext, type Tx } from "./run-command";
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
-import { runBudget } from "@/lib/ledger/runs/run-allowances";
+import { runBudget } from "@/lib/ledger/runs/run-budget";
 import { allowanceOf, markExhausted, spendRetry } from "@/lib/ledger/runs/run-spend";
 import type { RunAllowance } from "@/lib/generated/prisma/client";
 

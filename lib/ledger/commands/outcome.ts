@@ -21,7 +21,7 @@ import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
 import { checkFence, operationCommand, writeOperation } from "./run-command";
 import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
-import { runBudget } from "@/lib/ledger/runs/run-allowances";
+import { runBudget } from "@/lib/ledger/runs/run-budget";
 import { allowanceOf, markExhausted, spendRetry } from "@/lib/ledger/runs/run-spend";
 
 export type OutcomeResult = "confirmed" | "failed" | "unknown";

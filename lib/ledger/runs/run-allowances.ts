@@ -3,7 +3,6 @@
 import { z } from "zod";
 import type { RunAllowance } from "@/lib/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { RunBudget } from "@/lib/retry-gate/run-allowance";
 import type { Actor } from "../actor";
 import { auditedTransaction } from "../audit/audited-transaction";
 import { LedgerError } from "../errors";
@@ -59,17 +58,6 @@ export function runAllowanceView(row: RunAllowance, now: Date): RunAllowanceView
     },
     exhaustedAt: row.exhaustedAt?.toISOString() ?? null,
     updatedAt: row.updatedAt.toISOString(),
-  };
-}
-
-export function runBudget(row: RunAllowance): RunBudget {
-  return {
-    runId: row.runId,
-    deadlineAt: row.deadlineAt?.getTime() ?? null,
-    maxRetries: row.maxRetries,
-    maxBackoffMs: row.maxBackoffMs,
-    retriesUsed: row.retriesUsed,
-    backoffUsedMs: row.backoffUsedMs,
   };
 }
 

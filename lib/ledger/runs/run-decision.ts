@@ -7,7 +7,7 @@ import { decide } from "@/lib/retry-gate/decide";
 import type { RunAllowanceStop } from "@/lib/retry-gate/run-allowance";
 import type { Decision } from "@/lib/retry-gate/types";
 import { gateInput } from "../reads/operation-view";
-import { runBudget } from "./run-allowances";
+import { runBudget } from "./run-budget";
 
 /** The decision that failed a FAILED operation because of its run's allowance, from its audit record; null otherwise. */
 async function stopByRun(ledger: Ledger, op: Operation): Promise<Decision | null> {
