@@ -2,7 +2,7 @@
 import { approvalExpired, approvalExpiresAt, approvalTtl } from "./approval-expiry";
 import { retryDelay } from "./backoff";
 import { breakerAllowsDispatch } from "./breaker";
-import { runAllowanceRefusal } from "./run-allowance";
+import { runAllowanceRefusal, type RunAllowanceRefusal } from "./run-allowance";
 import { assertNever } from "./exhaustive";
 import {
   type ClassifiedError,
@@ -13,6 +13,7 @@ import {
   type GateInput,
   type GateOperation,
   type Phase,
+  letsAttemptGo,
 } from "./types";
 
 /** What the rules for an operation that is ready for its next attempt can answer; STOP and WAIT come earlier. */
@@ -101,6 +102,32 @@ function causeOf(op: GateOperation): string {
 
 function stop(reason: string): Decision {
   return { action: "STOP", reason: capitalised(reason) };
+}
+
+/** STOP because of the run's allowance: the sentence names the bound, and the decision carries it as data. */
+function stoppedByRun(what: string, refusal: RunAllowanceRefusal): Decision {
+  return { ...stop(`${what}: ${refusal.clause}.`), runAllowance: { runId: refusal.runId, bound: refusal.bound } };
+}
+
+/**
+ * Was the retry this operation waits for counted when the gate scheduled it after a failure? Every other retry (a PURE
+ * operation whose outcome is unknown, a retry after a reconciliation proved no effect, a retry a person approved) is
+ * counted when it is dispatched (docs/run-allowance.md).
+ */
+export function retryCountedWhenScheduled(op: GateOperation): boolean {
+  return op.phase === "RETRY_SCHEDULED" && op.approvedAttempt !== op.attempt + 1;
+}
+
+/**
+ * A retry that would go is asked of the run's allowance again when it is to leave: past the run's deadline, or (when the
+ * retry was not counted when scheduled) beyond its retries, it is not dispatched (STOP).
+ */
+function readyWithinRun(input: GateInput): Decision {
+  const decision = decideReady(input);
+  const { operation: op, run, now } = input;
+  if (!run || op.attempt === 0 || !letsAttemptGo(decision.action)) return decision;
+  const refusal = runAllowanceRefusal(run, now, decision.retryAfterMs ?? 0, retryCountedWhenScheduled(op));
+  return refusal === null ? decision : stoppedByRun(`${subjectOf(input)} is not dispatched`, refusal);
 }
 
 function ready(action: ReadyAction, reason: string, retryAfterMs?: number): ReadyDecision {
@@ -375,7 +402,7 @@ export function decide(input: GateInput): Decision {
         case "applied":
           return stop(`reconciled: the effect of ${current} of ${tool} happened, so it is never repeated.`);
         case "not_applied":
-          return decideReady(input);
+          return readyWithinRun(input);
         case "none":
           // A reconciliation that proved nothing either way cannot license a repeat.
           return ready(
@@ -401,14 +428,14 @@ export function decide(input: GateInput): Decision {
       return { action: "APPROVAL", reason: capitalised(approvalReason(input)) };
     case "UNKNOWN":
       // A PURE tool has no effect to look up, so its unknown outcome is just another failed attempt.
-      if (contract.effect === "PURE") return decideReady(input);
+      if (contract.effect === "PURE") return readyWithinRun(input);
       return ready(
         "RECONCILE",
         `the outcome of ${current} of ${tool} is unknown; look the effect up by its key before anything else.`,
       );
     case "PLANNED":
     case "RETRY_SCHEDULED":
-      return decideReady(input);
+      return readyWithinRun(input);
     default:
       return assertNever(op.phase, "phase");
   }
@@ -489,7 +516,7 @@ function beyondRun(input: GateInput, error: ClassifiedError, waitMs: number): Cl
   return {
     phase: "FAILED",
     notBefore: null,
-    decision: stop(`${failed} failed with ${describeError(error)} and is not retried: ${refusal}.`),
+    decision: stoppedByRun(`${failed} failed with ${describeError(error)} and is not retried`, refusal),
   };
 }
 

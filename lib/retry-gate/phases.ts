@@ -10,12 +10,14 @@ export const TRANSITIONS: Record<Phase, readonly Phase[]> = {
   PLANNED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED"],
   AUTHORIZED: ["DISPATCHED"],
   DISPATCHED: ["CONFIRMED", "UNKNOWN", "RETRY_SCHEDULED", "AWAITING_APPROVAL", "FAILED"],
-  // AUTHORIZED and AWAITING_APPROVAL are only for PURE (no effect to reconcile); the gate enforces that.
-  UNKNOWN: ["RECONCILED", "AUTHORIZED", "AWAITING_APPROVAL"],
+  // AUTHORIZED, AWAITING_APPROVAL and FAILED are only for PURE (no effect to reconcile); the gate enforces that.
+  UNKNOWN: ["RECONCILED", "AUTHORIZED", "AWAITING_APPROVAL", "FAILED"],
   // RECONCILED is not terminal: "the effect did not happen" may lead to another attempt, or a person ends it.
-  RECONCILED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED"],
+  RECONCILED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED", "FAILED"],
   // UNKNOWN when the provider's key retention ran out while the retry waited: the earlier attempt must be looked up.
-  RETRY_SCHEDULED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED", "UNKNOWN"],
+  // FAILED (here, from UNKNOWN and from RECONCILED) when the run's allowance refuses the retry as it is about to leave
+  // (docs/run-allowance.md).
+  RETRY_SCHEDULED: ["AUTHORIZED", "AWAITING_APPROVAL", "REJECTED", "UNKNOWN", "FAILED"],
   // PLANNED after approving a first attempt, RETRY_SCHEDULED after approving a retry; EXPIRED when nobody decided in
   // time (the system's sweep), so a request is never approved by default nor left waiting forever.
   AWAITING_APPROVAL: ["PLANNED", "RETRY_SCHEDULED", "REJECTED", "EXPIRED"],

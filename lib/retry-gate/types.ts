@@ -1,5 +1,5 @@
 // The vocabulary of the retry gate: side-effect classes, phases, decisions and the inputs the gate decides on.
-import type { RunBudget } from "./run-allowance";
+import type { RunAllowanceStop, RunBudget } from "./run-allowance";
 
 export const EFFECT_CLASSES = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
@@ -63,6 +63,8 @@ export interface Decision {
   retryAfterMs?: number;
   /** UNAVAILABLE: the dependency whose breaker holds the operation, since when, and when it tries again. */
   unavailable?: UnavailableDependency;
+  /** STOP because of the run's allowance: the run, and which of its bounds refused the retry. */
+  runAllowance?: RunAllowanceStop;
 }
 
 /** What a reconciliation (or the absence of one) proved about the world. */

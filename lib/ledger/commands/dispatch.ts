@@ -2,7 +2,7 @@
 // worker calls the provider.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
-import { decide } from "@/lib/retry-gate/decide";
+import { decide, retryCountedWhenScheduled } from "@/lib/retry-gate/decide";
 import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
 import type { Decision, GateInput, Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
@@ -12,6 +12,9 @@ import { LedgerError, type LedgerErrorCode } from "../errors";
 import { newId } from "../ids";
 import { checkFence, operationCommand, writeOperation, type OperationContext, type Tx } from "./run-command";
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
+import { runBudget } from "@/lib/ledger/runs/run-budget";
+import { allowanceOf, markExhausted, spendRetry } from "@/lib/ledger/runs/run-spend";
+import type { RunAllowance } from "@/lib/generated/prisma/client";
 
 /** Why a decision does not let the operation go now, as the API's machine code. */
 export function refusalCode(
@@ -90,6 +93,36 @@ async function routeToPeople(
 }
 
 /**
+ * A retry the run's allowance refuses as it is about to leave (past the run's deadline, or beyond its retries when it was
+ * not counted when scheduled) ends the operation: FAILED, audited with the gate's sentence, the allowance exhausted.
+ */
+async function failOnRun(
+  tx: Tx,
+  ctx: OperationContext,
+  allowance: RunAllowance,
+  decision: Decision,
+  actor: Actor,
+  now: Date,
+): Promise<void> {
+  const { op } = ctx;
+  await writeOperation(tx, op, { phase: "FAILED", notBefore: null }, now);
+  await tx.appendAudit([
+    {
+      subjectType: "operation",
+      subjectId: op.id,
+      actor,
+      action: "operation.failed",
+      fromPhase: op.phase,
+      toPhase: "FAILED",
+      reason: decision.reason,
+      data: { attempt: op.attempt, runAllowance: decision.runAllowance },
+      at: now,
+    },
+  ]);
+  await markExhausted(tx, allowance, decision, op, actor, now);
+}
+
+/**
  * The backoff this attempt waited: the part of the gap since the previous attempt that the gate prescribed (up to its
  * `notBefore`). The rest of the gap (the agent's own delay, a person's approval) is not backoff, so "is the agent slow
  * because of backoff?" is answered by the gate's doing alone.
@@ -117,14 +150,20 @@ export async function dispatchOperation(
   return operationCommand(ledger, id, actor, "dispatch", now, async (tx, ctx): Promise<DispatchResult> => {
     const { op, contract, dependency } = ctx;
     checkFence(op, input.fence, now, true);
-    const input0 = gateInput(op, contract, dependency, now);
+    // A retry is asked of the run's allowance again as it leaves; a first attempt spends none of it.
+    const allowance = op.attempt > 0 ? await allowanceOf(tx, op) : null;
+    const input0 = gateInput(op, contract, dependency, now, allowance === null ? null : runBudget(allowance));
     const decision = decide(input0);
     const code = refusalCode(decision, input0, op.attempt, contract.maxAttempts);
     const observed = code !== null && observedRefusal(ctx, code);
     if (code !== null && !observed) {
-      await routeToPeople(tx, ctx, code, decision, actor, now);
+      if (allowance !== null && decision.runAllowance) await failOnRun(tx, ctx, allowance, decision, actor, now);
+      else await routeToPeople(tx, ctx, code, decision, actor, now);
       return { refused: new LedgerError(code, decision.reason, { decision, operationId: id }) };
     }
+    // A retry no failure scheduled (a PURE operation's unknown outcome, a reconciliation, a person's approval) is
+    // counted now.
+    if (allowance !== null && !retryCountedWhenScheduled(input0.operation)) await spendRetry(tx, allowance, 0, now);
     const attempt = op.attempt + 1;
     const previous = ctx.attempt;
     const backoffMs = backoffWaited(previous?.finishedAt ?? null, op.notBefore, now);

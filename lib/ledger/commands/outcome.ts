@@ -1,20 +1,28 @@
 // Outcome of a dispatched attempt: confirmed, unknown, or failed with a classified error the gate turns into the next
 // step.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation, RunAllowance } from "@/lib/generated/prisma/client";
 import type { BreakerEvent } from "@/lib/retry-gate/breaker";
 import { classifyError } from "@/lib/retry-gate/classify-error";
 import { judgeReport } from "@/lib/retry-gate/error-rules";
-import type { RunBudget } from "@/lib/retry-gate/run-allowance";
 import { errorRulesOf } from "@/lib/ledger/contracts/contract-view";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
-import type { ClassifiedError, EffectClass, Phase, ReportedError, ToolErrorMeaning } from "@/lib/retry-gate/types";
+import type {
+  ClassifiedError,
+  Decision,
+  EffectClass,
+  Phase,
+  ReportedError,
+  ToolErrorMeaning,
+} from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
 import { checkFence, operationCommand, writeOperation } from "./run-command";
 import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+import { runBudget } from "@/lib/ledger/runs/run-budget";
+import { allowanceOf, markExhausted, spendRetry } from "@/lib/ledger/runs/run-spend";
 
 export type OutcomeResult = "confirmed" | "failed" | "unknown";
 
@@ -25,8 +33,6 @@ export interface OutcomeInput {
   error?: ReportedError;
   /** The upstream's confirmed answer as JSON (MCP gateway, already capped): kept to answer the same call again. */
   resultJson?: string;
-  /** The allowance of the operation's run, as lib/ledger/runs/run-outcome.ts reserved it for this report. */
-  run?: RunBudget;
 }
 
 const AUDIT_ACTION: Record<Phase, string> = {
@@ -85,6 +91,8 @@ export async function reportOutcome(
     }
     let data: Partial<Operation>;
     let reason: string;
+    // A failure spends the run's allowance on the retry the gate schedules, or exhausts it when the gate refuses one.
+    let run: { row: RunAllowance; backoffMs: number | null; stopped: Decision | null } | null = null;
     switch (result) {
       case "confirmed":
         data = { phase: "CONFIRMED", providerId: input.providerId ?? null, notBefore: null };
@@ -97,8 +105,9 @@ export async function reportOutcome(
       case "failed": {
         const failed = error ?? classifyError({});
         const withError = { ...op, lastError: JSON.stringify(failed) };
-        const gate = { ...gateInput(withError, contract, dependency, now), run: input.run ?? null };
-        const next = decideAfterFailure(gate, failed, random);
+        const allowance = await allowanceOf(tx, op);
+        const budget = allowance === null ? null : runBudget(allowance);
+        const next = decideAfterFailure(gateInput(withError, contract, dependency, now, budget), failed, random);
         data = {
           phase: next.phase,
           lastError: JSON.stringify(failed),
@@ -106,6 +115,13 @@ export async function reportOutcome(
           ...approvalRequest(next.phase, contract, now),
         };
         reason = next.decision.reason;
+        if (allowance !== null) {
+          run = {
+            row: allowance,
+            backoffMs: next.notBefore === null ? null : next.notBefore - now.getTime(),
+            stopped: next.decision.runAllowance ? next.decision : null,
+          };
+        }
         break;
       }
       default: {
@@ -132,10 +148,19 @@ export async function reportOutcome(
         fromPhase: op.phase,
         toPhase: updated.phase,
         reason,
-        data: { attempt: op.attempt, result, error, providerId: input.providerId ?? null },
+        data: {
+          attempt: op.attempt,
+          result,
+          error,
+          providerId: input.providerId ?? null,
+          ...(run?.stopped ? { runAllowance: run.stopped.runAllowance } : {}),
+        },
         at: now,
       },
     ]);
+    if (run?.stopped) await markExhausted(tx, run.row, run.stopped, op, actor, now);
+    else if (run !== null && updated.phase === "RETRY_SCHEDULED")
+      await spendRetry(tx, run.row, run.backoffMs ?? 0, now);
     const breakerAfter = await recordOnBreaker(
       tx,
       dependency,
@@ -144,6 +169,8 @@ export async function reportOutcome(
       now,
       `attempt ${op.attempt} of ${id}`,
     );
-    return operationView(updated, contract, breakerAfter, now);
+    const view = operationView(updated, contract, breakerAfter, now);
+    // The failed phase's general sentence would hide the bound that refused the retry.
+    return run?.stopped ? { ...view, decision: run.stopped } : view;
   });
 }

@@ -1,6 +1,7 @@
 // The operation as the gate sees it and as the API answers it.
 import type { Attempt, AuditEvent, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
+import type { RunBudget } from "@/lib/retry-gate/run-allowance";
 import type {
   ClassifiedError,
   Decision,
@@ -28,15 +29,18 @@ export function gateOperation(op: Operation): GateOperation {
   };
 }
 
+/** `run`: the allowance of the operation's run, when its key declared one (docs/run-allowance.md). */
 export function gateInput(
   op: Operation,
   contract: ContractVersion,
   dependency: Dependency | null,
   now: Date,
+  run: RunBudget | null = null,
 ): GateInput {
   return {
     operation: gateOperation(op),
     contract: gateContract(contract),
+    run,
     breaker: dependency ? breakerOf(dependency) : null,
     breakerConfig: breakerConfigOf(dependency),
     now: now.getTime(),
@@ -99,8 +103,9 @@ export function operationView(
   contract: ContractVersion,
   dependency: Dependency | null,
   now: Date,
+  run: RunBudget | null = null,
 ): OperationView {
-  const input = gateInput(op, contract, dependency, now);
+  const input = gateInput(op, contract, dependency, now, run);
   return {
     id: op.id,
     tool: op.tool,

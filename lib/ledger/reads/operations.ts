@@ -5,6 +5,7 @@ import type { EffectClass, Phase } from "@/lib/retry-gate/types";
 import { encodeTime } from "ulid";
 import { LedgerError } from "../errors";
 import { loadContext } from "./operation-context";
+import { decisionInRun } from "../runs/run-decision";
 
 import {
   attemptView,
@@ -38,7 +39,7 @@ export async function getOperation(
   if (plannedByKeyId !== null && op.plannedByKeyId !== plannedByKeyId) {
     throw new LedgerError("not_found", `There is no operation ${id}.`);
   }
-  const [attempts, audit, replays, repeated] = await Promise.all([
+  const [attempts, audit, replays, repeated, decision] = await Promise.all([
     ledger.db.attempt.findMany({ where: { operationId: id }, orderBy: { number: "asc" } }),
     ledger.db.auditEvent.findMany({ where: { subjectType: "operation", subjectId: id }, orderBy: { id: "asc" } }),
     ledger.db.operation.findMany({ select: { id: true }, where: { replayOf: id }, orderBy: { id: "asc" } }),
@@ -48,9 +49,11 @@ export async function getOperation(
           where: { id: op.repeatOf },
         })
       : null,
+    decisionInRun(ledger, op, contract, dependency, now),
   ]);
   return {
     ...operationView(op, contract, dependency, now),
+    decision,
     attempts: attempts.map(attemptView),
     audit: audit.map(auditView),
     replays: replays.map((r) => r.id),

@@ -1,9 +1,8 @@
 // A run's allowance (docs/run-allowance.md): an agent key declares a deadline and a retry and backoff budget for one of
-// its runs; the outcome command spends it (run-outcome.ts) and the gate refuses what it cannot give.
+// its runs; the outcome and dispatch commands spend it (run-spend.ts) and the gate refuses what it cannot give.
 import { z } from "zod";
 import type { RunAllowance } from "@/lib/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { RunBudget } from "@/lib/retry-gate/run-allowance";
 import type { Actor } from "../actor";
 import { auditedTransaction } from "../audit/audited-transaction";
 import { LedgerError } from "../errors";
@@ -62,15 +61,23 @@ export function runAllowanceView(row: RunAllowance, now: Date): RunAllowanceView
   };
 }
 
-export function runBudget(row: RunAllowance, retriesUsed = row.retriesUsed): RunBudget {
+/** The bounds a body declares, as they are stored: one left out (or null) is no bound. */
+export function boundsOf(body: RunAllowanceBody): Pick<RunAllowance, "deadlineAt" | "maxRetries" | "maxBackoffMs"> {
   return {
-    runId: row.runId,
-    deadlineAt: row.deadlineAt?.getTime() ?? null,
-    maxRetries: row.maxRetries,
-    maxBackoffMs: row.maxBackoffMs,
-    retriesUsed,
-    backoffUsedMs: row.backoffUsedMs,
+    deadlineAt: body.deadlineAt ? new Date(body.deadlineAt) : null,
+    maxRetries: body.maxRetries ?? null,
+    maxBackoffMs: body.maxBackoffMs ?? null,
   };
+}
+
+/** Does the stored allowance have exactly the bounds the body declares? */
+export function sameBounds(row: RunAllowance, body: RunAllowanceBody): boolean {
+  const bounds = boundsOf(body);
+  return (
+    (row.deadlineAt?.getTime() ?? null) === (bounds.deadlineAt?.getTime() ?? null) &&
+    row.maxRetries === bounds.maxRetries &&
+    row.maxBackoffMs === bounds.maxBackoffMs
+  );
 }
 
 function notYours(runId: string): LedgerError {
@@ -124,11 +131,7 @@ export async function putRunAllowance(
   if (!RUN_ID.test(runId)) throw new LedgerError("invalid_body", "A run id is 1 to 200 characters, no spaces or /.");
   return auditedTransaction(ledger, async (tx, audit) => {
     const existing = await ownRun(tx as unknown as Ledger["db"], runId, actor);
-    const bounds = {
-      deadlineAt: body.deadlineAt ? new Date(body.deadlineAt) : null,
-      maxRetries: body.maxRetries ?? null,
-      maxBackoffMs: body.maxBackoffMs ?? null,
-    };
+    const bounds = boundsOf(body);
     const row = existing
       ? await tx.runAllowance.update({ where: { runId }, data: { ...bounds, updatedAt: now } })
       : await tx.runAllowance.create({ data: { runId, keyId: actor.id, ...bounds, createdAt: now, updatedAt: now } });

@@ -7,8 +7,9 @@ import {
   type ContractVersion,
   type Dependency,
   type Operation,
+  type RunAllowance,
 } from "@/lib/generated/prisma/client";
-import type { ContractHead, LedgerReads, OperationRows } from "./types";
+import type { ContractHead, LedgerReads, OperationRows, RunAllowanceChanges, RunAllowanceSeen } from "./types";
 
 export type Row = Record<string, unknown>;
 
@@ -56,6 +57,11 @@ export const DEPENDENCY: Table = {
 export const ATTEMPT: Table = { name: "Attempt", dates: ["dispatchedAt", "finishedAt"], booleans: [] };
 const API_KEY: Table = { name: "ApiKey", dates: ["createdAt", "lastUsedAt", "revokedAt"], booleans: ["bootstrap"] };
 export const AUDIT_EVENT: Table = { name: "AuditEvent", dates: ["createdAt"], booleans: [] };
+const RUN_ALLOWANCE: Table = {
+  name: "RunAllowance",
+  dates: ["deadlineAt", "exhaustedAt", "createdAt", "updatedAt"],
+  booleans: [],
+};
 
 /**
  * A row as Prisma's generated type describes it: DateTime columns as Date, Boolean columns as boolean. Converts in
@@ -127,6 +133,7 @@ export const SELECT = {
   dependency: `SELECT * FROM "Dependency" WHERE "name" = ?`,
   attempt: `SELECT * FROM "Attempt" WHERE "operationId" = ? AND "number" = ?`,
   apiKeyByHash: `SELECT * FROM "ApiKey" WHERE "hash" = ?`,
+  runAllowance: `SELECT * FROM "RunAllowance" WHERE "runId" = ?`,
   oldestExpiredLease: `SELECT * FROM "Operation" WHERE "phase" = 'DISPATCHED' AND "leaseExpiresAt" < ? ORDER BY "leaseExpiresAt" LIMIT 1`,
   oldestExpiredApproval: `SELECT * FROM "Operation" WHERE "phase" = 'AWAITING_APPROVAL' AND "approvalExpiresAt" < ?
     ORDER BY "approvalExpiresAt", "id" LIMIT 1`,
@@ -215,6 +222,10 @@ export class SqlLedgerReads implements LedgerReads {
     return this.one(API_KEY, SELECT.apiKeyByHash, [hash]);
   }
 
+  runAllowance(runId: string): Promise<RunAllowance | null> {
+    return this.one(RUN_ALLOWANCE, SELECT.runAllowance, [runId]);
+  }
+
   /** The DISPATCHED operation whose lease expired first, before `now` (not locked: see LedgerTx). */
   oldestExpiredLease(now: Date): Promise<Operation | null> {
     return this.one(OPERATION, SELECT.oldestExpiredLease, [now]);
@@ -237,6 +248,7 @@ export function storeReads(reads: SqlLedgerReads, around: <T>(work: () => Promis
     dependency: (name) => around(() => reads.dependency(name)),
     attempt: (operationId, number) => around(() => reads.attempt(operationId, number)),
     apiKeyByHash: (hash) => around(() => reads.apiKeyByHash(hash)),
+    runAllowance: (runId) => around(() => reads.runAllowance(runId)),
   };
 }
 
@@ -265,5 +277,25 @@ export function updateStatement(codec: ValueCodec, table: Table, changes: object
   return {
     sql: `UPDATE ${q(table.name)} SET ${set.map(([column]) => `${q(column)} = ?`).join(", ")} WHERE ${keys.map(([column]) => `${q(column)} = ?`).join(" AND ")}`,
     params: [...set, ...keys].map(([, value]) => codec.toDb(value)),
+  };
+}
+
+/**
+ * Writes a run's allowance only if its use is still what the command saw (the same retries and backoff used, exhausted
+ * or not): of two commands spending the last of it at once, the second matches no row.
+ */
+export function runAllowanceUpdate(
+  codec: ValueCodec,
+  runId: string,
+  seen: RunAllowanceSeen,
+  changes: RunAllowanceChanges,
+): Statement {
+  const set = defined(changes);
+  const exhausted = seen.exhaustedAt === null ? "IS NULL" : "IS NOT NULL";
+  return {
+    sql: `UPDATE "RunAllowance" SET ${set.map(([column]) => `${q(column)} = ?`).join(", ")} WHERE "runId" = ? AND "retriesUsed" = ? AND "backoffUsedMs" = ? AND "exhaustedAt" ${exhausted}`,
+    params: [...set.map(([, value]) => value), runId, seen.retriesUsed, seen.backoffUsedMs].map((value) =>
+      codec.toDb(value),
+    ),
   };
 }

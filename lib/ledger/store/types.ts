@@ -1,6 +1,13 @@
 // The ledger's own data access for operation commands: plain SQL through the database driver, one implementation per
 // engine.
-import type { ApiKey, Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type {
+  ApiKey,
+  Attempt,
+  ContractVersion,
+  Dependency,
+  Operation,
+  RunAllowance,
+} from "@/lib/generated/prisma/client";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 
 /** The reads an operation command needs; outside a transaction each one sees the latest committed state. */
@@ -21,6 +28,8 @@ export interface LedgerReads {
   attempt(operationId: string, number: number): Promise<Attempt | null>;
   /** The API key stored under a secret's sha256 hash (every API request asks, so it is here and not in Prisma). */
   apiKeyByHash(hash: string): Promise<ApiKey | null>;
+  /** A run's allowance (docs/run-allowance.md), always read afresh: commands spend it with runAllowanceUpdate. */
+  runAllowance(runId: string): Promise<RunAllowance | null>;
 }
 
 export interface ContractHead {
@@ -38,6 +47,12 @@ export interface OperationRows {
 export type AttemptChanges = Partial<Omit<Attempt, "id" | "operationId" | "number">>;
 export type DependencyChanges = Partial<Omit<Dependency, "name">>;
 export type OperationColumns = Partial<Omit<Operation, "id">>;
+/** What a command spends of a run's allowance, or when it marks it exhausted. */
+export type RunAllowanceChanges = Partial<
+  Pick<RunAllowance, "retriesUsed" | "backoffUsedMs" | "exhaustedAt" | "updatedAt">
+>;
+/** The use of a run's allowance as a command read it: its write goes through only if it is still so. */
+export type RunAllowanceSeen = Pick<RunAllowance, "retriesUsed" | "backoffUsedMs" | "exhaustedAt">;
 
 /**
  * Reads and writes inside one transaction; every write of a command and its audit records commit together or not at
@@ -55,6 +70,11 @@ export interface LedgerTx extends LedgerReads {
   updateAttempt(id: string, changes: AttemptChanges): Promise<void>;
   /** Writes the breaker only if the dependency is still at `version`; when it is not, as updateOperation. */
   updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean>;
+  /**
+   * Writes a run's allowance only if its use is still `seen`. When it is not (a concurrent command spent it first): false
+   * on SQLite; on PostgreSQL the transaction fails with WriteConflict, as updateOperation.
+   */
+  updateRunAllowance(runId: string, seen: RunAllowanceSeen, changes: RunAllowanceChanges): Promise<boolean>;
   /** Appends the events to the audit hash chain (lib/ledger/audit/append.ts has the rules). */
   appendAudit(inputs: AuditInput[]): Promise<void>;
   /**

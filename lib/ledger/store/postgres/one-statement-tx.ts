@@ -11,6 +11,7 @@ import {
   DEPENDENCY,
   insertStatement,
   OPERATION,
+  runAllowanceUpdate,
   SqlLedgerReads,
   updateStatement,
   type ContractVersionCache,
@@ -25,6 +26,8 @@ import type {
   LedgerTx,
   OperationColumns,
   OperationRows,
+  RunAllowanceChanges,
+  RunAllowanceSeen,
 } from "../types";
 
 /** The checks of what a command relied on from memory: each row must still be at the version it remembered. */
@@ -131,6 +134,10 @@ export class OneStatementTx extends SqlLedgerReads implements LedgerTx {
     this.#conditioned.set(`Dependency ${name}`, version);
     this.memory.updatedDependency(name, changes);
     return true;
+  }
+
+  updateRunAllowance(runId: string, seen: RunAllowanceSeen, changes: RunAllowanceChanges): Promise<boolean> {
+    return this.#add(`RunAllowance ${runId}`, runAllowanceUpdate(this.codec, runId, seen, changes));
   }
 
   appendAudit(inputs: AuditInput[]): Promise<void> {

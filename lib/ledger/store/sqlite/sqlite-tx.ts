@@ -7,6 +7,7 @@ import {
   DEPENDENCY,
   insertStatement,
   OPERATION,
+  runAllowanceUpdate,
   SqlLedgerReads,
   updateStatement,
   type ContractVersionCache,
@@ -14,7 +15,14 @@ import {
   type Statement,
   type ValueCodec,
 } from "../sql";
-import type { AttemptChanges, DependencyChanges, LedgerTx, OperationColumns } from "../types";
+import type {
+  AttemptChanges,
+  DependencyChanges,
+  LedgerTx,
+  OperationColumns,
+  RunAllowanceChanges,
+  RunAllowanceSeen,
+} from "../types";
 import type { BatchAudit } from "./batch-audit";
 
 export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
@@ -49,6 +57,10 @@ export class SqlLedgerTx extends SqlLedgerReads implements LedgerTx {
 
   async updateDependency(name: string, version: number, changes: DependencyChanges): Promise<boolean> {
     return (await this.write(updateStatement(this.codec, DEPENDENCY, changes, { name, version }))) === 1;
+  }
+
+  async updateRunAllowance(runId: string, seen: RunAllowanceSeen, changes: RunAllowanceChanges): Promise<boolean> {
+    return (await this.write(runAllowanceUpdate(this.codec, runId, seen, changes))) === 1;
   }
 
   appendAudit(inputs: AuditInput[]): Promise<void> {
