@@ -4,7 +4,7 @@
 import { useId, type ReactNode } from "react";
 import { FieldErrors, FieldHint, inputClass } from "@/components/ui/form-controls";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
-import type { ContractDraft } from "./contract-draft";
+import { fieldMessages, type ContractDraft } from "./contract-draft";
 import type { ContractField } from "./contract-fields";
 import { humanDuration, type Choice } from "./contract-words";
 
@@ -31,7 +31,7 @@ export function ContractFieldView({
   aside,
 }: ContractFieldProps) {
   const id = useId();
-  const messages = errors[field.name] ?? (field.errorsAlsoUnder ? errors[field.errorsAlsoUnder] : undefined);
+  const messages = fieldMessages(errors, field);
   const invalid = Boolean(messages && messages.length > 0);
   // What ties a control to its label's field: its id, whether it is wrong, and the messages and help read with it.
   const control = {
