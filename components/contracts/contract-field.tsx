@@ -5,7 +5,7 @@ import { useId, type ReactNode } from "react";
 import { FieldErrors, FieldHint, inputClass } from "@/components/ui/form-controls";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { fieldMessages, type ContractDraft } from "./contract-draft";
-import type { ContractField } from "./contract-fields";
+import type { ContractField } from "./contract-field-types";
 import { humanDuration, type Choice } from "./contract-words";
 
 export interface ContractFieldProps {

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { fieldErrors } from "@/lib/api/request-body";
 import { contractBodySchema } from "@/lib/ledger/contracts/contract-schema";
 import { bodyOf, fieldMessages, formErrors, NEW_CONTRACT_DRAFT, type ContractDraft } from "./contract-draft";
-import { CONTRACT_SECTIONS, type ContractField } from "./contract-fields";
+import type { ContractField } from "./contract-field-types";
+import { CONTRACT_SECTIONS } from "./contract-fields";
 
 const fields: ContractField[] = CONTRACT_SECTIONS.flatMap((s) => s.groups.flatMap((g) => g.fields));
 

@@ -166,7 +166,8 @@ export function ReconcileDialog({
                 Also approve one retry (attempt {op.attempt + 1})
                 <span className="block text-ink-muted">
                   {op.approvals.needed > 1
-                    ? `Your approval is the first of the ${op.approvals.needed} this contract needs: the operation then waits for the others.`
+                    ? `Your approval is the first of the ${op.approvals.needed} this contract needs: ` +
+                      "the operation then waits for the others."
                     : "Grants exactly one more dispatch with the same key."}
                 </span>
               </span>
