@@ -10,7 +10,13 @@ export default defineConfig({
     alias: [{ find: /^@\//, replacement: root }],
   },
   test: {
-    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts", "e2e/**/*.test.ts"],
+    include: [
+      "lib/**/*.test.ts",
+      "components/**/*.test.ts",
+      "scripts/**/*.test.ts",
+      "tests/**/*.test.ts",
+      "e2e/**/*.test.ts",
+    ],
     environment: "node",
     setupFiles: ["./tests/setup/fail-on-console.ts"],
     globalSetup: ["./tests/setup/db-template.ts"],

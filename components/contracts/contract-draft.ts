@@ -215,3 +215,18 @@ export function formErrors(errors: Record<string, string[]> | undefined): Record
   }
   return out;
 }
+
+/**
+ * The messages a field shows: its own and its items' ("reconcile.appliedValues.0" belongs to the applied values), else
+ * those of the parent it shares them with ("backoff" when base and max are wrong together).
+ */
+export function fieldMessages(
+  errors: Record<string, string[]>,
+  field: { name: string; errorsAlsoUnder?: string },
+): string[] | undefined {
+  const own = Object.entries(errors)
+    .filter(([key]) => key === field.name || key.startsWith(`${field.name}.`))
+    .flatMap(([, messages]) => messages);
+  if (own.length > 0) return own;
+  return field.errorsAlsoUnder ? errors[field.errorsAlsoUnder] : undefined;
+}

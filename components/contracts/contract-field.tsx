@@ -4,8 +4,8 @@
 import { useId, type ReactNode } from "react";
 import { FieldErrors, FieldHint, inputClass } from "@/components/ui/form-controls";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
-import type { ContractDraft } from "./contract-draft";
-import type { ContractField } from "./contract-fields";
+import { fieldMessages, type ContractDraft } from "./contract-draft";
+import type { ContractField } from "./contract-field-types";
 import { humanDuration, type Choice } from "./contract-words";
 
 export interface ContractFieldProps {
@@ -31,7 +31,7 @@ export function ContractFieldView({
   aside,
 }: ContractFieldProps) {
   const id = useId();
-  const messages = errors[field.name] ?? (field.errorsAlsoUnder ? errors[field.errorsAlsoUnder] : undefined);
+  const messages = fieldMessages(errors, field);
   const invalid = Boolean(messages && messages.length > 0);
   // What ties a control to its label's field: its id, whether it is wrong, and the messages and help read with it.
   const control = {

@@ -11,7 +11,8 @@ import { useHydrated } from "@/components/ui/use-hydrated";
 import { ClassSuggestionNote, type ClassSuggestion } from "./class-suggestion";
 import { bodyOf, draftOf, formErrors, NEW_CONTRACT_DRAFT, type ContractDraft } from "./contract-draft";
 import { ContractFieldView } from "./contract-field";
-import { CONTRACT_SECTIONS, type GroupLayout } from "./contract-fields";
+import type { GroupLayout } from "./contract-field-types";
+import { CONTRACT_SECTIONS } from "./contract-fields";
 import { SaveFailureNotice, type SaveFailure } from "./contract-save-failure";
 import { ErrorRulesEditor } from "./error-rules-editor";
 

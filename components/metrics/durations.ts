@@ -1,16 +1,22 @@
 // Durations as operators read them on the Metrics and run pages: "450 ms", "1.8 s", "3 min 20 s", "2 h 5 min".
 
+/**
+ * Rounded to the smallest unit shown before it is split, so 59.7 s reads "1 min" and 1 h 59 min 59 s "2 h", never
+ * "60 s" or "1 h 60 min".
+ */
 export function spentTime(ms: number): string {
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1_000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  if (ms < 3_600_000) {
-    const minutes = Math.floor(ms / 60_000);
-    const seconds = Math.round((ms % 60_000) / 1_000);
-    return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
+  if (Math.round(ms) < 1_000) return `${Math.round(ms)} ms`;
+  const tenths = Math.round(ms / 100);
+  if (tenths < 100) return `${(tenths / 10).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1_000);
+  if (seconds < 3_600) {
+    if (seconds < 60) return `${seconds} s`;
+    const rest = seconds % 60;
+    return rest === 0 ? `${Math.floor(seconds / 60)} min` : `${Math.floor(seconds / 60)} min ${rest} s`;
   }
-  const hours = Math.floor(ms / 3_600_000);
-  const minutes = Math.round((ms % 3_600_000) / 60_000);
-  return minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`;
+  const minutes = Math.round(ms / 60_000);
+  const rest = minutes % 60;
+  return rest === 0 ? `${Math.floor(minutes / 60)} h` : `${Math.floor(minutes / 60)} h ${rest} min`;
 }
 
 /** The share of backoff in the time spent, as a whole percent; null when nothing was spent. */

@@ -3,17 +3,15 @@
 // evidence.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import type { ReactNode } from "react";
 import type { OperationDetail as Operation } from "@/lib/ledger/reads/operations";
-import { formatExactUtc, toEpochMs } from "@/components/ui/format-time";
-import { RelativeTime } from "@/components/ui/relative-time";
-import { quorumText } from "@/lib/console/wait-time";
-import { ApprovalDeadline, QuorumCount } from "./approval-deadline";
 import { consoleKeys, fetchOperation, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
 import { DecisionBadge } from "./decision-badge";
 import { ListError, LiveStatus } from "./list-states";
-import { AttemptCount, EffectClassText, LastError, ViaMark } from "./operation-cells";
+import { EffectClassText, ViaMark } from "./operation-cells";
 import { OperationActions } from "./operation-actions";
+import { Identity } from "./operation-identity";
+import { RepeatLink, ReplayLinks } from "./operation-links";
+import { Outcome } from "./operation-outcome";
 import { OperationTimeline } from "./operation-timeline";
 import { PhaseBadge } from "./phase-badge";
 import { ReconciliationEvidence } from "./reconciliation-evidence";
@@ -128,238 +126,6 @@ export function OperationDetail({
   );
 }
 
-/**
- * The facts that explain the decision: a waiting request's deadline and quorum, an expiry, the evidence so far, the
- * last error, a rejection.
- */
-function Outcome({ op }: { op: Operation }) {
-  const lines: ReactNode[] = [];
-  if (op.phase === "AWAITING_APPROVAL") {
-    lines.push(
-      <Fact key="deadline" label="Request">
-        <span data-approval-deadline>
-          <ApprovalDeadline expiresAt={op.approvalExpiresAt} />
-          {op.approvalExpiresAt ? (
-            <span className="text-ink-subtle">
-              {" "}
-              · at {formatExactUtc(toEpochMs(op.approvalExpiresAt) ?? 0)}; nobody deciding by then means it is never
-              approved
-            </span>
-          ) : null}
-        </span>
-      </Fact>,
-    );
-    if (quorumText(op.approvals)) {
-      lines.push(
-        <Fact key="quorum" label="Approvals">
-          <QuorumCount approvals={op.approvals} />{" "}
-          <span className="text-ink-subtle">
-            from distinct people; the attempt is granted with the {ordinal(op.approvals.needed)}
-          </span>
-        </Fact>,
-      );
-    }
-  }
-  if (op.phase === "EXPIRED") {
-    lines.push(
-      <Fact key="expired" label="Expired">
-        <span data-expired-note>
-          Nobody approved or rejected this request before its deadline
-          {op.approvalExpiresAt ? (
-            <>
-              {" "}
-              (<RelativeTime live value={op.approvalExpiresAt} />)
-            </>
-          ) : null}
-          , so opledger ended it: no attempt was granted, nothing more will be sent, and the agent was told its approval
-          expired.
-        </span>
-      </Fact>,
-    );
-  }
-  if (op.rejectionReason)
-    lines.push(
-      <Fact key="rejected" label="Rejected">
-        {op.rejectionReason}
-      </Fact>,
-    );
-  if (op.evidence !== "none") {
-    lines.push(
-      <Fact key="evidence" label="Reconciled as">
-        {op.evidence === "applied" ? "the effect happened" : "the effect did not happen"}
-        {op.providerId ? (
-          <>
-            {" "}
-            · provider id <code className="font-mono text-[12px]">{op.providerId}</code>
-          </>
-        ) : null}
-      </Fact>,
-    );
-  }
-  if (op.approvedAttempt !== null && op.approvedAttempt > op.attempt) {
-    lines.push(
-      <Fact key="approved" label="Approved">
-        attempt {op.approvedAttempt} may be dispatched once
-      </Fact>,
-    );
-  }
-  if (op.lastError && op.phase !== "CONFIRMED") {
-    lines.push(
-      <Fact key="error" label="Last error">
-        <LastError error={op.lastError} />
-      </Fact>,
-    );
-  }
-  if (op.notBefore && Date.parse(op.notBefore) > Date.parse(op.updatedAt)) {
-    lines.push(
-      <Fact key="notBefore" label="Next attempt">
-        not before <RelativeTime live value={op.notBefore} />
-      </Fact>,
-    );
-  }
-  if (lines.length === 0) return null;
-  return <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-[13px]">{lines}</dl>;
-}
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <>
-      <dt className="text-ink-subtle">{label}</dt>
-      <dd className="text-ink">{children}</dd>
-    </>
-  );
-}
-
-function Identity({ op }: { op: Operation }) {
-  const mono = "font-mono text-[12.5px] break-all";
-  return (
-    <section aria-labelledby="identity-title">
-      <h2 id="identity-title" className="mb-2 text-[15px] font-semibold text-ink">
-        Identity
-      </h2>
-      <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1.5 rounded-lg border border-line px-4 py-3 text-[13px]">
-        <Fact label="Operation">
-          <span className={mono}>{op.id}</span>
-        </Fact>
-        <Fact label="Tool">
-          <span className={mono}>{op.tool}</span> ·{" "}
-          <Link
-            href={`/contracts/${encodeURIComponent(op.tool)}`}
-            className="underline underline-offset-4 hover:text-ink-muted"
-          >
-            contract v{op.contractVersion}
-          </Link>
-        </Fact>
-        <Fact label="Effect class">
-          <EffectClassText effect={op.effect} />
-        </Fact>
-        <Fact label="Called">{op.via === "mcp" ? "through the MCP gateway" : "over the agent API"}</Fact>
-        <Fact label="Idempotency key">
-          <span className={mono}>{op.idempotencyKey}</span>
-        </Fact>
-        <Fact label="Run">
-          {op.runId ? (
-            <Link
-              href={`/runs/${encodeURIComponent(op.runId)}`}
-              className={`${mono} underline-offset-4 hover:underline`}
-              title="The run's operations on a time axis"
-            >
-              {op.runId}
-            </Link>
-          ) : (
-            <None />
-          )}
-        </Fact>
-        <Fact label="Agent">{op.agentId ? <span className={mono}>{op.agentId}</span> : <None />}</Fact>
-        <Fact label="Attempts">
-          <AttemptCount attempt={op.attempt} maxAttempts={op.maxAttempts} />{" "}
-          <span className="text-ink-subtle">dispatched of the budget</span>
-        </Fact>
-        <Fact label="Lease">
-          {op.leaseOwner ? (
-            <>
-              <span className={mono}>{op.leaseOwner}</span> · fence <span className="font-mono">{op.fence}</span>
-              {op.leaseExpiresAt ? (
-                <>
-                  {" "}
-                  · expires <RelativeTime live value={op.leaseExpiresAt} />
-                </>
-              ) : null}
-            </>
-          ) : (
-            <>
-              none · fence <span className="font-mono">{op.fence}</span>
-            </>
-          )}
-        </Fact>
-        <Fact label="Provider id">{op.providerId ? <span className={mono}>{op.providerId}</span> : <None />}</Fact>
-        <Fact label="Created">
-          <RelativeTime live value={op.createdAt} />
-        </Fact>
-        <Fact label="Last change">
-          <RelativeTime live value={op.updatedAt} />
-        </Fact>
-      </dl>
-    </section>
-  );
-}
-
-/**
- * An MCP call made again after its answer was delivered is a new operation: the earlier one, as it ended. A person
- * deciding on a held repeat (a suspected duplicate) sees that the same call already succeeded, and when.
- */
-function RepeatLink({ op }: { op: Operation }) {
-  const earlier = op.repeated;
-  if (!earlier) return null;
-  const ended = earlier.phase === "CONFIRMED" ? "succeeded" : earlier.phase === "FAILED" ? "failed" : "ended";
-  return (
-    <p className="mt-1 text-[13px] text-ink-muted" data-repeat-of={earlier.id}>
-      A repeat: the same call {ended} at {formatExactUtc(Date.parse(earlier.at))}, operation{" "}
-      <Link
-        href={`/operations/${encodeURIComponent(earlier.id)}`}
-        className="font-mono text-[12.5px] underline underline-offset-4 hover:text-ink"
-      >
-        {earlier.id}
-      </Link>
-    </p>
-  );
-}
-
-/** A replay and its original point at each other (a replay is a new operation with its own key). */
-function ReplayLinks({ op }: { op: Operation }) {
-  if (!op.replayOf && op.replays.length === 0) return null;
-  const link = "font-mono text-[12.5px] underline underline-offset-4 hover:text-ink";
-  return (
-    <p className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-[13px] text-ink-muted">
-      {op.replayOf ? (
-        <span data-replay-of={op.replayOf}>
-          Replay of{" "}
-          <Link href={`/operations/${encodeURIComponent(op.replayOf)}`} className={link}>
-            {op.replayOf}
-          </Link>
-        </span>
-      ) : null}
-      {op.replays.length > 0 ? (
-        <span data-replays>
-          Replayed as{" "}
-          {op.replays.map((id, i) => (
-            <span key={id}>
-              {i > 0 ? ", " : ""}
-              <Link href={`/operations/${encodeURIComponent(id)}`} className={link} data-replay-link={id}>
-                {id}
-              </Link>
-            </span>
-          ))}
-        </span>
-      ) : null}
-    </p>
-  );
-}
-
-function None() {
-  return <span className="text-ink-subtle">—</span>;
-}
-
 function JsonSection({ title, value, open }: { title: string; value: unknown; open: boolean }) {
   return (
     <section>
@@ -373,10 +139,4 @@ function JsonSection({ title, value, open }: { title: string; value: unknown; op
       </details>
     </section>
   );
-}
-
-/** "second", "third": the approval that completes a quorum of `n`. */
-function ordinal(n: number): string {
-  const words = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
-  return words[n - 1] ?? `${n}th`;
 }
