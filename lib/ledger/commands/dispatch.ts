@@ -114,8 +114,21 @@ export async function dispatchOperation(
   actor: Actor,
   now: Date,
 ): Promise<DispatchResult> {
-  return operationCommand(ledger, id, actor, "dispatch", now, async (tx, ctx): Promise<DispatchResult> => {
+  return operationCommand(ledger, id, actor, "dispatch", now, dispatchStep(input, actor, now));
+}
+
+/**
+ * The dispatch itself, inside a transaction the caller runs: dispatchOperation's, or one that composes it with the
+ * plan (lib/ledger/commands/gateway-call.ts).
+ */
+export function dispatchStep(
+  input: { fence: number },
+  actor: Actor,
+  now: Date,
+): (tx: Tx, ctx: OperationContext) => Promise<DispatchResult> {
+  return async (tx, ctx): Promise<DispatchResult> => {
     const { op, contract, dependency } = ctx;
+    const id = op.id;
     checkFence(op, input.fence, now, true);
     const input0 = gateInput(op, contract, dependency, now);
     const decision = decide(input0);
@@ -193,5 +206,5 @@ export async function dispatchOperation(
       },
     ]);
     return { operation: operationView(dispatched, contract, breakerAfter, now) };
-  });
+  };
 }

@@ -13,6 +13,7 @@ import type { Actor } from "../actor";
 import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
+import { deliveredWith } from "./repeated-call";
 import { checkFence, operationCommand, writeOperation } from "./run-command";
 import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 
@@ -27,6 +28,8 @@ export interface OutcomeInput {
   resultJson?: string;
   /** The allowance of the operation's run, as lib/ledger/runs/run-outcome.ts reserved it for this report. */
   run?: RunBudget;
+  /** The answer goes to its client right after this commit: recorded as delivered in the same write (repeated-call.ts). */
+  delivered?: boolean;
 }
 
 const AUDIT_ACTION: Record<Phase, string> = {
@@ -113,7 +116,12 @@ export async function reportOutcome(
         throw new Error(`unknown result ${String(unreachable)}`);
       }
     }
-    const updated = await writeOperation(tx, op, data, now);
+    const updated = await writeOperation(
+      tx,
+      op,
+      { ...data, ...deliveredWith(op, data.phase, input.delivered, now) },
+      now,
+    );
     await tx.updateAttempt(attemptRow.id, {
       result,
       errorKind: error?.kind ?? null,
