@@ -550,6 +550,17 @@ describe("/mcp on a Node server (serveMcp): the lean tools/call, the SDK for the
     expect(((await malformed.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
 
+  it("opens the listening stream (GET) at once, though nothing is sent on it yet", async () => {
+    const stop = new AbortController();
+    const stream = await fetch(url, {
+      headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25" },
+      signal: stop.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toBe("text/event-stream");
+    stop.abort();
+  });
+
   it("a client gone before the answer gets the stored result when it calls again; a delivered one is a new call", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
     const args = { customer: "d-1", amount: 2 };

@@ -32,6 +32,9 @@ class ResponseAdapter extends Writable {
     return this;
   }
 
+  /** The Response is handed over at writeHead already. */
+  flushHeaders(): void {}
+
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
     this.#controller.enqueue(new Uint8Array(chunk));
     done();

@@ -61,6 +61,8 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
     headers[name] = value;
   });
   res.writeHead(response.status, headers);
+  // A listening stream may stay silent for long: its client sees it open only once the headers are out.
+  if (headers["content-type"]?.startsWith("text/event-stream")) res.flushHeaders();
   if (!response.body) {
     res.end();
     return;
