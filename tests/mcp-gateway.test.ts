@@ -1,9 +1,12 @@
 // The gateway's tools/list and tools/call on a real database against the test upstream, a real MCP server over stdio
 // that counts its effects durably: never a second effect without a person.
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   CallToolResultSchema,
@@ -26,7 +29,7 @@ import {
   gatewayTools,
   type GatewayServerContext,
 } from "@/lib/mcp/gateway/gateway-server";
-import { mcpResponse } from "@/lib/mcp/gateway/mcp-endpoint";
+import { serveMcp } from "@/lib/mcp/gateway/mcp-endpoint";
 import { ToolListChanges } from "@/lib/mcp/gateway/tool-list-changes";
 import { openUpstreams, type Upstreams } from "@/lib/mcp/upstreams/registry";
 import { readCalls, readEffects, writeControl } from "../e2e/mcp/test-upstream-effects";
@@ -432,40 +435,148 @@ describe("pinned tools: a tool that changes after a person classified it is not 
   });
 });
 
-describe("delivery over /mcp: an answer counts as delivered once its response was written in full", () => {
-  /** A tools/call as an MCP client posts it, answered by the endpoint as the route answers it. */
+describe("/mcp on a Node server (serveMcp): the lean tools/call, the SDK for the rest, and when an answer was delivered", () => {
+  let server: http.Server;
+  let url: string;
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const changes = new ToolListChanges(t.ledger, upstreams);
+      void serveMcp(req, res, { ledger: t.ledger, actor: ctx.actor, upstreams, changes, now: new Date() });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const HEADERS = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-session-id": "run-1",
+    "mcp-protocol-version": "2025-11-25",
+  };
+
+  /** A tools/call as an MCP client posts it. */
   function posted(args: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
     return postedMessage(
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test__charge", arguments: args } },
-      signal,
+      { signal },
     );
   }
 
-  function postedMessage(message: unknown, signal?: AbortSignal): Promise<Response> {
-    const req = new Request("http://127.0.0.1/mcp", {
+  function postedMessage(
+    message: unknown,
+    options: { signal?: AbortSignal; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
+    return fetch(url, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-session-id": "run-1",
-        "mcp-protocol-version": "2025-11-25",
-      },
+      headers: { ...HEADERS, ...options.headers },
       body: JSON.stringify(message),
-      ...(signal ? { signal } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
-    const changes = new ToolListChanges(t.ledger, upstreams);
-    return mcpResponse(req, { ledger: t.ledger, actor: ctx.actor, upstreams, changes, now: new Date() });
   }
   const resultOf = async (response: Response) => ((await response.json()) as { result: CallToolResult }).result;
+
+  async function sdkClient(): Promise<Client> {
+    const client = new Client({ name: "serve-mcp-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    return client;
+  }
+
+  it("an SDK client initializes, lists and calls; the call's outcome marks it delivered, and the same call again is new", async () => {
+    await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
+    const client = await sdkClient();
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["test__charge"]);
+    const args = { customer: "n-1", amount: 3 };
+    const answer = (await client.callTool({ name: "test__charge", arguments: args })) as CallToolResult;
+    expect(answer.isError).toBeFalsy();
+    const op = await t.db.operation.findUniqueOrThrow({ where: { id: operationOf(answer) } });
+    expect(op.phase).toBe("CONFIRMED");
+    expect(op.deliveredAt).not.toBeNull();
+    // Planned, claimed and dispatched in one transaction; the outcome (with the delivery) in a second.
+    const audit = await t.db.auditEvent.findMany({ where: { subjectId: op.id }, orderBy: { id: "asc" } });
+    expect(audit.map((e) => e.action)).toEqual([
+      "operation.planned",
+      "operation.lease_claimed",
+      "operation.authorized",
+      "operation.dispatched",
+      "operation.confirmed",
+    ]);
+    expect(new Set(audit.slice(0, 4).map((e) => e.createdAt.getTime())).size).toBe(1);
+    const repeat = (await client.callTool({ name: "test__charge", arguments: args })) as CallToolResult;
+    expect(codeOf(repeat)).toBe("suspected_duplicate");
+    expect(effects()).toHaveLength(1);
+    await client.close();
+  });
+
+  it("answers a refusal on the lean path exactly as the SDK's Server answers it in a batch", async () => {
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "test__nothing", arguments: {} } };
+    const lean = await postedMessage(call);
+    expect(lean.status).toBe(200);
+    expect(lean.headers.get("content-type")).toBe("application/json");
+    expect(lean.headers.get("cache-control")).toBe("no-store, no-transform");
+    // A batch of one goes to the SDK's Server, which answers it as a single response: the same answer (the SDK
+    // re-parses the result, which orders its keys by its schema).
+    const sdk = await postedMessage([call]);
+    expect(sdk.status).toBe(200);
+    expect(await lean.json()).toEqual(await sdk.json());
+    const invalid = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { arguments: {} } };
+    const leanInvalid = await (await postedMessage(invalid)).text();
+    // The SDK's Protocol parses the request before the Server's own check: InternalError, with zod's message.
+    expect(JSON.parse(leanInvalid)).toMatchObject({
+      error: { code: -32603, message: expect.stringMatching(/expected string/) as unknown },
+    });
+    expect(leanInvalid).toBe(await (await postedMessage([invalid])).text());
+  });
+
+  it("leaves what the transport refuses to the SDK: its statuses, codes and messages", async () => {
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "test__charge", arguments: {} } };
+    const notAccepted = await postedMessage(call, { headers: { accept: "application/json" } });
+    expect(notAccepted.status).toBe(406);
+    const wrongType = await postedMessage(call, { headers: { "content-type": "text/plain" } });
+    expect(wrongType.status).toBe(415);
+    const oldVersion = await postedMessage(call, { headers: { "mcp-protocol-version": "1999-01-01" } });
+    expect(oldVersion.status).toBe(400);
+    expect(((await oldVersion.json()) as { error: { message: string } }).error.message).toMatch(
+      /Unsupported protocol version/,
+    );
+    const foreign = await postedMessage(call, { headers: { origin: "https://evil.example" } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get("content-type")).toBe("application/problem+json");
+    expect((await fetch(url, { method: "PUT" })).status).toBe(405);
+    expect((await fetch(url, { method: "DELETE" })).status).toBe(200);
+    const malformed = await fetch(url, { method: "POST", headers: HEADERS, body: "{not json" });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
+  it("opens the listening stream (GET) at once, though nothing is sent on it yet", async () => {
+    const stop = new AbortController();
+    const stream = await fetch(url, {
+      headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25" },
+      signal: stop.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toBe("text/event-stream");
+    stop.abort();
+  });
 
   it("a client gone before the answer gets the stored result when it calls again; a delivered one is a new call", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
     const args = { customer: "d-1", amount: 2 };
-    // The client went away: the server never writes the body out.
+    writeControl(files().control, { charge: "slow:600" });
+    // The client goes away while the upstream works: the answer is never written out.
     const gone = new AbortController();
-    const lost = await posted(args, gone.signal);
+    const lost = posted(args, gone.signal).catch(() => null);
+    await vi.waitFor(() => expect(calls()).toHaveLength(1), { timeout: 10_000, interval: 20 });
     gone.abort();
-    await lost.body?.cancel();
+    expect(await lost).toBeNull();
+    await vi.waitFor(() => expect(effects()).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    writeControl(files().control, {});
     const retried = await resultOf(await posted(args));
     expect(retried._meta?.["opledger/replayed"]).toBe(true);
     const id = operationOf(retried);

@@ -147,8 +147,21 @@ export async function dispatchOperation(
   actor: Actor,
   now: Date,
 ): Promise<DispatchResult> {
-  return operationCommand(ledger, id, actor, "dispatch", now, async (tx, ctx): Promise<DispatchResult> => {
+  return operationCommand(ledger, id, actor, "dispatch", now, dispatchStep(input, actor, now));
+}
+
+/**
+ * The dispatch itself, inside a transaction the caller runs: dispatchOperation's, or one that composes it with the
+ * plan (lib/ledger/commands/gateway-call.ts).
+ */
+export function dispatchStep(
+  input: { fence: number },
+  actor: Actor,
+  now: Date,
+): (tx: Tx, ctx: OperationContext) => Promise<DispatchResult> {
+  return async (tx, ctx): Promise<DispatchResult> => {
     const { op, contract, dependency } = ctx;
+    const id = op.id;
     checkFence(op, input.fence, now, true);
     // A retry is asked of the run's allowance again as it leaves; a first attempt spends none of it.
     const allowance = op.attempt > 0 ? await allowanceOf(tx, op) : null;
@@ -232,5 +245,5 @@ export async function dispatchOperation(
       },
     ]);
     return { operation: operationView(dispatched, contract, breakerAfter, now) };
-  });
+  };
 }

@@ -19,6 +19,7 @@ import type { Actor } from "../actor";
 import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
+import { deliveredWith } from "./repeated-call";
 import { checkFence, operationCommand, writeOperation } from "./run-command";
 import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 import { runBudget } from "@/lib/ledger/runs/run-budget";
@@ -33,6 +34,8 @@ export interface OutcomeInput {
   error?: ReportedError;
   /** The upstream's confirmed answer as JSON (MCP gateway, already capped): kept to answer the same call again. */
   resultJson?: string;
+  /** The answer goes to its client right after this commit: recorded as delivered in the same write (repeated-call.ts). */
+  delivered?: boolean;
 }
 
 const AUDIT_ACTION: Record<Phase, string> = {
@@ -129,7 +132,12 @@ export async function reportOutcome(
         throw new Error(`unknown result ${String(unreachable)}`);
       }
     }
-    const updated = await writeOperation(tx, op, data, now);
+    const updated = await writeOperation(
+      tx,
+      op,
+      { ...data, ...deliveredWith(op, data.phase, input.delivered, now) },
+      now,
+    );
     await tx.updateAttempt(attemptRow.id, {
       result,
       errorKind: error?.kind ?? null,

@@ -12,7 +12,7 @@ import { claimLease, leaseClaimAudit } from "./lease";
 import { answerDelivered, repeatKey } from "./repeated-call";
 import { loadContext } from "../reads/operation-context";
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
-import { isUniqueViolation, type LedgerReads } from "@/lib/ledger/store/types";
+import { isUniqueViolation, type LedgerReads, type LedgerTx } from "@/lib/ledger/store/types";
 import { withWriteRetry } from "../write-retry";
 
 export interface PlanInput {
@@ -104,8 +104,6 @@ async function existingPlan(
   return { operation: operationView(ctx.op, ctx.contract, ctx.dependency, now), created: false };
 }
 
-type Planned = { existing: Operation } | { created: OperationView };
-
 /** A new operation's key and the call it repeats; or the existing operation a call under the default key still is. */
 async function keyOf(
   tx: LedgerReads,
@@ -130,7 +128,26 @@ export async function callOperation(reads: LedgerReads, input: PlanInput): Promi
     : null;
 }
 
-export async function planOperation(ledger: Ledger, input: PlanInput, actor: Actor, now: Date): Promise<PlanResult> {
+/** A new operation as planned, before it is written: its row, its audit records, its contract and breaker. */
+export interface PlanDraft {
+  draft: Operation;
+  audit: AuditInput[];
+  contract: ContractVersion;
+  dependency: Dependency | null;
+}
+
+/**
+ * Plans in one transaction of the store, in which `write` writes the new operation: planOperation's insert, or a
+ * command composed with the plan (lib/ledger/commands/gateway-call.ts). A call that is an existing operation is answered
+ * as a replayed plan (claimed, when asked), after that transaction, and so is a plan that lost the race for its key.
+ */
+export async function planWith<T>(
+  ledger: Ledger,
+  input: PlanInput,
+  actor: Actor,
+  now: Date,
+  write: (tx: LedgerTx, plan: PlanDraft) => Promise<T>,
+): Promise<{ created: T } | { replayed: PlanResult }> {
   const store = ledger.store;
   const argsJson = canonicalJson(input.args);
   const argsHash = sha256(argsJson);
@@ -138,7 +155,7 @@ export async function planOperation(ledger: Ledger, input: PlanInput, actor: Act
   let inserted: string | undefined;
   try {
     const planned = await withWriteRetry(() =>
-      store.transaction(async (tx): Promise<Planned> => {
+      store.transaction(async (tx): Promise<{ existing: Operation } | { created: T }> => {
         const { contract, dependency } = await currentContract(tx, input.tool);
         if (contract.idempotencyKey === "required" && !input.idempotencyKey && !input.callKey) {
           throw new LedgerError(
@@ -157,20 +174,27 @@ export async function planOperation(ledger: Ledger, input: PlanInput, actor: Act
           actor,
           now,
         );
-        await tx.insertOperation(draft);
-        await tx.appendAudit(audit);
-        return { created: operationView(draft, contract, dependency, now) };
+        return { created: await write(tx, { draft, audit, contract, dependency }) };
       }),
     );
-    if ("existing" in planned) return existingPlan(ledger, planned.existing, input, argsHash, actor, now);
-    return { operation: planned.created, created: true };
+    if ("created" in planned) return planned;
+    return { replayed: await existingPlan(ledger, planned.existing, input, argsHash, actor, now) };
   } catch (error) {
     if (!isUniqueViolation(error) || !inserted) throw error;
     // A concurrent request planned the same (tool, key) first: answer as its replay.
     const winner = await store.operationByKey(input.tool, inserted);
     if (!winner) throw error;
-    return existingPlan(ledger, winner, input, argsHash, actor, now);
+    return { replayed: await existingPlan(ledger, winner, input, argsHash, actor, now) };
   }
+}
+
+export async function planOperation(ledger: Ledger, input: PlanInput, actor: Actor, now: Date): Promise<PlanResult> {
+  const planned = await planWith(ledger, input, actor, now, async (tx, { draft, audit, contract, dependency }) => {
+    await tx.insertOperation(draft);
+    await tx.appendAudit(audit);
+    return operationView(draft, contract, dependency, now);
+  });
+  return "created" in planned ? { operation: planned.created, created: true } : planned.replayed;
 }
 
 /** Where every new operation starts: planned, nothing sent, no lease, no evidence, no person's decision yet. */

@@ -28,6 +28,36 @@ export function repeatKey(callKey: string, latestKey: string): string {
 }
 
 /**
+ * The mark an outcome's own write carries when its answer goes to the client right after the commit (the MCP gateway's
+ * answer to a call under the default key): the outcome's phase is a final answer, so the same call made again is a new
+ * operation. Saves the write after the response; the gateway clears the mark (clearDelivery) when the answer was not
+ * written out in full (docs/mcp.md, "The same call again").
+ */
+export function deliveredWith(
+  op: Pick<Operation, "callKey">,
+  phase: string | undefined,
+  delivered: boolean | undefined,
+  now: Date,
+): Pick<Operation, "deliveredAt"> | Record<string, never> {
+  return delivered && op.callKey !== null && phase !== undefined && ANSWERED_PHASES.has(phase)
+    ? { deliveredAt: now }
+    : {};
+}
+
+/**
+ * Takes back a mark the outcome carried (deliveredWith) when the answer did not reach its client in full after all
+ * (the client went away, or cancelled the request): the same call made again is then its retry.
+ */
+export async function clearDelivery(ledger: Ledger, id: string, actor: Actor, now: Date): Promise<void> {
+  await operationCommand(ledger, id, actor, "deliver", now, async (tx, { op }) => {
+    if (op.deliveredAt === null) return;
+    if (!(await tx.updateOperation(op.id, op.version, { deliveredAt: null, version: op.version + 1 }))) {
+      throw new WriteConflict(`operation ${op.id} changed meanwhile`);
+    }
+  });
+}
+
+/**
  * Records that the call's final answer reached its client in full, so that the same call made again is a new
  * operation (on any instance). Written after the response finished, for calls under the default key only (the only
  * ones it changes); bookkeeping like a heartbeat, so no audit record, and the phase's time (updatedAt) stays.

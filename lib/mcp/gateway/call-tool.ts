@@ -2,11 +2,12 @@
 // outcome, retry what the gate allows within the call's deadline, and answer the model.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KeyActor } from "@/lib/auth/api-keys";
-import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
+import { dispatchOperation, type DispatchResult } from "@/lib/ledger/commands/dispatch";
 import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
 import { reportOutcomeInRun } from "@/lib/ledger/runs/run-outcome";
 import { claimLease, releaseLease } from "@/lib/ledger/commands/lease";
-import { planOperation, type PlanInput } from "@/lib/ledger/commands/plan";
+import { planAndDispatch, type GatewayPlan } from "@/lib/ledger/commands/gateway-call";
+import type { PlanInput } from "@/lib/ledger/commands/plan";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { LedgerError, type LedgerErrorCode } from "@/lib/ledger/errors";
 import { newId } from "@/lib/ledger/ids";
@@ -15,7 +16,7 @@ import type { OperationView } from "@/lib/ledger/reads/operation-view";
 import type { Upstreams } from "@/lib/mcp/upstreams/registry";
 import type { UpstreamCall } from "@/lib/mcp/upstreams/types";
 import { refusalResult, type GatewayCode, type GatewayRefusal } from "./model-answer";
-import { deliveryBeingRecorded } from "./delivered-answers";
+import { deliveryBeingCleared, deliveryBeingRecorded, type ResponseDeliveries } from "./delivered-answers";
 import { answerFromState, heldFor } from "./operation-answer";
 import { upstreamReport } from "./upstream-report";
 
@@ -33,14 +34,14 @@ export interface GatewayContext {
   log: (line: string) => void;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
+  /** The answers this request's response carries, recorded as delivered once it finished (delivered-answers.ts). */
+  deliveries?: ResponseDeliveries;
 }
 
 /** A gateway request's context: the caller, the upstreams, and the run its calls belong to. */
 export interface GatewayServerContext extends GatewayContext {
   /** The run this request's calls belong to (the MCP session, X-Opledger-Run, or the key's day). */
   run: string;
-  /** The operations whose final answer this request carries: recorded as delivered once the response finished. */
-  delivering?: Set<string>;
 }
 
 export interface GatewayCall {
@@ -104,7 +105,10 @@ function claimOf(ctx: GatewayContext, call: GatewayCall) {
  * The plan of a gateway call, with the claim in the same transaction: the key (or, for the default key, the call, which
  * the ledger resolves to its operation), the run, `via: "mcp"`.
  */
-export function planInputOf(ctx: GatewayContext, call: GatewayCall): PlanInput {
+export function planInputOf(
+  ctx: GatewayContext,
+  call: GatewayCall,
+): PlanInput & { claim: NonNullable<PlanInput["claim"]> } {
   return {
     tool: call.name,
     args: call.args,
@@ -116,7 +120,8 @@ export function planInputOf(ctx: GatewayContext, call: GatewayCall): PlanInput {
 }
 
 /**
- * The call's operation, leased to this call; or the answer when it cannot run now. An operation another call is running
+ * The call's operation, leased to this call (a new one dispatched in the same transaction); or the answer when it
+ * cannot run now. An operation another call is running
  * (the same call sent twice at once, here or on another instance) is waited for, until the deadline: then this call is
  * answered from it, as its retry. An answered operation whose delivery this instance is still recording is waited for
  * too, so the same call made again at once is the new call it is.
@@ -125,12 +130,12 @@ async function leasedOperation(
   ctx: GatewayContext,
   call: GatewayCall,
   deadline: number,
-): Promise<{ operation: OperationView } | { answer: CallToolResult }> {
+): Promise<GatewayPlan | { answer: CallToolResult }> {
   const now = ctx.now ?? (() => new Date());
   const sleep = ctx.sleep ?? wait;
   let refusal: LedgerError;
   try {
-    return { operation: (await planOperation(ctx.ledger, planInputOf(ctx, call), ctx.actor, now())).operation };
+    return await planAndDispatch(ctx.ledger, planInputOf(ctx, call), ctx.actor, now());
   } catch (error) {
     if (!(error instanceof LedgerError)) throw error;
     if (error.code === "idempotency_key_reused") {
@@ -168,10 +173,14 @@ async function leasedOperation(
 export async function callThroughGateway(ctx: GatewayContext, call: GatewayCall): Promise<CallToolResult> {
   const now = ctx.now ?? (() => new Date());
   const deadline = now().getTime() + call.contract.timeoutMs;
+  // This instance may be taking back the delivery of the same call's last answer (its client never got it): this call
+  // is then its retry, so it waits for the ledger to say so.
+  const clearing = call.byDefault ? deliveryBeingCleared(call.key) : undefined;
+  if (clearing) await clearing;
   const leased = await leasedOperation(ctx, call, deadline);
   if ("answer" in leased) return leased.answer;
   const { operation } = leased;
-  const answer = await attempts(ctx, call, operation, deadline);
+  const answer = await attempts(ctx, call, operation, deadline, leased.dispatched);
   const code = answer._meta?.["opledger/code"] as GatewayCode | undefined;
   if (code !== undefined && STOPPED_WAITING.has(code)) await released(ctx, operation);
   return answer;
@@ -188,20 +197,24 @@ async function released(ctx: GatewayContext, operation: OperationView): Promise<
   }
 }
 
-/** Dispatch, call the upstream, report; again while the gate allows it within the deadline; then the answer. */
+/**
+ * Dispatch (the first one may have been committed with the plan), call the upstream, report; again while the gate
+ * allows it within the deadline; then the answer.
+ */
 async function attempts(
   ctx: GatewayContext,
   call: GatewayCall,
   leased: OperationView,
   deadline: number,
+  firstDispatch?: DispatchResult,
 ): Promise<CallToolResult> {
   const now = ctx.now ?? (() => new Date());
   const sleep = ctx.sleep ?? wait;
   const fence = leased.fence;
   let operation = leased;
   let lastAnswer: CallToolResult | null = null;
-  for (;;) {
-    const dispatched = await dispatchOperation(ctx.ledger, operation.id, { fence }, ctx.actor, now());
+  for (let first = firstDispatch; ; first = undefined) {
+    const dispatched = first ?? (await dispatchOperation(ctx.ledger, operation.id, { fence }, ctx.actor, now()));
     if ("refused" in dispatched) {
       const { code, extra } = dispatched.refused;
       const decision = extra.decision;
@@ -230,8 +243,11 @@ async function attempts(
       meta: { ...call.meta, "opledger/idempotencyKey": operation.idempotencyKey, "opledger/operation": operation.id },
     });
     lastAnswer = sent.outcome === "answered" && sent.result.isError ? sent.result : null;
-    const report: OutcomeInput = { fence, ...upstreamReport(sent) };
+    // A final answer under the default key goes straight to its client: its outcome's write marks it delivered.
+    const delivered = call.byDefault && ctx.deliveries?.markWithOutcome() === true;
+    const report: OutcomeInput = { fence, ...upstreamReport(sent), ...(delivered ? { delivered } : {}) };
     operation = await reportOutcomeInRun(ctx.ledger, operation.id, report, ctx.actor, now());
+    if (delivered && operation.deliveredAt !== null) ctx.deliveries?.marked.set(operation.id, call.key);
     ctx.log(attemptLine(call.name, operation, sent));
     if (operation.phase === "CONFIRMED" && sent.outcome === "answered") {
       return withOperation(sent.result, operation.id);

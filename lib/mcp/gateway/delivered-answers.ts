@@ -1,10 +1,12 @@
 // When a call's answer was delivered: the response that carries it finished (its body was written out in full, not
 // merely started), recorded in the ledger so that every instance treats the same call made again as a new one
 // (lib/ledger/commands/repeated-call.ts). A client gone before that never got the answer: the same call again is its
-// retry, answered from the ledger.
+// retry, answered from the ledger. A call answered straight after its outcome (the lean tools/call) has the mark written
+// with the outcome, and taken back when the response does not finish; any other answer is marked after it finished.
+import type { ServerResponse } from "node:http";
 import { isJSONRPCNotification, isJSONRPCRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KeyActor } from "@/lib/auth/api-keys";
-import { recordDelivery } from "@/lib/ledger/commands/repeated-call";
+import { clearDelivery, recordDelivery } from "@/lib/ledger/commands/repeated-call";
 import type { Ledger } from "@/lib/ledger/ledger";
 
 /** Answers that tell the client what the call did: besides its result, these refusals. */
@@ -53,52 +55,84 @@ function anyCancelled(run: string, messages: readonly unknown[]): boolean {
   return messages.some((m) => isJSONRPCRequest(m) && cancelled.has(cancellation(run, m.id)));
 }
 
-/**
- * The response, passed on unchanged, with `onFinished` called once its body has been read to the end (by the server
- * writing it to the client): never when the client went away first, which cancels the body or leaves it unread.
- */
-function whenFinished(response: Response, signal: AbortSignal, onFinished: () => void): Response {
-  if (!response.body) return response;
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (!done) {
-        controller.enqueue(value);
-        return;
-      }
-      controller.close();
-      if (!signal.aborted) onFinished();
-    },
-    cancel: (reason) => reader.cancel(reason),
+/** Marks this instance is taking back (clearDelivery), by call key: the same call made again here waits for them. */
+const clearing = new Map<string, Promise<void>>();
+
+export function deliveryBeingCleared(callKey: string): Promise<void> | undefined {
+  return clearing.get(callKey);
+}
+
+/** The answers one response carries, and how each one's delivery is recorded. */
+export class ResponseDeliveries {
+  /** Operations whose outcome the response tells: marked delivered once it finished, unless marked already. */
+  readonly carried = new Set<string>();
+  /** Operations whose outcome's own write marked them delivered, by operation, with their call key. */
+  readonly marked = new Map<string, string>();
+
+  constructor(
+    readonly run: string,
+    readonly messages: readonly unknown[],
+    /** The response one call's answer goes into right after its outcome (the lean tools/call), or null. */
+    readonly answering: ServerResponse | null,
+  ) {}
+
+  /**
+   * Whether the call's outcome may carry its delivery mark (repeated-call.ts deliveredWith): its answer goes straight
+   * into a response whose client is still there and has not cancelled the request.
+   */
+  markWithOutcome(): boolean {
+    return this.answering !== null && !this.answering.destroyed && !anyCancelled(this.run, this.messages);
+  }
+}
+
+type LedgerCtx = { ledger: Ledger; actor: KeyActor; log: (line: string) => void };
+
+function logged(ctx: LedgerCtx, what: string, id: string) {
+  return (error: unknown) => {
+    ctx.log(`opledger mcp: ${what} ${id} was not recorded: ${error instanceof Error ? error.message : String(error)}`);
+  };
+}
+
+/** Tracked in `map` under `key` until it settles, so the same call made again here can wait for it. */
+function tracked(map: Map<string, Promise<void>>, key: string, write: Promise<void>): void {
+  const settled = write.finally(() => {
+    if (map.get(key) === settled) map.delete(key);
   });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  map.set(key, settled);
 }
 
 /**
- * Records, once the response finished, that the answers it carries for `operations` were delivered: unless the client
- * cancelled the request (`messages`, in `run`) meanwhile.
+ * Once the response ended (called before it is written), records what its client got: when it was written out in full (Node's 'finish': the last
+ * byte handed to the operating system) and the client did not cancel the request meanwhile, the answers it carries are
+ * delivered (the marks still missing are written); otherwise the marks the outcomes carried are taken back.
  */
-export function recordingDeliveries(
-  response: Response,
-  signal: AbortSignal,
-  request: { run: string; messages: readonly unknown[]; operations: ReadonlySet<string> },
-  ctx: { ledger: Ledger; actor: KeyActor; log: (line: string) => void },
-): Response {
-  if (request.operations.size === 0) return response;
-  return whenFinished(response, signal, () => {
-    if (anyCancelled(request.run, request.messages)) return;
-    for (const id of request.operations) {
-      const written = recordDelivery(ctx.ledger, id, ctx.actor, new Date())
-        .catch((error: unknown) => {
-          ctx.log(
-            `opledger mcp: the delivery of ${id} was not recorded: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        })
-        .finally(() => {
-          if (recording.get(id) === written) recording.delete(id);
-        });
-      recording.set(id, written);
+export function settleDeliveries(res: ServerResponse, deliveries: ResponseDeliveries, ctx: LedgerCtx): void {
+  if (deliveries.carried.size === 0 && deliveries.marked.size === 0) return;
+  let settled = false;
+  const settle = (finished: boolean): void => {
+    if (settled) return;
+    settled = true;
+    const now = new Date();
+    if (finished && !anyCancelled(deliveries.run, deliveries.messages)) {
+      for (const id of deliveries.carried) {
+        if (deliveries.marked.has(id)) continue;
+        tracked(
+          recording,
+          id,
+          recordDelivery(ctx.ledger, id, ctx.actor, now).catch(logged(ctx, "the delivery of", id)),
+        );
+      }
+      return;
     }
-  });
+    for (const [id, callKey] of deliveries.marked) {
+      tracked(
+        clearing,
+        callKey,
+        clearDelivery(ctx.ledger, id, ctx.actor, now).catch(logged(ctx, "the undelivered answer of", id)),
+      );
+    }
+  };
+  if (res.destroyed) return settle(false);
+  res.once("finish", () => settle(true));
+  res.once("close", () => settle(res.writableFinished));
 }

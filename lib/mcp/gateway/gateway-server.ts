@@ -22,6 +22,7 @@ import { cancelTask, createdTask, getTask, taskResult } from "./call-task";
 import { callThroughGateway, planInputOf, type GatewayServerContext } from "./call-tool";
 import { outcomeAnswered } from "./delivered-answers";
 import { listedTool } from "./listed-tool";
+import { toolChanged } from "./matching-pins";
 import { refusalResult } from "./model-answer";
 import { relayRequests } from "./relayed-requests";
 import { declareRunAllowance, RUN_ALLOWANCE_META } from "./run-allowance-meta";
@@ -69,8 +70,9 @@ export async function gatewayToolCall(
       detail: "Its upstream is not running, or no longer offers it.",
     });
   }
-  const changed = await changedTools(ctx.ledger, [seenTool(name, upstreamTool.tool, contract.version)], new Date());
-  if (changed.has(name)) return refusalResult({ code: "tool_changed", tool: name });
+  if (await toolChanged(ctx.ledger, name, upstreamTool.tool, contract.version, new Date())) {
+    return refusalResult({ code: "tool_changed", tool: name });
+  }
   const problem = argumentsProblem(upstreamTool.tool, args);
   if (problem) return refusalResult({ code: "invalid_arguments", tool: name, detail: ` ${problem}` });
   const meta = params._meta;
@@ -105,8 +107,16 @@ export async function gatewayToolCall(
 /** The answer, noted as one whose delivery is recorded once the response finished when it tells the call's outcome. */
 function delivering(ctx: GatewayServerContext, answer: CallToolResult): CallToolResult {
   const operation = outcomeAnswered(answer);
-  if (operation !== null) ctx.delivering?.add(operation);
+  if (operation !== null) ctx.deliveries?.carried.add(operation);
   return answer;
+}
+
+/** A tools/call answered to its client (not as a task): its answer's delivery is recorded. */
+export async function answeredToolCall(
+  ctx: GatewayServerContext,
+  params: CallToolRequest["params"],
+): Promise<CallToolResult> {
+  return delivering(ctx, await gatewayToolCall(ctx, params));
 }
 
 export function gatewayServer(ctx: GatewayServerContext): Server {
@@ -125,10 +135,11 @@ export function gatewayServer(ctx: GatewayServerContext): Server {
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await gatewayTools(ctx) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const answer = await gatewayToolCall(ctx, request.params);
-    return request.params.task ? createdTask(ctx, answer) : delivering(ctx, answer);
-  });
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    request.params.task
+      ? createdTask(ctx, await gatewayToolCall(ctx, request.params))
+      : answeredToolCall(ctx, request.params),
+  );
   server.setRequestHandler(GetTaskRequestSchema, (request) => getTask(ctx, request.params.taskId));
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) =>
     delivering(ctx, await taskResult(ctx, request.params.taskId, extra.signal)),

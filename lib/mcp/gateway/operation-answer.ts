@@ -7,6 +7,7 @@ import { LedgerError } from "@/lib/ledger/errors";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { loadContext } from "@/lib/ledger/reads/operation-context";
 import { operationView } from "@/lib/ledger/reads/operation-view";
+import { decisionInRun } from "@/lib/ledger/runs/run-decision";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { letsAttemptGo, type Phase } from "@/lib/retry-gate/types";
 import { refusalResult, type GatewayRefusal } from "./model-answer";
@@ -38,9 +39,13 @@ export async function answerFromState(
   if (op.plannedByKeyId !== actor.id) {
     throw new LedgerError("not_found", `There is no operation of ${tool} with this call's key.`);
   }
+  // A confirmed answer is replayed as it is; any other state answers with the run's allowance in the decision (an
+  // operation the allowance ended says so, not the failed phase's general sentence).
   const view = operationView(op, contract, dependency, now);
-  const base = { tool, operationId: op.id, decision: view.decision };
-  if (upstreamDown !== undefined && letsAttemptGo(view.decision.action)) {
+  const decision =
+    op.phase === "CONFIRMED" ? view.decision : await decisionInRun(ledger, op, contract, dependency, now);
+  const base = { tool, operationId: op.id, decision };
+  if (upstreamDown !== undefined && letsAttemptGo(decision.action)) {
     return refusalResult({ ...base, code: "upstream_unavailable", detail: upstreamDown });
   }
   const phase = op.phase as Phase;
@@ -54,7 +59,7 @@ export async function answerFromState(
       refusal =
         op.evidence === "applied"
           ? { ...base, code: "already_applied" }
-          : { ...base, code: view.decision.action === "APPROVAL" ? "approval_required" : "in_flight" };
+          : { ...base, code: decision.action === "APPROVAL" ? "approval_required" : "in_flight" };
       break;
     case "UNKNOWN":
       refusal = { ...base, code: "outcome_unknown" };
