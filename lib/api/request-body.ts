@@ -157,14 +157,13 @@ function jsonValueOf(text: string): unknown {
   return value;
 }
 
-export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
-  const parsed = schema.safeParse(await readJsonValue(req));
-  if (!parsed.success) {
-    const errors = fieldErrors(parsed.error);
-    const summary = Object.entries(errors)
-      .map(([field, messages]) => `${field || "body"}: ${messages.join(", ")}`)
-      .join("; ");
-    throw new BodyError(400, "invalid_body", `The body is invalid: ${summary}.`, errors);
-  }
-  return parsed.data;
+/** `value` checked against `schema`, or a 400 naming every field that is wrong. */
+export function validBody<S extends z.ZodType>(value: unknown, schema: S): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const errors = fieldErrors(parsed.error);
+  const summary = Object.entries(errors)
+    .map(([field, messages]) => `${field || "body"}: ${messages.join(", ")}`)
+    .join("; ");
+  throw new BodyError(400, "invalid_body", `The body is invalid: ${summary}.`, errors);
 }
