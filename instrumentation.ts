@@ -1,8 +1,10 @@
-// Next.js start-up hook: validates configuration and starts the recovery sweep when the server boots.
+// Next.js start-up hook: validates configuration, starts the recovery sweep, and registers the agent plane (/api/v1,
+// /mcp, the probes: lib/agent-plane) for scripts/next-server.mjs to serve before Next.js's handler.
 export async function register(): Promise<void> {
   // Next.js compiles this file for the Edge runtime too; that build drops this branch, so Node's APIs are safe in it.
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { ensureStarted } = await import("@/lib/server/startup");
+    const { registerAgentPlane } = await import("@/lib/agent-plane/register");
     try {
       await ensureStarted();
     } catch (error) {
@@ -10,5 +12,6 @@ export async function register(): Promise<void> {
       console.error(error instanceof Error ? error.message : String(error));
       process.exit(1);
     }
+    registerAgentPlane();
   }
 }

@@ -1,21 +1,8 @@
 // Next.js configuration for the console and the agent API.
 
-/**
- * Sent with every response Next.js serves: pages, route handlers and their problem documents, static files. Pages
- * replace this Content-Security-Policy with proxy.ts's, which adds a script nonce; this one, without script-src,
- * keeps the rest (a JSON or SVG answer opened in a frame or as a document) from being framed, embedding plugins or
- * rebasing links. Strict-Transport-Security depends on the public URL, known only at run time: scripts/next-server.mjs
- * adds it.
- */
-const SECURITY_HEADERS = [
-  {
-    key: "content-security-policy",
-    value: "frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'",
-  },
-  { key: "x-content-type-options", value: "nosniff" },
-  { key: "referrer-policy", value: "strict-origin-when-cross-origin" },
-  { key: "x-frame-options", value: "DENY" },
-];
+/** Sent with every response Next.js serves; the agent plane sends the same (scripts/security-headers.cjs). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- this file is CommonJS, as Next.js loads it
+const SECURITY_HEADERS = require("./scripts/security-headers.cjs");
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {

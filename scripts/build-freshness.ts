@@ -6,6 +6,7 @@ import path from "node:path";
 const SOURCE_DIRS = ["app", "components", "lib", "public"];
 const SOURCE_FILES = [
   "next.config.js",
+  "scripts/security-headers.cjs",
   "package-lock.json",
   "prisma/schema.prisma",
   "postcss.config.mjs",

@@ -1,5 +1,6 @@
-// The production HTTP server (spawned by scripts/launch.ts): Next.js's request handler on a Node server that drains on
-// SIGTERM or SIGINT and then exits.
+// The production HTTP server (spawned by scripts/launch.ts): the agent plane (lib/agent-plane: /api/v1, /mcp, the
+// probes) and Next.js's request handler (the console: everything else) on one Node server, in one process with one
+// ledger handle, that drains on SIGTERM or SIGINT and then exits (decision 026).
 //
 // Why not `next start`: after its server.close(), Node keeps serving new requests on connections that were already
 // open and closes them only after the keep-alive timeout, so a busy client (a load balancer's pool) can hold the drain
@@ -11,7 +12,12 @@
 // anything opens the database), and Strict-Transport-Security goes on every response, static files included, when the
 // console is served over https (next.config.js's headers are fixed at build time, before NEXTAUTH_URL is known).
 import http from "node:http";
+import { createRequire } from "node:module";
 import next from "next";
+
+const require = createRequire(import.meta.url);
+/** The headers every response carries; next.config.js gives Next.js's responses the same list. */
+const SECURITY_HEADERS = require("./security-headers.cjs");
 
 /** lib/config/database-url.ts OWNER_ONLY_UMASK: the database, its -wal and -shm, the demo's state: 0600. */
 process.umask(0o077);
@@ -51,6 +57,20 @@ const app = next({ dev: false, dir: process.cwd(), hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
+// instrumentation.ts's register() registers the agent plane. In production Next.js 16 runs it at the first request its
+// handler gets (NextServer.prepare() prepares the server only in development), and the plane's requests never reach
+// that handler: so the registration is awaited here, through the once-only hook Next.js itself calls, before the
+// server listens.
+const {
+  ensureInstrumentationRegistered,
+} = require("next/dist/server/lib/router-utils/instrumentation-globals.external.js");
+await ensureInstrumentationRegistered(process.cwd(), process.env.NEXT_DIST_DIR || ".next");
+const agentPlane = globalThis[Symbol.for("opledger.agentPlane")];
+if (!agentPlane) {
+  console.error("opledger: instrumentation.ts did not register the agent plane; is the build current?");
+  process.exit(1);
+}
+
 let draining = false;
 const server = http.createServer((req, res) => {
   if (draining) res.setHeader("connection", "close");
@@ -61,21 +81,28 @@ const server = http.createServer((req, res) => {
     // keep-alive.
     if (draining) setImmediate(() => server.closeIdleConnections());
   });
-  // With no proxy in front, X-Forwarded-For is whatever the client wrote: dropped, so Next fills it from the socket and
+  // With no proxy in front, X-Forwarded-For is whatever the client wrote: dropped, so Next (or the agent plane) fills it from the socket and
   // sign-in throttling keys on the real address (lib/auth/client-address.ts).
   // X-Forwarded-Proto likewise: Next.js then takes the scheme from the socket, so nothing believes a client's "https".
   if (trustedProxies === 0) {
     delete req.headers["x-forwarded-for"];
     delete req.headers["x-forwarded-proto"];
   }
-  handle(req, res).catch((error) => {
-    console.error(`opledger: request ${req.method} ${req.url} failed:`, error);
-    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
-    res.end("Internal Server Error");
-  });
+  if (agentPlane.owns(req.url ?? "/")) {
+    for (const { key, value } of SECURITY_HEADERS) res.setHeader(key, value);
+    agentPlane.serve(req, res).catch((error) => failed(req, res, error));
+    return;
+  }
+  handle(req, res).catch((error) => failed(req, res, error));
 });
 server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 server.headersTimeout = HEADERS_TIMEOUT_MS;
+
+function failed(req, res, error) {
+  console.error(`opledger: request ${req.method} ${req.url} failed:`, error);
+  if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+  res.end("Internal Server Error");
+}
 
 function drain(signal) {
   if (draining) return;

@@ -1,10 +1,7 @@
 // The demo world end to end, without a browser: the real providers, the real demo agent (in-process, and as a child
-// that
-// is SIGKILLed), the real v1 route handlers over HTTP on a test database, and a scripted "person" doing what the
-// console does.
+// that is SIGKILLed), the real agent plane (lib/agent-plane) over HTTP on a test database, and a scripted "person"
+// doing what the console does.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -27,6 +24,7 @@ import { getOperation } from "@/lib/ledger/reads/operations";
 import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
 import type { OutboundOptions } from "@/lib/outbound/send";
+import { startAgentPlane, type AgentPlaneServer } from "@/tests/helpers/agent-plane";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 
 const alice: Actor = { type: "user", id: "alice@example.test", label: "alice@example.test", role: "operator" };
@@ -37,50 +35,8 @@ const LOOPBACK: OutboundOptions = { allowPrivate: true };
 /** Operations the demo run makes before the books are checked ("a few hundred"). */
 const RUN_OPERATIONS = Number(process.env.OPLEDGER_DEMO_TEST_OPERATIONS ?? 300);
 
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-type RouteModule = Partial<Record<"GET" | "POST" | "PUT", Handler>>;
-
-/** The v1 API's route modules, mounted by path as Next.js would; params are the capture groups. */
-const ROUTES: [RegExp, string[], () => Promise<unknown>][] = [
-  [/^\/api\/v1\/operations$/, [], () => import("@/app/api/v1/operations/route")],
-  [/^\/api\/v1\/operations\/([^/]+)$/, ["id"], () => import("@/app/api/v1/operations/[id]/route")],
-  [/^\/api\/v1\/operations\/([^/]+)\/claim$/, ["id"], () => import("@/app/api/v1/operations/[id]/claim/route")],
-  [/^\/api\/v1\/operations\/([^/]+)\/heartbeat$/, ["id"], () => import("@/app/api/v1/operations/[id]/heartbeat/route")],
-  [/^\/api\/v1\/operations\/([^/]+)\/dispatch$/, ["id"], () => import("@/app/api/v1/operations/[id]/dispatch/route")],
-  [/^\/api\/v1\/operations\/([^/]+)\/outcome$/, ["id"], () => import("@/app/api/v1/operations/[id]/outcome/route")],
-  [/^\/api\/v1\/operations\/([^/]+)\/reconcile$/, ["id"], () => import("@/app/api/v1/operations/[id]/reconcile/route")],
-  [/^\/api\/v1\/operations\/([^/]+)\/approve$/, ["id"], () => import("@/app/api/v1/operations/[id]/approve/route")],
-];
-
-async function bridge(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://ledger.local");
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  for (const [pattern, names, load] of ROUTES) {
-    const match = pattern.exec(url.pathname);
-    if (!match) continue;
-    const handler = ((await load()) as RouteModule)[req.method as "GET" | "POST" | "PUT"];
-    if (!handler) break;
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-    const request = new Request(url, {
-      method: req.method,
-      headers,
-      body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
-    });
-    const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? "")]));
-    const response = await handler(request, { params: Promise.resolve(params) });
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-    res.end(Buffer.from(await response.arrayBuffer()));
-    return;
-  }
-  res
-    .writeHead(404, { "content-type": "application/problem+json" })
-    .end(JSON.stringify({ status: 404, code: "not_found", title: "Not found" }));
-}
-
 let t: TestDb;
-let ledger: Server;
+let ledger: AgentPlaneServer;
 let ledgerUrl: string;
 let providers: ProviderServer;
 let apiKey: string;
@@ -126,19 +82,14 @@ async function eventually<T>(
 
 beforeAll(async () => {
   t = await createTestDb();
-  // The route handlers use the process-wide ledger and start-up; here they are the test database and nothing.
+  // The agent plane uses the process-wide ledger and start-up; here they are the test database and nothing.
   const globals = globalThis as unknown as { opledgerLedger?: Ledger; opledgerStarted?: Promise<void> };
   globals.opledgerLedger = t.ledger;
   globals.opledgerStarted = Promise.resolve();
   process.env[PAYMENTS_AUTH_ENV] = PAYMENTS_AUTH;
 
-  ledger = createServer((req, res) => {
-    bridge(req, res).catch((error: unknown) => {
-      res.writeHead(500).end(String(error));
-    });
-  });
-  await new Promise<void>((resolve) => ledger.listen(0, "127.0.0.1", resolve));
-  ledgerUrl = `http://127.0.0.1:${(ledger.address() as AddressInfo).port}`;
+  ledger = await startAgentPlane();
+  ledgerUrl = ledger.url;
 
   providers = await startProviderServer({ paymentsAuthorization: PAYMENTS_AUTH, rolloutMs: 500, hangMs: 5000 });
   const now = new Date();
@@ -155,8 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await providers.close();
-  ledger.closeAllConnections();
-  await new Promise<void>((resolve) => ledger.close(() => resolve()));
+  await ledger.close();
   const globals = globalThis as unknown as { opledgerLedger?: Ledger; opledgerStarted?: Promise<void> };
   delete globals.opledgerLedger;
   delete globals.opledgerStarted;

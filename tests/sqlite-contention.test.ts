@@ -6,7 +6,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/prisma";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
-import { errorResponse } from "@/lib/api/route";
+import { errorResponse } from "@/lib/api/error-reply";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";

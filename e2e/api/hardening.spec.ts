@@ -230,6 +230,33 @@ test.describe("paths", () => {
     }
   });
 
+  test("the agent plane answers /api/v1, /mcp and the probes itself: no request there reaches Next.js's handler", async ({
+    request,
+  }) => {
+    // Next.js's handler puts its router's Vary (rsc, next-router-state-tree, ...) on every answer it gives, a console
+    // route's problem included; the agent plane (lib/agent-plane, decision 026) never writes it.
+    const nextMark = (vary: string | undefined) => (vary ?? "").toLowerCase().includes("next-router-state-tree");
+    const consoleAnswer = await request.get(`${E2E_BASE_URL}/api/console/counts`);
+    expect(consoleAnswer.status()).toBe(401);
+    expect(nextMark(consoleAnswer.headers()["vary"]), "a console route is Next.js's").toBe(true);
+    const key = { authorization: `Bearer ${(await createKey(["agent", "operator"])).key}` };
+    const plane = [
+      request.get(`${E2E_BASE_URL}/api/v1/operations?limit=1`, { headers: key }),
+      request.post(`${E2E_BASE_URL}/api/v1/operations`, { headers: key, data: {} }),
+      request.get(`${E2E_BASE_URL}/api/v1/operations`),
+      request.get(`${E2E_BASE_URL}/api/v1/openapi.json`),
+      request.get(`${E2E_BASE_URL}/api/v1/nope`),
+      request.fetch(`${E2E_BASE_URL}/api/v1/contracts`, { method: "OPTIONS" }),
+      request.post(`${E2E_BASE_URL}/mcp`, { data: {} }),
+      request.get(`${E2E_BASE_URL}/api/health`),
+      request.get(`${E2E_BASE_URL}/api/health/live`),
+    ];
+    for (const answer of await Promise.all(plane)) {
+      expect(nextMark(answer.headers()["vary"]), `${answer.url()} went through Next.js`).toBe(false);
+      expect(answer.headers()["x-content-type-options"], `${answer.url()} has the security headers`).toBe("nosniff");
+    }
+  });
+
   test("GET /api/v1 itself is a 404 problem, not an HTML page", async ({ request }) => {
     const result = await api(request).get("/api/v1");
     expectNotHtml(result);

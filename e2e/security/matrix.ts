@@ -109,7 +109,7 @@ export interface RuleRow {
   route: string;
   /** What the row tries; the table names the row `METHOD route · what`. */
   what: string;
-  /** The scope check of the route (as its handler's apiRoute names it). */
+  /** The scope check of the route (as its endpoint in lib/agent-plane/handlers names it). */
   scopes: MatrixScope[];
   path: (w: World) => string;
   body?: (w: World) => unknown;

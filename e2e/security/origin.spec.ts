@@ -1,7 +1,7 @@
 // Cross-site requests and spoofed internal headers: every server action and every cookie-authenticated write, derived
 // from the build's manifest and the route table, is refused from another site before it runs and changes nothing; no
 // header stands in for a session or a key.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type APIRequestContext, type APIResponse } from "@playwright/test";
 import { E2E_BASE_URL, REPO_ROOT } from "../fixtures/test-env";
@@ -45,13 +45,16 @@ async function expectProblem(response: APIResponse, status: number, code: string
   expect(JSON.parse(text)).toMatchObject({ status, code });
 }
 
-/** Route handlers a session cookie authenticates (consoleRoute, next-auth), found in their source. */
+/**
+ * Route handlers a session cookie authenticates (consoleRoute, next-auth), found in their source under app/; the agent
+ * plane's routes (lib/agent-plane) take API keys only.
+ */
 function cookieAuthenticatedHandlers(): string[] {
   const appDir = path.join(REPO_ROOT, "app");
   return routeHandlers().filter((handler) => {
     const route = handler.split(" ")[1]!;
     const file = path.join(appDir, ...route.split("/").filter(Boolean), "route.ts");
-    return /consoleRoute\(|NextAuth\(/.test(readFileSync(file, "utf8"));
+    return existsSync(file) && /consoleRoute\(|NextAuth\(/.test(readFileSync(file, "utf8"));
   });
 }
 

@@ -1,5 +1,5 @@
-// What the code exposes, read from the source: every app/api/**/route.ts with its exported methods, and every exported
-// server action under lib/actions.
+// What the code exposes, read from the source: every app/api/**/route.ts with its exported methods, every route of the
+// agent plane (lib/agent-plane/routes.ts), and every exported server action under lib/actions.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../fixtures/test-env";
@@ -32,15 +32,32 @@ export function exportedValueNames(source: string): string[] {
   return names;
 }
 
+/** The methods every /api/v1 route answers: served, or refused with a 405 problem document. */
+const V1_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
 /**
- * "METHOD /api/..." for every handler under app/api and app/mcp (the MCP gateway), the route named as its folder is
- * ("/api/v1/operations/[id]").
+ * "METHOD /api/..." for every route of the agent plane: a v1("...") route answers all of V1_METHODS, a plain("...",
+ * { ... }) route the methods it names.
+ */
+function agentPlaneRoutes(): string[] {
+  const source = readFileSync(path.join(REPO_ROOT, "lib", "agent-plane", "routes.ts"), "utf8");
+  const routes = [...source.matchAll(/\b(v1|plain)\("([^"]+)",\s*\{([^}]*)\}/g)].flatMap(([, kind, route, methods]) => {
+    const named = [...methods!.matchAll(/\b([A-Z]+):/g)].map((m) => m[1]!).filter((m) => METHODS.has(m));
+    return (kind === "v1" ? V1_METHODS : named).map((m) => `${m} ${route}`);
+  });
+  if (routes.length === 0) throw new Error("lib/agent-plane/routes.ts holds no route the surface scan recognises");
+  return routes;
+}
+
+/**
+ * "METHOD /api/..." for every handler under app/api, the route named as its folder is ("/api/console/runs/[runId]"),
+ * and every route of the agent plane (/api/v1, /mcp, the probes).
  */
 export function routeHandlers(): string[] {
   const appDir = path.join(REPO_ROOT, "app");
   const isRoute = (name: string) => /^route\.(ts|tsx|js)$/.test(name);
-  const files = [...filesUnder(path.join(appDir, "api"), isRoute), ...filesUnder(path.join(appDir, "mcp"), isRoute)];
-  return files.flatMap((file) => {
+  const files = filesUnder(path.join(appDir, "api"), isRoute);
+  const nextRoutes = files.flatMap((file) => {
     const route = `/${path
       .relative(appDir, path.dirname(file))
       .split(path.sep)
@@ -50,6 +67,7 @@ export function routeHandlers(): string[] {
     if (methods.length === 0) throw new Error(`${file} exports no HTTP method the surface scan recognises`);
     return methods.map((m) => `${m} ${route}`);
   });
+  return [...nextRoutes, ...agentPlaneRoutes()];
 }
 
 /**

@@ -4,7 +4,7 @@ import { ForbiddenError, type Role } from "@/lib/auth/roles";
 import { requireUser, UnauthenticatedError, type SessionUser } from "@/lib/auth/session";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import { problem } from "./problem";
-import { errorResponse } from "./route";
+import { errorResponse } from "./error-reply";
 import { crossSiteRefusal } from "./same-origin";
 
 export interface ConsoleContext<P> {

@@ -1,4 +1,5 @@
 // The OpenAPI 3.1 description of the agent-facing ledger API (docs/api.md), served at GET /api/v1/openapi.json.
+import { RUN_ALLOWANCE_BOUNDS } from "@/lib/retry-gate/run-allowance";
 import { CONTRACT_MODES, TOOL_ERROR_MEANINGS } from "@/lib/ledger/contracts/contract-schema";
 import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "@/lib/retry-gate/types";
@@ -167,6 +168,15 @@ function schemas(): JsonObject {
             openSince: nullableDateTime("Since when the breaker is open (or was forced open)."),
             nextTryAt: nullableDateTime("When it lets a probe through; null while an operator holds it open."),
             forced: { type: "boolean", description: "An operator forced it open: only a person closes it." },
+          },
+        },
+        runAllowance: {
+          type: "object",
+          description: "STOP because of the run's allowance (PUT /api/v1/runs/{runId}): the run and the bound reached.",
+          required: ["runId", "bound"],
+          properties: {
+            runId: { type: "string" },
+            bound: stringEnum(RUN_ALLOWANCE_BOUNDS),
           },
         },
       },

@@ -1,4 +1,6 @@
-// RFC 9457 problem documents: every API error is one, with a stable snake_case code.
+// RFC 9457 problem documents: every API error is one, with a stable snake_case code. Built as a Reply (status,
+// headers, body text), which the agent plane writes to its Node response as it is; the console's route handlers wrap
+// the same Reply in a Web Response (webResponse).
 import type { Decision } from "@/lib/retry-gate/types";
 
 export interface ProblemInit {
@@ -11,12 +13,36 @@ export interface ProblemInit {
   operationId?: string;
 }
 
-export function problem(init: ProblemInit, headers: Record<string, string> = {}): Response {
+/** An answer as the agent plane writes it: `body` null for none (204, or a bare 405). */
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+export function problemReply(init: ProblemInit, headers: Record<string, string> = {}): Reply {
   const { status, code, title, detail, ...rest } = init;
-  return new Response(JSON.stringify({ type: `urn:opledger:problem:${code}`, title, status, detail, code, ...rest }), {
+  return {
     status,
     headers: { "content-type": "application/problem+json", "cache-control": "no-store", ...headers },
-  });
+    body: JSON.stringify({ type: `urn:opledger:problem:${code}`, title, status, detail, code, ...rest }),
+  };
+}
+
+export function jsonReply(body: unknown, status = 200, headers: Record<string, string> = {}): Reply {
+  return {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function webResponse(reply: Reply): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}
+
+export function problem(init: ProblemInit, headers: Record<string, string> = {}): Response {
+  return webResponse(problemReply(init, headers));
 }
 
 const TITLES: Record<number, string> = {
@@ -39,26 +65,5 @@ export function titleFor(status: number): string {
 }
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
-  });
-}
-
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-type Method = (typeof METHODS)[number];
-
-/** Handlers for the methods a route does not serve: a 405 problem with Allow, instead of Next's empty 405. */
-export function otherMethods(...allowed: Method[]): Record<Method, () => Response> {
-  const refuse = (): Response =>
-    problem(
-      {
-        status: 405,
-        code: "method_not_allowed",
-        title: titleFor(405),
-        detail: `This endpoint answers ${allowed.join(", ")} only.`,
-      },
-      { allow: allowed.join(", ") },
-    );
-  return Object.fromEntries(METHODS.map((m) => [m, refuse])) as Record<Method, () => Response>;
+  return webResponse(jsonReply(body, status, headers));
 }

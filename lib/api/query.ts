@@ -2,8 +2,9 @@
 import type { z } from "zod";
 import { BodyError, fieldErrors } from "./request-body";
 
-export function readQuery<S extends z.ZodType>(req: Request, schema: S): z.infer<S> {
-  const params = Object.fromEntries([...new URL(req.url).searchParams.entries()].filter(([, value]) => value !== ""));
+/** The query's parameters (empty ones left out) checked against `schema`. */
+export function validQuery<S extends z.ZodType>(query: URLSearchParams, schema: S): z.infer<S> {
+  const params = Object.fromEntries([...query.entries()].filter(([, value]) => value !== ""));
   const parsed = schema.safeParse(params);
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error);
@@ -15,4 +16,8 @@ export function readQuery<S extends z.ZodType>(req: Request, schema: S): z.infer
     );
   }
   return parsed.data;
+}
+
+export function readQuery<S extends z.ZodType>(req: Request, schema: S): z.infer<S> {
+  return validQuery(new URL(req.url).searchParams, schema);
 }

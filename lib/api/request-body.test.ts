@@ -1,13 +1,28 @@
-// readJson refuses text no database can store (lone surrogates, NUL), __proto__ keys and nesting deeper than 64 with a
+// A body read as the agent plane reads it (readNodeJsonValue, then validBody) refuses text no database can store (lone surrogates, NUL), __proto__ keys and nesting deeper than 64 with a
 // 400, and keeps every other string as sent.
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BodyError, jsonTextTooDeep, MAX_BODY_BYTES, MAX_JSON_DEPTH, readJson, unstorableInput } from "./request-body";
+import {
+  BodyError,
+  jsonTextTooDeep,
+  MAX_BODY_BYTES,
+  MAX_JSON_DEPTH,
+  readNodeJsonValue,
+  unstorableInput,
+  validBody,
+} from "./request-body";
 
 const schema = z.object({ note: z.json() }).strict();
 
-function body(text: string): Request {
-  return new Request("http://opledger.test/api/v1/x", { method: "POST", body: text });
+/** A Node request carrying `text`, as the agent plane receives it. */
+function body(text: string): IncomingMessage {
+  return Object.assign(Readable.from([Buffer.from(text)]), { headers: {} }) as unknown as IncomingMessage;
+}
+
+async function readJson<S extends z.ZodType>(req: IncomingMessage, schema: S): Promise<z.infer<S>> {
+  return validBody(await readNodeJsonValue(req), schema);
 }
 
 describe("readJson", () => {

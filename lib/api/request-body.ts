@@ -46,18 +46,41 @@ async function readLimited(req: Request): Promise<string> {
   return UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 }
 
-/** The same limit on a Node request (the agent plane's), without a Web Request around it. */
-async function readNodeLimited(req: IncomingMessage): Promise<string> {
+/**
+ * The same limit on a Node request (the agent plane's), without a Web Request around it. Past the limit the rest of
+ * the body is read and dropped rather than the request destroyed (as leaving a `for await` loop would): destroying it
+ * resets the connection, and the client never sees the 413.
+ */
+function readNodeLimited(req: IncomingMessage): Promise<string> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.byteLength;
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      req.resume();
+      reject(tooLarge());
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    };
+    const onError = (error: Error): void => {
+      stop();
+      reject(error);
+    };
+    const onClose = (): void => onError(new Error("the client closed the request before its body ended"));
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
 }
 
 function tooLarge(): BodyError {
@@ -157,14 +180,13 @@ function jsonValueOf(text: string): unknown {
   return value;
 }
 
-export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
-  const parsed = schema.safeParse(await readJsonValue(req));
-  if (!parsed.success) {
-    const errors = fieldErrors(parsed.error);
-    const summary = Object.entries(errors)
-      .map(([field, messages]) => `${field || "body"}: ${messages.join(", ")}`)
-      .join("; ");
-    throw new BodyError(400, "invalid_body", `The body is invalid: ${summary}.`, errors);
-  }
-  return parsed.data;
+/** `value` checked against `schema`, or a 400 naming every field that is wrong. */
+export function validBody<S extends z.ZodType>(value: unknown, schema: S): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const errors = fieldErrors(parsed.error);
+  const summary = Object.entries(errors)
+    .map(([field, messages]) => `${field || "body"}: ${messages.join(", ")}`)
+    .join("; ");
+  throw new BodyError(400, "invalid_body", `The body is invalid: ${summary}.`, errors);
 }

@@ -31,8 +31,11 @@ export type KeyAuthentication =
   | { ok: false; status: 401; detail: string }
   | { ok: false; status: 429; detail: string; retryAfterS: number };
 
-function bearer(req: Request): string | null {
-  const header = req.headers.get("authorization") ?? "";
+/** A request's headers, as a Web Request's or a Node request's (lib/agent-plane/node-headers.ts) are read. */
+export type HeaderLookup = Pick<Headers, "get">;
+
+function bearer(headers: HeaderLookup): string | null {
+  const header = headers.get("authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
 }
@@ -53,12 +56,12 @@ async function throttled(address: string): Promise<number | null> {
  * key unknown, revoked or of a disabled person), or a 429 when this client address (X-Forwarded-For read past
  * OPLEDGER_TRUSTED_PROXIES, client-address.ts) presented more than BAD_KEYS_PER_ADDRESS bad keys in a minute.
  */
-export async function authenticateApiKey(ledger: Ledger, req: Request, now: Date): Promise<KeyAuthentication> {
-  const presented = bearer(req);
+export async function authenticateApiKey(ledger: Ledger, headers: HeaderLookup, now: Date): Promise<KeyAuthentication> {
+  const presented = bearer(headers);
   if (!presented) return { ok: false, status: 401, detail: "Send an API key as Authorization: Bearer <key>." };
   const verified = await verifyApiKey(ledger, presented, now);
   if (verified) return { ok: true, ...verified };
-  const address = clientAddress(req.headers.get("x-forwarded-for"), env().OPLEDGER_TRUSTED_PROXIES);
+  const address = clientAddress(headers.get("x-forwarded-for"), env().OPLEDGER_TRUSTED_PROXIES);
   const retryAfterS = address === null ? null : await throttled(address);
   if (retryAfterS !== null) {
     return {

@@ -14,7 +14,7 @@ import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { expireApprovals } from "@/lib/ledger/commands/expire-approvals";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { putRunAllowance } from "@/lib/ledger/runs/run-allowances";
-import { reportOutcomeInRun } from "@/lib/ledger/runs/run-outcome";
+import { reportOutcome } from "@/lib/ledger/commands/outcome";
 import { readAudit, readAuditOnce } from "./audit-reader";
 import { deliverDue, type DeliveryOptions } from "./delivery";
 import { changedTools } from "@/lib/ledger/commands/tool-pins";
@@ -168,7 +168,7 @@ describe("the notifier", () => {
       await putRunAllowance(t.ledger, "run-9", { maxRetries: 0 }, agent, at(62_000));
       const search = await planAndClaim(t.ledger, { tool: "search.web", args: { q: 1 }, runId: "run-9" }, at(62_001));
       await dispatch(t.ledger, search.id, search.fence, at(62_002));
-      const stopped = await reportOutcomeInRun(
+      const stopped = await reportOutcome(
         t.ledger,
         search.id,
         { fence: search.fence, result: "failed", error: { httpStatus: 503 } },

@@ -1,7 +1,7 @@
 // The webhook API and the Webhooks page's actions, tried as an attacker would: only an admin (an admin-scope key, or a
 // person with the admin role) reads or changes webhooks; every bad field is a clear error with nothing changed; an
 // edit must name the version it saw; the secret's value is never shown.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type * as SessionModule from "@/lib/auth/session";
 import type { SessionUser } from "@/lib/auth/session";
@@ -25,10 +25,7 @@ vi.mock("@/lib/auth/session", async (original) => {
 });
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 
-const one = await import("@/app/api/v1/webhooks/[name]/route");
-const list = await import("@/app/api/v1/webhooks/route");
-const test = await import("@/app/api/v1/webhooks/[name]/test/route");
-const deliveries = await import("@/app/api/v1/webhooks/[name]/deliveries/route");
+const { startAgentPlane } = await import("@/tests/helpers/agent-plane");
 const actions = await import("@/lib/actions/webhook-actions");
 
 let t: TestDb;
@@ -60,11 +57,14 @@ afterEach(async () => {
   await t.close();
 });
 
-const params = (name: string) => ({ params: Promise.resolve({ name }) });
-const noParams = { params: Promise.resolve({}) } as never;
+const plane = await startAgentPlane();
+afterAll(() => plane.close());
+
+/** The request, sent to the agent plane over HTTP. */
+const send = (request: Request): Promise<Response> => fetch(request);
 
 function req(method: string, path: string, key: string | null, body?: unknown): Request {
-  return new Request(`http://localhost/api/v1/webhooks${path}`, {
+  return new Request(`${plane.url}/api/v1/webhooks${path}`, {
     method,
     headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
     ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
@@ -78,7 +78,7 @@ const good = () => ({
 });
 
 async function put(name: string, body: unknown, key = keys.admin) {
-  const res = await one.PUT(req("PUT", `/${name}`, key, body), params(name));
+  const res = await send(req("PUT", `/${name}`, key, body));
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -89,36 +89,29 @@ describe("who may", () => {
       expect((await put("oncall", { ...good(), expectedVersion: 1, url: "http://127.0.0.1:1/x" }, key)).status).toBe(
         403,
       );
-      expect((await one.GET(req("GET", "/oncall", key), params("oncall"))).status).toBe(403);
-      expect((await list.GET(req("GET", "", key), noParams)).status).toBe(403);
-      expect((await test.POST(req("POST", "/oncall/test", key), params("oncall"))).status).toBe(403);
-      expect((await deliveries.GET(req("GET", "/oncall/deliveries", key), params("oncall"))).status).toBe(403);
-      expect((await one.DELETE(req("DELETE", "/oncall", key), params("oncall"))).status).toBe(403);
+      expect((await send(req("GET", "/oncall", key))).status).toBe(403);
+      expect((await send(req("GET", "", key))).status).toBe(403);
+      expect((await send(req("POST", "/oncall/test", key))).status).toBe(403);
+      expect((await send(req("GET", "/oncall/deliveries", key))).status).toBe(403);
+      expect((await send(req("DELETE", "/oncall", key))).status).toBe(403);
     }
-    expect((await one.GET(req("GET", "/oncall", null), params("oncall"))).status).toBe(401);
+    expect((await send(req("GET", "/oncall", null))).status).toBe(401);
     expect(await t.db.webhook.findUniqueOrThrow({ where: { name: "oncall" } })).toMatchObject({
       version: 1,
       url: receiver.url,
     });
     expect(await t.db.webhookDelivery.count()).toBe(0);
 
-    const read = (await (await one.GET(req("GET", "/oncall", keys.admin), params("oncall"))).json()) as Record<
-      string,
-      unknown
-    >;
+    const read = (await (await send(req("GET", "/oncall", keys.admin))).json()) as Record<string, unknown>;
     expect(read).toMatchObject({ name: "oncall", secret: "OPLEDGER_SECRET_API_HOOK", version: 1, format: "json" });
     expect(JSON.stringify(read)).not.toContain(SECRET.slice(6));
-    const queued = await test.POST(req("POST", "/oncall/test", keys.admin), params("oncall"));
+    const queued = await send(req("POST", "/oncall/test", keys.admin));
     expect(queued.status).toBe(202);
-    const log = (await (
-      await deliveries.GET(req("GET", "/oncall/deliveries", keys.admin), params("oncall"))
-    ).json()) as {
+    const log = (await (await send(req("GET", "/oncall/deliveries", keys.admin))).json()) as {
       items: { eventType: string; status: string }[];
     };
     expect(log.items).toMatchObject([{ eventType: "webhook.test", status: "pending" }]);
-    expect((await one.DELETE(req("DELETE", "/oncall?expectedVersion=1", keys.admin), params("oncall"))).status).toBe(
-      204,
-    );
+    expect((await send(req("DELETE", "/oncall?expectedVersion=1", keys.admin))).status).toBe(204);
     const audit = await t.db.auditEvent.findMany({ where: { subjectType: "webhook" }, orderBy: { seq: "asc" } });
     expect(audit.map((a) => a.action)).toEqual(["webhook.created", "webhook.test_sent", "webhook.deleted"]);
     expect(audit.every((a) => a.onBehalfOf === users.admin.id)).toBe(true);
@@ -199,8 +192,8 @@ describe("bad input", () => {
   it("refuses malformed JSON and a bad name with 400, an unknown webhook with 404", async () => {
     expect((await put("oncall", "{not json")).status).toBe(400);
     expect((await put("bad name!", good())).status).toBe(400);
-    expect((await one.GET(req("GET", "/nobody", keys.admin), params("nobody"))).status).toBe(404);
-    expect((await test.POST(req("POST", "/nobody/test", keys.admin), params("nobody"))).status).toBe(404);
+    expect((await send(req("GET", "/nobody", keys.admin))).status).toBe(404);
+    expect((await send(req("POST", "/nobody/test", keys.admin))).status).toBe(404);
     expect(await t.db.webhook.count()).toBe(0);
   });
 
@@ -219,9 +212,7 @@ describe("bad input", () => {
       format: "slack",
     });
     expect(await t.db.auditEvent.count({ where: { subjectType: "webhook" } })).toBe(2);
-    expect((await one.DELETE(req("DELETE", "/oncall?expectedVersion=1", keys.admin), params("oncall"))).status).toBe(
-      409,
-    );
+    expect((await send(req("DELETE", "/oncall?expectedVersion=1", keys.admin))).status).toBe(409);
     expect(await t.db.webhook.count()).toBe(1);
   });
 });

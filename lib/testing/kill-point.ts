@@ -30,25 +30,18 @@ export function killPoint(point: string, tool: string): void {
   }
 }
 
-/** Names an API command by its route: POST /api/v1/operations is `plan`, POST /api/v1/operations/{id}/X is `X`. */
-function commandOf(req: Request): string | null {
-  if (req.method !== "POST") return null;
-  const path = new URL(req.url).pathname;
-  if (path === "/api/v1/operations") return "plan";
-  return /^\/api\/v1\/operations\/[^/]+\/([a-z]+)$/.exec(path)?.[1] ?? null;
-}
-
 /**
- * apiRoute's points, `after_commit:<command>`: the command committed and its answer is built, not sent. Each answer
- * for a listed pair is held until every listed pair has arrived, then the process dies with all of them unanswered:
- * one death and one restart cover every case of every window listed.
+ * The agent plane's points, `after_commit:<command>` (`command` is the route's: `plan` for POST /api/v1/operations,
+ * `X` for POST /api/v1/operations/{id}/X): the command committed and its answer is built, not sent. Each answer for a
+ * listed pair is held until every listed pair has arrived, then the process dies with all of them unanswered: one
+ * death and one restart cover every case of every window listed.
  */
-export async function killAfterCommit(req: Request, response: Response): Promise<void> {
+export async function killAfterCommit(command: string, reply: { status: number; body: string | null }): Promise<void> {
   if (process.env.OPLEDGER_TEST_HOOKS === "1") {
-    const command = commandOf(req);
     const pairs = armed();
-    if (!command || !response.ok || !pairs.some((pair) => pair.startsWith(`after_commit:${command}@`))) return;
-    const body = (await response.clone().json()) as { tool?: string; operation?: { tool?: string } };
+    const ok = reply.status >= 200 && reply.status < 300;
+    if (!ok || reply.body === null || !pairs.some((pair) => pair.startsWith(`after_commit:${command}@`))) return;
+    const body = JSON.parse(reply.body) as { tool?: string; operation?: { tool?: string } };
     const pair = `after_commit:${command}@${body.tool ?? body.operation?.tool ?? ""}`;
     if (!pairs.includes(pair)) return;
     const arrived = (globalForKillPoints.opledgerKillArrivals ??= new Set());

@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KeyActor } from "@/lib/auth/api-keys";
 import { dispatchOperation, type DispatchResult } from "@/lib/ledger/commands/dispatch";
 import type { OutcomeInput } from "@/lib/ledger/commands/outcome";
-import { reportOutcomeInRun } from "@/lib/ledger/runs/run-outcome";
+import { reportOutcome } from "@/lib/ledger/commands/outcome";
 import { claimLease, releaseLease } from "@/lib/ledger/commands/lease";
 import { planAndDispatch, type GatewayPlan } from "@/lib/ledger/commands/gateway-call";
 import type { PlanInput } from "@/lib/ledger/commands/plan";
@@ -246,7 +246,7 @@ async function attempts(
     // A final answer under the default key goes straight to its client: its outcome's write marks it delivered.
     const delivered = call.byDefault && ctx.deliveries?.markWithOutcome() === true;
     const report: OutcomeInput = { fence, ...upstreamReport(sent), ...(delivered ? { delivered } : {}) };
-    operation = await reportOutcomeInRun(ctx.ledger, operation.id, report, ctx.actor, now());
+    operation = await reportOutcome(ctx.ledger, operation.id, report, ctx.actor, now());
     if (delivered && operation.deliveredAt !== null) ctx.deliveries?.marked.set(operation.id, call.key);
     ctx.log(attemptLine(call.name, operation, sent));
     if (operation.phase === "CONFIRMED" && sent.outcome === "answered") {

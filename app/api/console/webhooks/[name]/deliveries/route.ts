@@ -2,7 +2,7 @@
 import { consoleRoute } from "@/lib/api/console-route";
 import { json } from "@/lib/api/problem";
 import { listDeliveries } from "@/lib/notify/webhooks";
-import { webhookName } from "@/app/api/v1/webhooks/webhook-problem";
+import { webhookName } from "@/lib/api/webhook-name";
 
 export const GET = consoleRoute<{ name: string }>("admin", async ({ ledger, params, now }) =>
   json({ items: await listDeliveries(ledger, webhookName(params.name)), at: now.toISOString() }),
