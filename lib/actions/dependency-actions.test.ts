@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type * as SessionModule from "@/lib/auth/session";
 import type { SessionUser } from "@/lib/auth/session";
+import { personWithRole } from "@/tests/helpers/session-mock";
 import { withContract } from "@/tests/helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 
@@ -30,12 +31,7 @@ afterEach(async () => {
   await t.close();
 });
 
-const person = (role: SessionUser["role"]): SessionUser => ({
-  id: `${role}-1`,
-  email: `${role}@example.test`,
-  name: role,
-  role,
-});
+const person = personWithRole;
 const input = {
   name: "stripe",
   failureThreshold: 3,

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type * as SessionModule from "@/lib/auth/session";
 import type { SessionUser } from "@/lib/auth/session";
+import { personWithRole } from "@/tests/helpers/session-mock";
 import { changedTools, pinned, type ToolDefinition } from "@/lib/ledger/commands/tool-pins";
 import { T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
@@ -43,12 +44,7 @@ afterEach(async () => {
   await t.close();
 });
 
-const person = (role: SessionUser["role"]): SessionUser => ({
-  id: `${role}-1`,
-  email: `${role}@example.test`,
-  name: role,
-  role,
-});
+const person = personWithRole;
 const input = {
   tool: TOOL,
   contractVersion: 1,

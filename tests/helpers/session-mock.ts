@@ -21,3 +21,8 @@ export function mockedSession(
     },
   };
 }
+
+/** A signed-in person of this role, named after it. */
+export function personWithRole(role: Role): SessionUser {
+  return { id: `${role}-1`, email: `${role}@example.test`, name: role, role };
+}
