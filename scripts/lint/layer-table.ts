@@ -10,6 +10,18 @@ export interface Layer {
   is: string;
 }
 
+/** What the console's components read and call; its pages import the components and the API's wire rules besides. */
+const CONSOLE_READS = [
+  "lib/retry-gate",
+  "lib/config",
+  "lib/auth",
+  "lib/ledger",
+  "lib/notify",
+  "lib/mcp",
+  "lib/console",
+  "lib/actions",
+];
+
 export const LAYERS: Readonly<Record<string, Layer>> = {
   "lib/retry-gate": { is: "the pure core", mayImport: [] },
   "lib/config": { is: "the validated environment", mayImport: [] },
@@ -66,34 +78,8 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
     is: "the console's route handlers",
     mayImport: ["lib/auth", "lib/ledger", "lib/notify", "lib/console", "lib/api", "lib/server"],
   },
-  components: {
-    is: "the console's React components",
-    mayImport: [
-      "lib/retry-gate",
-      "lib/config",
-      "lib/auth",
-      "lib/ledger",
-      "lib/notify",
-      "lib/mcp",
-      "lib/console",
-      "lib/actions",
-    ],
-  },
-  app: {
-    is: "the console's pages",
-    mayImport: [
-      "components",
-      "lib/retry-gate",
-      "lib/config",
-      "lib/auth",
-      "lib/ledger",
-      "lib/notify",
-      "lib/mcp",
-      "lib/console",
-      "lib/actions",
-      "lib/api",
-    ],
-  },
+  components: { is: "the console's React components", mayImport: CONSOLE_READS },
+  app: { is: "the console's pages", mayImport: [...CONSOLE_READS, "components", "lib/api"] },
 };
 
 /** Tools, not layers: they may import anything. */
