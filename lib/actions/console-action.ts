@@ -1,13 +1,12 @@
 // The one wrapper every console server action is built on: session, role, validated input, and errors as a result the
 // form can show.
 import type { z } from "zod";
+import { refusalOf } from "@/lib/api/refusal";
 import { fieldErrors, unstorableInput } from "@/lib/api/request-body";
-import { ForbiddenError, type Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/auth/roles";
 import { CrossSiteError, requireUser, UnauthenticatedError, userActor, type SessionUser } from "@/lib/auth/session";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "@/lib/ledger/actor";
-import { LedgerError } from "@/lib/ledger/errors";
-import { IllegalTransitionError } from "@/lib/retry-gate/phases";
 
 export type ActionResult<T> =
   { ok: true; data: T } | { ok: false; code: string; message: string; errors?: Record<string, string[]> };
@@ -22,16 +21,15 @@ export interface ActionContext {
 function failure(error: unknown): ActionResult<never> {
   if (error instanceof CrossSiteError) return { ok: false, code: "cross_site_request", message: error.message };
   if (error instanceof UnauthenticatedError) return { ok: false, code: "unauthenticated", message: error.message };
-  if (error instanceof ForbiddenError) return { ok: false, code: "forbidden", message: error.message };
-  if (error instanceof LedgerError) {
+  const refusal = refusalOf(error);
+  if (refusal) {
     return {
       ok: false,
-      code: error.code,
-      message: error.message,
-      ...(error.extra.errors ? { errors: error.extra.errors } : {}),
+      code: refusal.code,
+      message: refusal.message,
+      ...(refusal.errors ? { errors: refusal.errors } : {}),
     };
   }
-  if (error instanceof IllegalTransitionError) return { ok: false, code: "illegal_transition", message: error.message };
   console.error("opledger: unhandled error in console action:", error instanceof Error ? error.stack : error);
   return {
     ok: false,

@@ -1,9 +1,9 @@
 // Route handlers the console's ledger components poll (cookie session, not API keys): same-site and role checked
 // inside, problems as JSON.
-import { ForbiddenError, type Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/auth/roles";
 import { requireUser, UnauthenticatedError, type SessionUser } from "@/lib/auth/session";
 import { ledger, type Ledger } from "@/lib/ledger/ledger";
-import { problem } from "./problem";
+import { problem, titleFor } from "./problem";
 import { errorResponse } from "./error-reply";
 import { crossSiteRefusal } from "./same-origin";
 
@@ -27,10 +27,8 @@ export function consoleRoute<P = Record<string, never>>(
       return await handler({ req, params: await context.params, user, ledger: ledger(), now: new Date() });
     } catch (error) {
       if (error instanceof UnauthenticatedError) {
-        return problem({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: error.message });
+        return problem({ status: 401, code: "unauthenticated", title: titleFor(401), detail: error.message });
       }
-      if (error instanceof ForbiddenError)
-        return problem({ status: 403, code: "forbidden", title: "Forbidden", detail: error.message });
       return errorResponse(error);
     }
   };
