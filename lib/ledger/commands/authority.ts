@@ -3,6 +3,7 @@
 import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
 import { approvalExpiresAt } from "@/lib/retry-gate/approval-expiry";
 import { personOf, principalId, type Actor, type Person } from "../actor";
+import type { AuditInput } from "../audit/append";
 import { LedgerError } from "../errors";
 
 /**
@@ -118,5 +119,30 @@ export function approvalRequest(
   return {
     approvalExpiresAt: new Date(approvalExpiresAt(now.getTime(), contract)),
     approvers: null,
+  };
+}
+
+/**
+ * A new operation held for a person before its first attempt (a plan the gate sent to approval, a replay that needs a
+ * second person): AWAITING_APPROVAL with the request's fields, and the audit record that says why.
+ */
+export function holdForApproval(
+  draft: Operation,
+  contract: Pick<ContractVersion, "approvalTtlMs">,
+  actor: Actor,
+  reason: string,
+  now: Date,
+): AuditInput {
+  draft.phase = "AWAITING_APPROVAL";
+  Object.assign(draft, approvalRequest(draft.phase, contract, now));
+  return {
+    subjectType: "operation",
+    subjectId: draft.id,
+    actor,
+    action: "operation.approval_requested",
+    fromPhase: "PLANNED",
+    toPhase: "AWAITING_APPROVAL",
+    reason,
+    at: now,
   };
 }

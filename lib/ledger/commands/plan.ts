@@ -3,7 +3,7 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
 import { principalId, type Actor } from "../actor";
-import { approvalRequest } from "./authority";
+import { holdForApproval } from "./authority";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
@@ -269,18 +269,7 @@ function draftOf(
     // Observe mode records the hold it would have made and lets the call go.
     draft.wouldHave ??= JSON.stringify({ code: "approval_required", reason: first.reason } satisfies WouldHave);
   } else if (first.action === "APPROVAL") {
-    draft.phase = "AWAITING_APPROVAL";
-    Object.assign(draft, approvalRequest(draft.phase, contract, now));
-    audit.push({
-      subjectType: "operation",
-      subjectId: draft.id,
-      actor,
-      action: "operation.approval_requested",
-      fromPhase: "PLANNED",
-      toPhase: "AWAITING_APPROVAL",
-      reason: first.reason,
-      at: now,
-    });
+    audit.push(holdForApproval(draft, contract, actor, first.reason, now));
   }
   if (input.claim) {
     const fence = draft.fence + 1;

@@ -14,7 +14,7 @@ import { loadContext } from "../reads/operation-context";
 import { gateInput, operationView, type OperationView } from "../reads/operation-view";
 import { isUniqueViolation, type LedgerTx } from "../store/types";
 import { withWriteRetry } from "../write-retry";
-import { approvalRequest, checkLane, requirePerson } from "./authority";
+import { checkLane, holdForApproval, requirePerson } from "./authority";
 import { newOperationState } from "./plan";
 
 /** As large as a plan's whole request body may be (docs/api.md#conventions: 256 KiB). */
@@ -150,21 +150,11 @@ export async function replayOperation(
           },
         ];
         if (held) {
-          draft.phase = "AWAITING_APPROVAL";
-          Object.assign(draft, approvalRequest(draft.phase, contract, now));
-          audit.push({
-            subjectType: "operation",
-            subjectId: draft.id,
-            actor,
-            action: "operation.approval_requested",
-            fromPhase: "PLANNED",
-            toPhase: "AWAITING_APPROVAL",
-            reason:
-              first.action === "APPROVAL"
-                ? first.reason
-                : `A replay of a ${contract.effect} call runs the tool again: a second person must approve it.`,
-            at: now,
-          });
+          const why =
+            first.action === "APPROVAL"
+              ? first.reason
+              : `A replay of a ${contract.effect} call runs the tool again: a second person must approve it.`;
+          audit.push(holdForApproval(draft, contract, actor, why, now));
         }
         audit.push({
           subjectType: "operation",
