@@ -377,6 +377,24 @@ describe("tools/call", () => {
     expect(allowance.exhaustedAt).not.toBeNull();
   });
 
+  it("answers the same key again with the run allowance's sentence, not the failed phase's general one", async () => {
+    await withContract(t.ledger, "test__lookup", "PURE", {
+      toolError: "transient",
+      maxAttempts: 10,
+      backoff: { baseMs: 1, maxMs: 5 },
+    });
+    writeControl(files().control, { lookup: "is_error" });
+    const meta = { "opledger/runAllowance": { maxRetries: 1 }, "opledger/idempotencyKey": "lookup-y" };
+    const stopped = await call("test__lookup", { id: "y" }, meta);
+    expect(codeOf(stopped)).toBe("failed");
+    const again = await call("test__lookup", { id: "y" }, meta);
+    expect(operationOf(again)).toBe(operationOf(stopped));
+    expect(calls().filter((c) => c.tool === "lookup")).toHaveLength(2);
+    expect(JSON.stringify(again._meta?.["opledger/decision"])).toContain(
+      "the run run-1 has used its allowance of 1 retry across its operations",
+    );
+  });
+
   it("takes the client's key from _meta", async () => {
     await withContract(t.ledger, "test__charge", "NON_RETRYABLE");
     const a = await call("test__charge", { customer: "c-7", amount: 1 }, { "opledger/idempotencyKey": "k-1" });
