@@ -81,8 +81,8 @@ const server = http.createServer((req, res) => {
     // keep-alive.
     if (draining) setImmediate(() => server.closeIdleConnections());
   });
-  // With no proxy in front, X-Forwarded-For is whatever the client wrote: dropped, so Next (or the agent plane) fills it from the socket and
-  // sign-in throttling keys on the real address (lib/auth/client-address.ts).
+  // With no proxy in front, X-Forwarded-For is whatever the client wrote: dropped, so Next (or the agent plane) fills
+  // it from the socket and sign-in throttling keys on the real address (lib/auth/client-address.ts).
   // X-Forwarded-Proto likewise: Next.js then takes the scheme from the socket, so nothing believes a client's "https".
   if (trustedProxies === 0) {
     delete req.headers["x-forwarded-for"];
