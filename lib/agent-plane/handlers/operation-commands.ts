@@ -12,23 +12,33 @@ import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
 import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { replayOperation } from "@/lib/ledger/commands/replay";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
-import { keyed } from "../endpoint";
+import type { ApiScope, KeyActor } from "@/lib/auth/api-keys";
+import type { Ledger } from "@/lib/ledger/ledger";
+import { keyed, type Endpoint } from "../endpoint";
+
+/**
+ * A command on one operation that takes its validated body as it is and answers the operation: the ledger's command,
+ * named for the test build's kill point.
+ */
+function bodyCommand<S extends z.ZodType>(
+  scopes: ApiScope[],
+  schema: S,
+  run: (ledger: Ledger, id: string, input: z.infer<S>, actor: KeyActor, now: Date) => Promise<unknown>,
+  command: string,
+): Endpoint {
+  return keyed(
+    scopes,
+    async ({ body, ledger, params, actor, now }) =>
+      jsonReply(await run(ledger, params.id!, validBody(await body(), schema), actor, now)),
+    command,
+  );
+}
 
 /** Take the run lease; the fence increases with every claim. */
-export const claimEndpoint = keyed(
-  ["agent"],
-  async ({ body, ledger, params, actor, now }) =>
-    jsonReply(await claimLease(ledger, params.id!, validBody(await body(), claimBody), actor, now)),
-  "claim",
-);
+export const claimEndpoint = bodyCommand(["agent"], claimBody, claimLease, "claim");
 
 /** Extend the run lease; a stale fence is refused. */
-export const heartbeatEndpoint = keyed(
-  ["agent"],
-  async ({ body, ledger, params, actor, now }) =>
-    jsonReply(await heartbeatLease(ledger, params.id!, validBody(await body(), heartbeatBody), actor, now)),
-  "heartbeat",
-);
+export const heartbeatEndpoint = bodyCommand(["agent"], heartbeatBody, heartbeatLease, "heartbeat");
 
 /** The gate decides; DISPATCHED is durable before the answer lets the worker call the provider. */
 export const dispatchEndpoint = keyed(
@@ -41,20 +51,10 @@ export const dispatchEndpoint = keyed(
 );
 
 /** Confirmed, failed (classified; the gate picks the next step, within the run's allowance) or unknown. */
-export const outcomeEndpoint = keyed(
-  ["agent"],
-  async ({ body, ledger, params, actor, now }) =>
-    jsonReply(await reportOutcome(ledger, params.id!, validBody(await body(), outcomeBody), actor, now)),
-  "outcome",
-);
+export const outcomeEndpoint = bodyCommand(["agent"], outcomeBody, reportOutcome, "outcome");
 
 /** Evidence moves UNKNOWN to RECONCILED. */
-export const reconcileEndpoint = keyed(
-  ["agent", "operator"],
-  async ({ body, ledger, params, actor, now }) =>
-    jsonReply(await reconcileOperation(ledger, params.id!, validBody(await body(), reconcileBody), actor, now)),
-  "reconcile",
-);
+export const reconcileEndpoint = bodyCommand(["agent", "operator"], reconcileBody, reconcileOperation, "reconcile");
 
 /** The person a key is bound to grants exactly one attempt (or gives one of the quorum's approvals). */
 export const approveEndpoint = keyed(
