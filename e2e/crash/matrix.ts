@@ -1,6 +1,7 @@
 // The crash matrix: the boundaries a worker is killed at, the effect classes, their contracts, and what a worker
 // process is told.
-import type { ContractBody } from "../fixtures/api";
+import type { ReconcileRule } from "@/lib/wire/answers";
+import type { ContractInput } from "../fixtures/api";
 
 export const EFFECT_CLASSES = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
@@ -95,16 +96,16 @@ export function expectedCalls(point: CrashPoint, effect: EffectClass): number {
 export interface ContractOptions {
   /** Whether the server's sweep may look the effect up by itself (default: REPLAYABLE only, as in the demo). */
   auto?: boolean;
-  approval?: ContractBody["approval"];
+  approval?: ContractInput["approval"];
 }
 
 /**
  * One realistic contract per class, in the spirit of lib/demo/contracts.ts, each with a provider lookup by key except
  * PURE (nothing to look up).
  */
-export function contractFor(effect: EffectClass, lookupTemplate: string, options: ContractOptions = {}): ContractBody {
+export function contractFor(effect: EffectClass, lookupTemplate: string, options: ContractOptions = {}): ContractInput {
   const auto = options.auto ?? effect === "REPLAYABLE";
-  const lookup = {
+  const lookup: ReconcileRule = {
     method: "lookup",
     urlTemplate: lookupTemplate,
     timeoutMs: 2000,

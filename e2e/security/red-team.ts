@@ -20,7 +20,7 @@ import {
   type ApiResult,
   type Operation,
   type OperationDetail,
-  type OutcomeBody,
+  type OutcomeInput,
   type Problem,
 } from "../fixtures/api";
 import { E2E_BASE_URL, REPO_ROOT, TEST_ADMIN_EMAIL } from "../fixtures/test-env";
@@ -248,7 +248,7 @@ interface Call {
   workerId: string;
   fence: number;
   /** The agent's report on its attempt, and the fence it was sent with (an identical resend is answered, not redone). */
-  reported: { result: OutcomeBody["result"]; fence: number } | null;
+  reported: { result: OutcomeInput["result"]; fence: number } | null;
 }
 
 class Agent {
@@ -285,7 +285,7 @@ class Agent {
   }
 
   /** Reports the outcome of the attempt in flight. */
-  async report(c: Call, body: Omit<OutcomeBody, "fence">): Promise<Operation> {
+  async report(c: Call, body: Omit<OutcomeInput, "fence">): Promise<Operation> {
     const op = expectJson(await this.client.outcome(c.op.id, { ...body, fence: c.fence }), 200);
     c.reported = { result: body.result, fence: c.fence };
     return op;

@@ -261,6 +261,28 @@ function schemas(): JsonObject {
         createdAt: dateTime("When the operation was planned."),
         updatedAt: dateTime("Last change."),
         decision: ref("Decision"),
+        via: nullable("string", { description: '"mcp" when the call came through the MCP gateway; null otherwise.' }),
+        wouldHave: {
+          description:
+            "Observe mode: what enforcing the contract would have done with this call (its refusal's `code`, the " +
+            "`reason`, and the earlier `operationId` it would have answered from); null when it would have let it go.",
+          oneOf: [
+            {
+              type: "object",
+              required: ["code", "reason"],
+              properties: { code: { type: "string" }, reason: { type: "string" }, operationId: { type: "string" } },
+            },
+            { type: "null" },
+          ],
+        },
+        repeatOf: nullable("string", {
+          description:
+            "MCP gateway: the earlier operation of the same call whose answer was delivered before this call was made " +
+            "(a new call, not a retry; docs/api-extensions.md).",
+        }),
+        deliveredAt: nullableDateTime(
+          "MCP gateway: when the call's final answer (its result, or its failure) was written out to the client in full.",
+        ),
         ...replaySearchApi.operationFields,
       },
     },
@@ -326,6 +348,22 @@ function schemas(): JsonObject {
           properties: {
             attempts: { type: "array", items: ref("Attempt") },
             audit: { type: "array", items: ref("AuditEvent"), description: "Oldest first." },
+            repeated: {
+              description:
+                "MCP gateway: the earlier call this one repeats (`repeatOf`), as it ended and when; else null.",
+              oneOf: [
+                {
+                  type: "object",
+                  required: ["id", "phase", "at"],
+                  properties: {
+                    id: { type: "string" },
+                    phase: ref("Phase"),
+                    at: { type: "string", format: "date-time" },
+                  },
+                },
+                { type: "null" },
+              ],
+            },
             ...replaySearchApi.operationDetailFields,
           },
         },
