@@ -301,7 +301,8 @@ function schemas(): JsonObject {
           type: "integer",
           minimum: 0,
           description:
-            "The backoff the gate prescribed before this attempt, as far as it was waited (not the agent's own delay or a wait for a person).",
+            "The backoff the gate prescribed before this attempt, as far as it was waited (not the agent's own " +
+            "delay or a wait for a person).",
         },
         providerId: nullable("string"),
         dispatchedAt: dateTime("When the attempt left."),
@@ -518,7 +519,8 @@ function schemas(): JsonObject {
         claim: {
           ...ref("ClaimInput"),
           description:
-            "Extension (docs/api-extensions.md): also take the run lease, as POST /operations/{id}/claim would, in the same transaction. The answer's fence and leaseExpiresAt are the lease's.",
+            "Extension (docs/api-extensions.md): also take the run lease, as POST /operations/{id}/claim would, " +
+            "in the same transaction. The answer's fence and leaseExpiresAt are the lease's.",
         },
       },
     },
@@ -765,7 +767,9 @@ function paths(): JsonObject {
     "/api/v1/operations/{id}/claim": operationAction(
       "claimOperation",
       "Take the run lease (agent scope)",
-      `An expired lease is taken over and the fence increases by one. An operation whose lease ran out while DISPATCHED becomes UNKNOWN first, as the recovery sweep would make it (the request may have left): the claim holds its lease, and dispatch answers reconcile_required.${OWN_OPERATIONS}`,
+      "An expired lease is taken over and the fence increases by one. An operation whose lease ran out while " +
+        "DISPATCHED becomes UNKNOWN first, as the recovery sweep would make it (the request may have left): the " +
+        `claim holds its lease, and dispatch answers reconcile_required.${OWN_OPERATIONS}`,
       scope("agent"),
       "ClaimInput",
       json("The lease.", "Lease"),
