@@ -109,14 +109,36 @@ export function parseClaims(markdown: string): ClaimsDocument {
   return { rows, listedWithoutTest, problems };
 }
 
-/** The title of every it(), test() and describe() in a test file's text, as written in the source. */
+/** A test call up to its title: it(, test.describe.serial( ... */
+const TEST_CALL =
+  /(?<![.\w$])(?:it|test|describe)(?:\.(?:skip|only|describe|concurrent|sequential|serial|fixme|fails|todo))*\s*\(\s*/g;
+/** One string or template literal, and the `+` before the next one of a title written as a concatenation. */
+const TITLE_PIECE = /(["'`])((?:\\[\s\S]|(?!\1)[^\\])*)\1/y;
+const PLUS = /\s*\+\s*(?=["'`])/y;
+
+/**
+ * The title of every it(), test() and describe() in a test file's text, as written in the source: one literal, or
+ * literals joined by `+` (a title too long for one line).
+ */
 export function testTitles(source: string): string[] {
-  const call =
-    /(?<![.\w$])(?:it|test|describe)(?:\.(?:skip|only|describe|concurrent|sequential|serial|fixme|fails|todo))*\s*\(\s*(["'`])((?:\\[\s\S]|(?!\1)[^\\])*)\1/g;
-  return [...source.matchAll(call)].map((match) => (match[1] === "`" ? match[2]! : match[2]!.replace(/\\(.)/g, "$1")));
+  const titles: string[] = [];
+  for (const call of source.matchAll(TEST_CALL)) {
+    let at = call.index + call[0].length;
+    let title: string | null = null;
+    for (;;) {
+      TITLE_PIECE.lastIndex = at;
+      const piece = TITLE_PIECE.exec(source);
+      if (!piece) break;
+      title = (title ?? "") + (piece[1] === "`" ? piece[2]! : piece[2]!.replace(/\\(.)/g, "$1"));
+      PLUS.lastIndex = at = TITLE_PIECE.lastIndex;
+      if (!PLUS.exec(source)) break;
+      at = PLUS.lastIndex;
+    }
+    if (title !== null) titles.push(title);
+  }
+  return titles;
 }
 
-/** Whether a title written in docs/claims.md is one of the file's titles; a `${...}` in a title matches any text. */
 export function hasTitle(titles: string[], wanted: string): boolean {
   return titles.some((title) => {
     if (title === wanted) return true;
@@ -245,9 +267,17 @@ describe("docs/claims.md", () => {
       "  async () => {});",
       "describe(`races (${engine})`, () => {});",
       "/x/.test('not a title');",
+      'it("a title too long " +',
+      '  "for one line", () => {});',
     ].join("\n");
     const titles = testTitles(source);
-    expect(titles).toEqual(['double "quoted"', "single", "wrapped by Prettier", "races (${engine})"]);
+    expect(titles).toEqual([
+      'double "quoted"',
+      "single",
+      "wrapped by Prettier",
+      "races (${engine})",
+      "a title too long for one line",
+    ]);
     expect(hasTitle(titles, "races")).toBe(true);
     expect(hasTitle(titles, "races (PostgreSQL)")).toBe(true);
     expect(hasTitle(titles, "not a title")).toBe(false);

@@ -109,7 +109,8 @@ async function run(ledger: Ledger, command: string, values: Values, verify: Veri
     case "list-api-keys": {
       for (const k of await ledger.db.apiKey.findMany({ orderBy: { createdAt: "asc" } })) {
         console.log(
-          `${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes}]  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active"}  last used ${k.lastUsedAt?.toISOString() ?? "never"}`,
+          `${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes}]  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active"} ` +
+            ` last used ${k.lastUsedAt?.toISOString() ?? "never"}`,
         );
       }
       return;
@@ -194,7 +195,9 @@ async function verifyAudit(ledger: Ledger, options: VerifyAuditOptions): Promise
   if (report.checkpoints && newest) {
     const past = report.head.seq - newest.seq;
     console.log(
-      `signed checkpoints: ${report.checkpoints.checked} checked, every one signed and matching the chain; newest ${newest.seq} ${newest.hash} signed ${newest.createdAt.toISOString()} by key ${newest.keyId.slice(0, 16)}…; the head is ${past} event${past === 1 ? "" : "s"} past it`,
+      `signed checkpoints: ${report.checkpoints.checked} checked, every one signed and matching the chain; ` +
+        `newest ${newest.seq} ${newest.hash} signed ${newest.createdAt.toISOString()} by key ` +
+        `${newest.keyId.slice(0, 16)}…; the head is ${past} event${past === 1 ? "" : "s"} past it`,
     );
   }
   if (options.expectHead) console.log(`the expected head ${options.expectHead.hash} is still in the chain`);

@@ -6,7 +6,8 @@ export const SOURCE_SCHEMA = path.join("prisma", "schema.prisma");
 export const POSTGRES_SCHEMA = path.join("prisma", "postgresql", "schema.prisma");
 
 const HEADER =
-  "// GENERATED from prisma/schema.prisma by scripts/generate-pg-schema.ts: do not edit; edit the source and run `npx tsx scripts/generate-pg-schema.ts`.\n";
+  "// GENERATED from prisma/schema.prisma by scripts/generate-pg-schema.ts: do not edit; edit the source and " +
+  "run `npx tsx scripts/generate-pg-schema.ts`.\n";
 
 /** Replaces exactly one match, so a reshaped source schema fails here instead of yielding a half-converted copy. */
 function replaceOnce(text: string, pattern: RegExp, replacement: string, what: string): string {

@@ -179,8 +179,12 @@ function postgresWriter(url: string): Writer {
   const opType = (c: string) =>
     c === "contractVersion" || c === "attempt" ? "int" : c.endsWith("At") ? "timestamp(3)" : "text";
   const eventType = (c: string) => (c === "seq" ? "int" : c === "createdAt" ? "timestamp(3)" : "text");
-  const insertOps = `INSERT INTO "Operation" (${OPERATION_COLUMNS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM unnest(${types(OPERATION_COLUMNS, opType)})`;
-  const insertEvents = `INSERT INTO "AuditEvent" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM unnest(${types(EVENT_COLUMNS, eventType)})`;
+  const insertOps =
+    `INSERT INTO "Operation" (${OPERATION_COLUMNS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM ` +
+    `unnest(${types(OPERATION_COLUMNS, opType)})`;
+  const insertEvents =
+    `INSERT INTO "AuditEvent" (${EVENT_COLUMNS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM ` +
+    `unnest(${types(EVENT_COLUMNS, eventType)})`;
   const columnsOf = (rows: unknown[][], width: number) =>
     Array.from({ length: width }, (_, i) => rows.map((row) => row[i]));
   const pgTime = (d: Date | null) => (d ? d.toISOString() : null);

@@ -43,7 +43,8 @@ for (const [pass, file] of [
       if (test.status !== "unexpected" && test.status !== "flaky") continue;
       const error = test.results?.find((result) => result.error)?.error?.message;
       failures.push(
-        `${pass}${test.status === "flaky" ? " (flaky, passed on retry)" : ""}: ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error)}`,
+        `${pass}${test.status === "flaky" ? " (flaky, passed on retry)" : ""}: ${spec.file}:${spec.line} › ` +
+          `${spec.title}: ${firstLine(error)}`,
       );
     }
   }

@@ -204,179 +204,190 @@ describe("the demo world", () => {
     expect(approvals[0]?.data).toMatchObject({ grantedAttempt: 2 });
   }, 60_000);
 
-  it(`over a run of ${RUN_OPERATIONS} operations with faults, kills and an outage, no effect was applied twice for one operation unless a person approved it`, async () => {
-    providers.faults.setDefaultRate(0.15);
-    // Breakers do open here (faults, kills, timeouts on a busy machine); a short cooldown keeps the run moving.
-    await t.db.dependency.updateMany({ data: { cooldownMs: 1500 } });
-    const before = await t.db.operation.count();
-    const backoff = new LookupBackoff(300, 2000);
-    const log: string[] = [];
-    let kills = 0;
-    let child: ChildProcess | null = null;
+  it(
+    `over a run of ${RUN_OPERATIONS} operations with faults, kills and an outage, no effect was applied twice for ` +
+      "one operation unless a person approved it",
+    async () => {
+      providers.faults.setDefaultRate(0.15);
+      // Breakers do open here (faults, kills, timeouts on a busy machine); a short cooldown keeps the run moving.
+      await t.db.dependency.updateMany({ data: { cooldownMs: 1500 } });
+      const before = await t.db.operation.count();
+      const backoff = new LookupBackoff(300, 2000);
+      const log: string[] = [];
+      let kills = 0;
+      let child: ChildProcess | null = null;
 
-    const spawnAgent = (): ChildProcess => {
-      const started = spawn(
-        process.execPath,
-        ["--import", "tsx", path.join(process.cwd(), "scripts", "demo-agent.ts")],
-        {
-          cwd: process.cwd(),
-          env: {
-            PATH: process.env.PATH,
-            NODE_ENV: "test",
-            OPLEDGER_DEMO_API_KEY: apiKey,
-            OPLEDGER_DEMO_LEDGER_URL: ledgerUrl,
-            OPLEDGER_DEMO_PROVIDER_URL: providers.url,
-            [PAYMENTS_AUTH_ENV]: PAYMENTS_AUTH,
-            OPLEDGER_DEMO_AGENT_WORKERS: "4",
-            OPLEDGER_DEMO_PACE_MS: "50",
-            OPLEDGER_DEMO_LEASE_MS: "1500",
-            OPLEDGER_DEMO_PROVIDER_TIMEOUT_MS: "1000",
-            OPLEDGER_DEMO_RESUME_EVERY_MS: "400",
+      const spawnAgent = (): ChildProcess => {
+        const started = spawn(
+          process.execPath,
+          ["--import", "tsx", path.join(process.cwd(), "scripts", "demo-agent.ts")],
+          {
+            cwd: process.cwd(),
+            env: {
+              PATH: process.env.PATH,
+              NODE_ENV: "test",
+              OPLEDGER_DEMO_API_KEY: apiKey,
+              OPLEDGER_DEMO_LEDGER_URL: ledgerUrl,
+              OPLEDGER_DEMO_PROVIDER_URL: providers.url,
+              [PAYMENTS_AUTH_ENV]: PAYMENTS_AUTH,
+              OPLEDGER_DEMO_AGENT_WORKERS: "4",
+              OPLEDGER_DEMO_PACE_MS: "50",
+              OPLEDGER_DEMO_LEASE_MS: "1500",
+              OPLEDGER_DEMO_PROVIDER_TIMEOUT_MS: "1000",
+              OPLEDGER_DEMO_RESUME_EVERY_MS: "400",
+            },
+            stdio: ["ignore", "pipe", "pipe"],
           },
-          stdio: ["ignore", "pipe", "pipe"],
-        },
-      );
-      started.stdout?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
-      started.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
-      return started;
-    };
+        );
+        started.stdout?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+        started.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+        return started;
+      };
 
-    /** What a person on call does in the console, and what the server's sweep does. */
-    const operatorTick = async (): Promise<void> => {
-      const now = new Date();
-      await recoverExpiredLeases(t.ledger, now);
-      await autoReconcile(t.ledger, now, { backoff, notAppliedGraceMs: 1000, outbound: LOOPBACK });
-      for (const op of await t.db.operation.findMany({ where: { phase: "AWAITING_APPROVAL" }, take: 50 })) {
-        await approveOperation(t.ledger, op.id, { reason: "approved on call" }, bob, new Date()).catch(ignoreRace);
-      }
-      const unknowns = await t.db.operation.findMany({
-        where: {
-          phase: "UNKNOWN",
-          effect: { not: "PURE" },
-          tool: { not: "deploy.release" },
-          updatedAt: { lt: new Date(Date.now() - 1000) },
-        },
-        take: 50,
-      });
-      for (const op of unknowns) {
-        if (op.tool === "email.send") {
-          // No lookup: the person decides to resend, and says so. This is the only way to a second email.
+      /** What a person on call does in the console, and what the server's sweep does. */
+      const operatorTick = async (): Promise<void> => {
+        const now = new Date();
+        await recoverExpiredLeases(t.ledger, now);
+        await autoReconcile(t.ledger, now, { backoff, notAppliedGraceMs: 1000, outbound: LOOPBACK });
+        for (const op of await t.db.operation.findMany({ where: { phase: "AWAITING_APPROVAL" }, take: 50 })) {
+          await approveOperation(t.ledger, op.id, { reason: "approved on call" }, bob, new Date()).catch(ignoreRace);
+        }
+        const unknowns = await t.db.operation.findMany({
+          where: {
+            phase: "UNKNOWN",
+            effect: { not: "PURE" },
+            tool: { not: "deploy.release" },
+            updatedAt: { lt: new Date(Date.now() - 1000) },
+          },
+          take: 50,
+        });
+        for (const op of unknowns) {
+          if (op.tool === "email.send") {
+            // No lookup: the person decides to resend, and says so. This is the only way to a second email.
+            await reconcileOperation(
+              t.ledger,
+              op.id,
+              {
+                outcome: "not_applied",
+                approveRetry: true,
+                evidence: { note: "no lookup" },
+                reason: "resend: cannot prove it went out",
+              },
+              alice,
+              new Date(),
+            ).catch(ignoreRace);
+            continue;
+          }
+          const evidence = await lookupForOperation(t.ledger, op.id, new Date(), LOOPBACK);
+          const suggestion = reconcileSuggestion(evidence);
+          if (!suggestion) continue;
           await reconcileOperation(
             t.ledger,
             op.id,
             {
-              outcome: "not_applied",
-              approveRetry: true,
-              evidence: { note: "no lookup" },
-              reason: "resend: cannot prove it went out",
+              ...suggestion,
+              providerId: suggestion.outcome === "applied" ? (suggestion.providerId ?? undefined) : undefined,
+              evidence,
+              reason: "per the provider lookup",
             },
             alice,
             new Date(),
           ).catch(ignoreRace);
-          continue;
         }
-        const evidence = await lookupForOperation(t.ledger, op.id, new Date(), LOOPBACK);
-        const suggestion = reconcileSuggestion(evidence);
-        if (!suggestion) continue;
-        await reconcileOperation(
-          t.ledger,
-          op.id,
-          {
-            ...suggestion,
-            providerId: suggestion.outcome === "applied" ? (suggestion.providerId ?? undefined) : undefined,
-            evidence,
-            reason: "per the provider lookup",
-          },
-          alice,
-          new Date(),
-        ).catch(ignoreRace);
-      }
-    };
+      };
 
-    try {
-      child = spawnAgent();
-      providers.faults.add({ tool: "deploy", fault: "outage", durationMs: 4000 });
-      let nextKill = Date.now() + 6000;
-      const deadline = Date.now() + 240_000;
-      while ((await t.db.operation.count()) - before < RUN_OPERATIONS) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `the demo run made only ${(await t.db.operation.count()) - before} operations (agent ${child?.exitCode === null && child?.signalCode === null ? "running" : `exited: code ${child?.exitCode}, signal ${child?.signalCode}`})\n${log.join("")}`,
-          );
-        await operatorTick();
-        if (Date.now() > nextKill && child) {
-          child.kill("SIGKILL");
-          kills++;
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          child = spawnAgent();
-          nextKill = Date.now() + 6000 + Math.random() * 6000;
+      try {
+        child = spawnAgent();
+        providers.faults.add({ tool: "deploy", fault: "outage", durationMs: 4000 });
+        let nextKill = Date.now() + 6000;
+        const deadline = Date.now() + 240_000;
+        while ((await t.db.operation.count()) - before < RUN_OPERATIONS) {
+          if (Date.now() > deadline) {
+            const agent =
+              child?.exitCode === null && child?.signalCode === null
+                ? "running"
+                : `exited: code ${child?.exitCode}, signal ${child?.signalCode}`;
+            throw new Error(
+              `the demo run made only ${(await t.db.operation.count()) - before} operations (agent ${agent})\n${log.join("")}`,
+            );
+          }
+          await operatorTick();
+          if (Date.now() > nextKill && child) {
+            child.kill("SIGKILL");
+            kills++;
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            child = spawnAgent();
+            nextKill = Date.now() + 6000 + Math.random() * 6000;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 200));
         }
-        await new Promise((resolve) => setTimeout(resolve, 200));
+      } finally {
+        // An agent that already exited (it would have said why in the log) emits no "exit" again: waiting for it
+        // would hide the deadline's error behind the test's timeout.
+        const running = child;
+        if (running && running.exitCode === null && running.signalCode === null) {
+          const exited = new Promise((resolve) => running.once("exit", resolve));
+          running.kill("SIGTERM");
+          const forced = setTimeout(() => running.kill("SIGKILL"), 5000);
+          await exited;
+          clearTimeout(forced);
+        }
+        providers.faults.setDefaultRate(0);
       }
-    } finally {
-      // An agent that already exited (it would have said why in the log) emits no "exit" again: waiting for it
-      // would hide the deadline's error behind the test's timeout.
-      const running = child;
-      if (running && running.exitCode === null && running.signalCode === null) {
-        const exited = new Promise((resolve) => running.once("exit", resolve));
-        running.kill("SIGTERM");
-        const forced = setTimeout(() => running.kill("SIGKILL"), 5000);
-        await exited;
-        clearTimeout(forced);
-      }
-      providers.faults.setDefaultRate(0);
-    }
-    // Let the last leases expire and the sweep, the lookups and the person finish what is theirs.
-    await new Promise((resolve) => setTimeout(resolve, 1600));
-    for (let i = 0; i < 5; i++) await operatorTick();
+      // Let the last leases expire and the sweep, the lookups and the person finish what is theirs.
+      await new Promise((resolve) => setTimeout(resolve, 1600));
+      for (let i = 0; i < 5; i++) await operatorTick();
 
-    // The books: for every operation, each effect after the first was an attempt a person granted.
-    const effects = providers.store.effects;
-    expect(effects.every((e) => e.operationId !== null && e.attempt !== null)).toBe(true);
-    const byOperation = new Map<string, AppliedEffect[]>();
-    for (const e of effects) byOperation.set(e.operationId ?? "", [...(byOperation.get(e.operationId ?? "") ?? []), e]);
-    const approvals = await t.db.auditEvent.findMany({
-      where: { action: "operation.approved", actorType: "user" },
-    });
-    const granted = new Map<string, Set<number>>();
-    for (const a of approvals) {
-      const attempt = (JSON.parse(a.data ?? "{}") as { grantedAttempt?: number }).grantedAttempt;
-      if (attempt !== undefined) granted.set(a.subjectId, (granted.get(a.subjectId) ?? new Set()).add(attempt));
-    }
-    let duplicates = 0;
-    let approvedDuplicates = 0;
-    const offenders: string[] = [];
-    for (const [operationId, list] of byOperation) {
-      const attempts = list.map((e) => e.attempt ?? 0);
-      expect(new Set(attempts).size).toBe(attempts.length);
-      for (const extra of list.slice(1)) {
-        duplicates++;
-        if (granted.get(operationId)?.has(extra.attempt ?? -1)) approvedDuplicates++;
-        else offenders.push(`${operationId} (${list[0]?.kind}): attempts ${attempts.join(", ")}`);
+      // The books: for every operation, each effect after the first was an attempt a person granted.
+      const effects = providers.store.effects;
+      expect(effects.every((e) => e.operationId !== null && e.attempt !== null)).toBe(true);
+      const byOperation = new Map<string, AppliedEffect[]>();
+      for (const e of effects)
+        byOperation.set(e.operationId ?? "", [...(byOperation.get(e.operationId ?? "") ?? []), e]);
+      const approvals = await t.db.auditEvent.findMany({
+        where: { action: "operation.approved", actorType: "user" },
+      });
+      const granted = new Map<string, Set<number>>();
+      for (const a of approvals) {
+        const attempt = (JSON.parse(a.data ?? "{}") as { grantedAttempt?: number }).grantedAttempt;
+        if (attempt !== undefined) granted.set(a.subjectId, (granted.get(a.subjectId) ?? new Set()).add(attempt));
       }
-    }
-    expect(offenders).toEqual([]);
-    expect(approvedDuplicates).toBe(duplicates);
+      let duplicates = 0;
+      let approvedDuplicates = 0;
+      const offenders: string[] = [];
+      for (const [operationId, list] of byOperation) {
+        const attempts = list.map((e) => e.attempt ?? 0);
+        expect(new Set(attempts).size).toBe(attempts.length);
+        for (const extra of list.slice(1)) {
+          duplicates++;
+          if (granted.get(operationId)?.has(extra.attempt ?? -1)) approvedDuplicates++;
+          else offenders.push(`${operationId} (${list[0]?.kind}): attempts ${attempts.join(", ")}`);
+        }
+      }
+      expect(offenders).toEqual([]);
+      expect(approvedDuplicates).toBe(duplicates);
 
-    const operations = (await t.db.operation.count()) - before;
-    const reconciledBySystem = await t.db.auditEvent.count({
-      where: { action: "operation.reconciled", actorType: "system" },
-    });
-    const breakerOpened = await t.db.auditEvent.count({ where: { action: "dependency.breaker_open" } });
-    const phases = await t.db.operation.groupBy({
-      by: ["tool", "phase"],
-      _count: { _all: true },
-      orderBy: [{ tool: "asc" }, { phase: "asc" }],
-    });
-    console.log(
-      `demo run: ${operations} operations, ${effects.length} effects at the providers for ${byOperation.size} operations ` +
-        `(${duplicates} second effects, all ${approvedDuplicates} approved by a person), ${kills} agent kills, ` +
-        `${reconciledBySystem} auto-reconciled by lookup, breaker opened ${breakerOpened} time(s); ` +
-        phases.map((p) => `${p.tool} ${p.phase} ${p._count._all}`).join(", "),
-    );
-    expect(operations).toBeGreaterThanOrEqual(RUN_OPERATIONS);
-    expect(kills).toBeGreaterThan(0);
-  }, 300_000);
+      const operations = (await t.db.operation.count()) - before;
+      const reconciledBySystem = await t.db.auditEvent.count({
+        where: { action: "operation.reconciled", actorType: "system" },
+      });
+      const breakerOpened = await t.db.auditEvent.count({ where: { action: "dependency.breaker_open" } });
+      const phases = await t.db.operation.groupBy({
+        by: ["tool", "phase"],
+        _count: { _all: true },
+        orderBy: [{ tool: "asc" }, { phase: "asc" }],
+      });
+      console.log(
+        `demo run: ${operations} operations, ${effects.length} effects at the providers for ${byOperation.size} operations ` +
+          `(${duplicates} second effects, all ${approvedDuplicates} approved by a person), ${kills} agent kills, ` +
+          `${reconciledBySystem} auto-reconciled by lookup, breaker opened ${breakerOpened} time(s); ` +
+          phases.map((p) => `${p.tool} ${p.phase} ${p._count._all}`).join(", "),
+      );
+      expect(operations).toBeGreaterThanOrEqual(RUN_OPERATIONS);
+      expect(kills).toBeGreaterThan(0);
+    },
+    300_000,
+  );
 });
 
 function ignoreRace(error: unknown): void {

@@ -647,7 +647,8 @@ describe("refusals of an operation that cannot run, none of them forwarded", () 
     expect(codeOf(refused)).toBe("breaker_open");
     const retryAt = new Date(openedAt.getTime() + 30_000).toISOString();
     expect(textOf(refused)).toContain(
-      `payments-api (the service behind test__charge) is unavailable: its circuit breaker is open since ${openedAt.toISOString()}, and it will be tried again at ${retryAt}`,
+      "payments-api (the service behind test__charge) is unavailable: its circuit breaker is open since " +
+        `${openedAt.toISOString()}, and it will be tried again at ${retryAt}`,
     );
     expect(textOf(refused)).toContain("try another approach that does not need payments-api, or tell the user");
     expect(calls()).toHaveLength(0);

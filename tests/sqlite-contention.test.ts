@@ -114,17 +114,22 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     expect(after.refusals).toEqual([]);
   }, 30_000);
 
-  it("recovers from SQLITE_BUSY at COMMIT (rollback journal, a reader's SHARED lock): the request fails or retries, the ledger keeps working", async () => {
-    expect(await t.db.$queryRawUnsafe("PRAGMA journal_mode = DELETE")).toEqual([{ journal_mode: "delete" }]);
-    const ledger = ledgerWithBusyTimeout(100);
-    const done = await hammerWhileLocked("read", 15_000, ledger, true);
-    expect(done.refusals.length).toBeGreaterThan(0);
-    expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
-    await expectNoLostWrite(t.ledger, done);
-    const after = nothingAcknowledged();
-    await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after BUSY at COMMIT");
-    expect(after.refusals).toEqual([]);
-  }, 30_000);
+  it(
+    "recovers from SQLITE_BUSY at COMMIT (rollback journal, a reader's SHARED lock): the request fails or " +
+      "retries, the ledger keeps working",
+    async () => {
+      expect(await t.db.$queryRawUnsafe("PRAGMA journal_mode = DELETE")).toEqual([{ journal_mode: "delete" }]);
+      const ledger = ledgerWithBusyTimeout(100);
+      const done = await hammerWhileLocked("read", 15_000, ledger, true);
+      expect(done.refusals.length).toBeGreaterThan(0);
+      expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
+      await expectNoLostWrite(t.ledger, done);
+      const after = nothingAcknowledged();
+      await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after BUSY at COMMIT");
+      expect(after.refusals).toEqual([]);
+    },
+    30_000,
+  );
 
   it("a reader's snapshot starves the checkpoint in WAL mode: the WAL grows, writers go on, nothing acknowledged is lost", async () => {
     await checkpoint("TRUNCATE");
@@ -148,58 +153,67 @@ describe.skipIf(testPostgresUrl() !== null)("SQLite contention (SQLite only: Pos
     await expectNoLostWrite(t.ledger, done);
   }, 30_000);
 
-  it("SQLITE_BUSY in WAL mode (a TRUNCATE checkpoint holds the write lock while it waits for a reader): typed refusals, nothing acknowledged lost", async () => {
-    const ledger = ledgerWithBusyTimeout(100);
-    const done = nothingAcknowledged();
-    const reader = await holdSqliteLock(t.file!, "read", 15_000);
-    // Frames the reader's snapshot does not cover, so the checkpoint has to wait for it.
-    await lane(ledger, "before", Promise.resolve(), done);
-    const checkpointer = await holdSqliteLock(t.file!, "checkpoint", 20_000);
-    const lanes = Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, reader.released, done)));
-    // The reader lets go once a writer was refused behind the waiting checkpoint, and the checkpoint then completes.
-    await refusedOrOver(done, reader.released);
-    reader.release();
-    await lanes;
-    await reader.released;
-    await checkpointer.released;
-    expect(done.refusals.length).toBeGreaterThan(0);
-    expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
-    await expectNoLostWrite(t.ledger, done);
-    const after = nothingAcknowledged();
-    await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after the checkpoint");
-    expect(after.refusals).toEqual([]);
-  }, 30_000);
+  it(
+    "SQLITE_BUSY in WAL mode (a TRUNCATE checkpoint holds the write lock while it waits for a reader): typed " +
+      "refusals, nothing acknowledged lost",
+    async () => {
+      const ledger = ledgerWithBusyTimeout(100);
+      const done = nothingAcknowledged();
+      const reader = await holdSqliteLock(t.file!, "read", 15_000);
+      // Frames the reader's snapshot does not cover, so the checkpoint has to wait for it.
+      await lane(ledger, "before", Promise.resolve(), done);
+      const checkpointer = await holdSqliteLock(t.file!, "checkpoint", 20_000);
+      const lanes = Promise.all(["a", "b", "c"].map((name) => lane(ledger, name, reader.released, done)));
+      // The reader lets go once a writer was refused behind the waiting checkpoint, and the checkpoint then completes.
+      await refusedOrOver(done, reader.released);
+      reader.release();
+      await lanes;
+      await reader.released;
+      await checkpointer.released;
+      expect(done.refusals.length).toBeGreaterThan(0);
+      expect(new Set(done.refusals)).toEqual(new Set(["database_busy 503"]));
+      await expectNoLostWrite(t.ledger, done);
+      const after = nothingAcknowledged();
+      await within(10_000, lane(ledger, "after", Promise.resolve(), after), "the ledger after the checkpoint");
+      expect(after.refusals).toEqual([]);
+    },
+    30_000,
+  );
 
-  it("takes the write lock at a Prisma-side transaction's start: another process's commit waits for it, and no try is lost to a stale snapshot", async () => {
-    let tries = 0;
-    let other: Promise<void> | undefined;
-    const tool = await auditedTransaction(t.ledger, async (tx, audit) => {
-      tries++;
-      const tools = await tx.toolContract.count();
-      // Another process commits after this read. Were the transaction deferred, its write would then fail at once
-      // (SQLITE_BUSY_SNAPSHOT) and the whole transaction run again; holding the write lock, it goes on.
-      if (!other) {
-        other = (await holdSqliteLock(t.file!, "commit", 10_000)).released;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      const created = await tx.toolContract.create({
-        data: { tool: `snapshot-${tools}`, currentVersion: 1, createdAt: at(0) },
+  it(
+    "takes the write lock at a Prisma-side transaction's start: another process's commit waits for it, and no try " +
+      "is lost to a stale snapshot",
+    async () => {
+      let tries = 0;
+      let other: Promise<void> | undefined;
+      const tool = await auditedTransaction(t.ledger, async (tx, audit) => {
+        tries++;
+        const tools = await tx.toolContract.count();
+        // Another process commits after this read. Were the transaction deferred, its write would then fail at once
+        // (SQLITE_BUSY_SNAPSHOT) and the whole transaction run again; holding the write lock, it goes on.
+        if (!other) {
+          other = (await holdSqliteLock(t.file!, "commit", 10_000)).released;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        const created = await tx.toolContract.create({
+          data: { tool: `snapshot-${tools}`, currentVersion: 1, createdAt: at(0) },
+        });
+        audit([
+          { subjectType: "contract", subjectId: created.tool, actor: alice, action: "contract.created", at: at(0) },
+        ]);
+        return created.tool;
       });
-      audit([
-        { subjectType: "contract", subjectId: created.tool, actor: alice, action: "contract.created", at: at(0) },
+      await other;
+      expect(tries).toBe(1);
+      // The other process's commit landed after this transaction's, once the lock was free.
+      expect(await t.db.$queryRawUnsafe<{ user_version: bigint }[]>("PRAGMA user_version")).toEqual([
+        { user_version: 1n },
       ]);
-      return created.tool;
-    });
-    await other;
-    expect(tries).toBe(1);
-    // The other process's commit landed after this transaction's, once the lock was free.
-    expect(await t.db.$queryRawUnsafe<{ user_version: bigint }[]>("PRAGMA user_version")).toEqual([
-      { user_version: 1n },
-    ]);
-    expect(await t.db.toolContract.count({ where: { tool } })).toBe(1);
-    expect(await t.db.auditEvent.count({ where: { subjectId: tool } })).toBe(1);
-    expect((await verifyAuditChain(t.ledger)).problems).toEqual([]);
-  });
+      expect(await t.db.toolContract.count({ where: { tool } })).toBe(1);
+      expect(await t.db.auditEvent.count({ where: { subjectId: tool } })).toBe(1);
+      expect((await verifyAuditChain(t.ledger)).problems).toEqual([]);
+    },
+  );
 
   it("never lets a write outside a transaction join another request's transaction that then rolls back", async () => {
     const { lost } = await writeBesideRolledBackTransaction(t.db);
@@ -235,7 +249,8 @@ async function writeBesideRolledBackTransaction(db: Db): Promise<{ lost: boolean
 }
 
 describe.skipIf(testPostgresUrl() !== null)(
-  "Prisma's better-sqlite3 adapter without opledger's guard (canaries: when these fail upstream fixed it, and lib/db/sqlite-connection-guard.ts can go)",
+  "Prisma's better-sqlite3 adapter without opledger's guard (canaries: when these fail upstream fixed it, and " +
+    "lib/db/sqlite-connection-guard.ts can go)",
   () => {
     let bare: PrismaClient;
     beforeEach(() => {

@@ -100,29 +100,34 @@ for (let n = 0; n < 20; n++) { insert.run("k" + n); process.stdout.write("ack k"
 describe.skipIf(unavailable !== null)(
   `SQLite: acknowledged writes survive a process kill${unavailable ? ` (skipped: ${unavailable})` : ""}`,
   () => {
-    it(`${ROUNDS} writers killed right after an acknowledgement: every acknowledged write is there, fsynced before it was acknowledged`, async () => {
-      const writers = Array.from({ length: PRELOADED }, (_, round) => startWriter(round));
-      for (let round = 0; round < ROUNDS; round++) {
-        const writer = writers.shift()!;
-        if (round + PRELOADED < ROUNDS) writers.push(startWriter(round + PRELOADED));
-        // The contract, then 1 to 8 operations.
-        const { acknowledged, trace } = await killRound(writer, 2 + (round % 8));
-        const file = writer.file;
-        const found = await readBack(file);
-        expect(found.contract, `round ${round}`).toBe(true);
-        const planned = acknowledged.filter((key) => key !== "contract");
-        expect(
-          planned.filter((key) => !found.keys.has(key)),
-          `round ${round}: acknowledged but missing`,
-        ).toEqual([]);
-        expect(found.chainProblems, `round ${round}`).toEqual([]);
-        const syncs = walSyncReport(trace, `${file}-wal`);
-        // At least every ack the test read: the kill may cut the last write to stdout short.
-        expect(syncs.acks, `round ${round}: acks in the trace`).toBeGreaterThanOrEqual(acknowledged.length);
-        expect(syncs.walSyncs, `round ${round}`).toBeGreaterThan(0);
-        expect(syncs.unsyncedAcks, `round ${round}: acknowledged before the -wal was fsynced`).toEqual([]);
-      }
-    }, 120_000);
+    it(
+      `${ROUNDS} writers killed right after an acknowledgement: every acknowledged write is there, fsynced before ` +
+        "it was acknowledged",
+      async () => {
+        const writers = Array.from({ length: PRELOADED }, (_, round) => startWriter(round));
+        for (let round = 0; round < ROUNDS; round++) {
+          const writer = writers.shift()!;
+          if (round + PRELOADED < ROUNDS) writers.push(startWriter(round + PRELOADED));
+          // The contract, then 1 to 8 operations.
+          const { acknowledged, trace } = await killRound(writer, 2 + (round % 8));
+          const file = writer.file;
+          const found = await readBack(file);
+          expect(found.contract, `round ${round}`).toBe(true);
+          const planned = acknowledged.filter((key) => key !== "contract");
+          expect(
+            planned.filter((key) => !found.keys.has(key)),
+            `round ${round}: acknowledged but missing`,
+          ).toEqual([]);
+          expect(found.chainProblems, `round ${round}`).toEqual([]);
+          const syncs = walSyncReport(trace, `${file}-wal`);
+          // At least every ack the test read: the kill may cut the last write to stdout short.
+          expect(syncs.acks, `round ${round}: acks in the trace`).toBeGreaterThanOrEqual(acknowledged.length);
+          expect(syncs.walSyncs, `round ${round}`).toBeGreaterThan(0);
+          expect(syncs.unsyncedAcks, `round ${round}: acknowledged before the -wal was fsynced`).toEqual([]);
+        }
+      },
+      120_000,
+    );
 
     it("the trace tells synchronous=FULL from NORMAL and OFF (WAL mode syncs the -wal per COMMIT only with FULL)", () => {
       const unsynced = (synchronous: string): number => {

@@ -22,7 +22,12 @@ export default async function ConsoleLayout({ children }: Readonly<{ children: R
       <SkipLink targetId={MAIN_ID} />
       <TopBar user={<UserMenu />} />
       <div className="flex min-h-0 flex-1 flex-col md:flex-row">
-        <aside className="shrink-0 overflow-x-auto border-b border-line bg-surface-sunken md:w-52 md:overflow-y-auto md:border-r md:border-b-0">
+        <aside
+          className={
+            "shrink-0 overflow-x-auto border-b border-line bg-surface-sunken md:w-52 md:overflow-y-auto md:border-r " +
+            "md:border-b-0"
+          }
+        >
           <LiveNav initialCounts={initialCounts} isAdmin={user.role === "admin"} />
         </aside>
         <main id={MAIN_ID} tabIndex={-1} className="min-w-0 flex-1 overflow-y-auto focus:outline-none">

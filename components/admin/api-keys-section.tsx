@@ -34,7 +34,10 @@ export function ApiKeysSection({ apiKeys, users = [], truncated, now }: ApiKeysS
       <SectionHeader
         id="api-keys-heading"
         title="API keys"
-        description="Keys that agent runtimes and scripts send as a Bearer token. An operator or admin key acts as the person it belongs to. Only a prefix is kept for display; the key itself is shown once."
+        description={
+          "Keys that agent runtimes and scripts send as a Bearer token. An operator or admin key acts as the " +
+          "person it belongs to. Only a prefix is kept for display; the key itself is shown once."
+        }
         action={<CreateApiKeyDialog people={users} onDone={setNotice} />}
       />
       <Notice message={notice} onDismiss={() => setNotice(null)} />

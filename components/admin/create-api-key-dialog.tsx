@@ -50,7 +50,9 @@ export function CreateApiKeyDialog({ people, onDone }: CreateApiKeyDialogProps) 
     setOwnerId("");
     if (created) {
       onDone(
-        `Created the API key ${created.name} (${created.prefix}…)${created.actsAs ? `, acting as ${created.actsAs}` : ""}. Only its prefix is kept for display.`,
+        `Created the API key ${created.name} ` +
+          `(${created.prefix}…)${created.actsAs ? `, acting as ${created.actsAs}` : ""}. Only its prefix is kept ` +
+          "for display.",
       );
     }
     // The secret leaves the browser's memory with the dialog.
@@ -150,7 +152,10 @@ function NewKey({ created }: { created: CreatedKey }) {
             value={created.key}
             onFocus={(event) => event.currentTarget.select()}
             spellCheck={false}
-            className="min-w-0 flex-1 rounded-md bg-surface-sunken px-2.5 py-1.5 font-mono text-[12.5px] text-ink ring-1 ring-line-strong ring-inset"
+            className={
+              "min-w-0 flex-1 rounded-md bg-surface-sunken px-2.5 py-1.5 font-mono text-[12.5px] text-ink ring-1 " +
+              "ring-line-strong ring-inset"
+            }
           />
           <button type="button" onClick={() => void copyKey()} className={buttonClass("secondary")}>
             Copy

@@ -35,7 +35,10 @@ export function CreateUserDialog({
       <DialogTrigger className={buttonClass("primary")}>Create user</DialogTrigger>
       <DialogContent
         title="Create user"
-        description="The person signs in with this email and password. Give them the password through a private channel; they cannot change it themselves yet, an admin can reset it."
+        description={
+          "The person signs in with this email and password. Give them the password through a private channel; " +
+          "they cannot change it themselves yet, an admin can reset it."
+        }
       >
         <form onSubmit={submit} noValidate className="flex flex-col gap-3.5">
           <FormAlert failure={failure} />

@@ -26,9 +26,10 @@ export function Field({ name, label, hint, errors, ...input }: FieldProps) {
         name={name}
         aria-invalid={invalid || undefined}
         aria-describedby={describedBy}
-        className={`rounded-md bg-surface px-2.5 py-1.5 text-ink ring-1 ring-inset placeholder:text-ink-subtle focus-visible:outline-2 focus-visible:outline-offset-0 ${
-          invalid ? "ring-phase-failed" : "ring-line-strong"
-        }`}
+        className={
+          "rounded-md bg-surface px-2.5 py-1.5 text-ink ring-1 ring-inset placeholder:text-ink-subtle " +
+          `focus-visible:outline-2 focus-visible:outline-offset-0 ${invalid ? "ring-phase-failed" : "ring-line-strong"}`
+        }
         {...input}
       />
       {hint ? (

@@ -32,7 +32,10 @@ export function ResetPasswordDialog({
       </DialogTrigger>
       <DialogContent
         title={`Reset password of ${user.email}`}
-        description="Their old password stops working at once, their open sessions are signed out, and a lockout from failed sign-ins is lifted."
+        description={
+          "Their old password stops working at once, their open sessions are signed out, and a lockout from " +
+          "failed sign-ins is lifted."
+        }
       >
         <form onSubmit={submit} noValidate className="flex flex-col gap-3.5">
           <FormAlert failure={failure} />

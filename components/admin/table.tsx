@@ -34,7 +34,12 @@ export function Notice({ message, onDismiss }: { message: string | null; onDismi
   return (
     <div role="status" aria-live="polite">
       {message ? (
-        <div className="mb-3 flex items-start justify-between gap-3 rounded-md bg-surface-muted px-3 py-2 text-ink ring-1 ring-line-strong ring-inset">
+        <div
+          className={
+            "mb-3 flex items-start justify-between gap-3 rounded-md bg-surface-muted px-3 py-2 text-ink ring-1 " +
+            "ring-line-strong ring-inset"
+          }
+        >
           <p>{message}</p>
           <button
             type="button"

@@ -34,7 +34,10 @@ export function UsersSection({ users, currentEmail, minPasswordLength, truncated
       <SectionHeader
         id="users-heading"
         title="Users"
-        description="People who sign in to this console. A viewer looks, an operator approves and reconciles, an admin also edits contracts, users and keys."
+        description={
+          "People who sign in to this console. A viewer looks, an operator approves and reconciles, an admin also " +
+          "edits contracts, users and keys."
+        }
         action={<CreateUserDialog minPasswordLength={minPasswordLength} onDone={setNotice} />}
       />
       <Notice message={notice} onDismiss={() => setNotice(null)} />

@@ -104,7 +104,10 @@ export function AuditFilters({ search, subjects, actions }: AuditFiltersProps) {
           name="actorId"
           defaultValue={search.actorId ?? ""}
           placeholder="click a name below, or an id"
-          title="A user id, an API key id, or system. Clicking a name in the table fills it in; records from before ids were kept are found by the email or key name they show."
+          title={
+            "A user id, an API key id, or system. Clicking a name in the table fills it in; records from before " +
+            "ids were kept are found by the email or key name they show."
+          }
           spellCheck={false}
           autoComplete="off"
           className={inputClass(false, "h-8 w-48 py-0")}

@@ -22,7 +22,8 @@ function textOf(form: FormData, name: string): string {
 }
 
 const INPUT_CLASS =
-  "rounded-md bg-surface px-2.5 py-2 text-ink ring-1 ring-line-strong ring-inset placeholder:text-ink-subtle focus-visible:outline-offset-0 read-only:bg-surface-muted";
+  "rounded-md bg-surface px-2.5 py-2 text-ink ring-1 ring-line-strong ring-inset placeholder:text-ink-subtle " +
+  "focus-visible:outline-offset-0 read-only:bg-surface-muted";
 
 export function SignInForm({ callbackUrl, sso, initialError }: SignInFormProps) {
   const [pending, setPending] = useState<Pending>(null);
@@ -144,7 +145,10 @@ export function SignInForm({ callbackUrl, sso, initialError }: SignInFormProps) 
             type="button"
             onClick={() => void signInWithSso(sso.id)}
             disabled={busy}
-            className="rounded-md bg-surface px-3 py-2 font-medium text-ink ring-1 ring-line-strong ring-inset hover:bg-surface-sunken disabled:cursor-progress disabled:opacity-70"
+            className={
+              "rounded-md bg-surface px-3 py-2 font-medium text-ink ring-1 ring-line-strong ring-inset " +
+              "hover:bg-surface-sunken disabled:cursor-progress disabled:opacity-70"
+            }
           >
             {pending === "sso" ? `Opening ${sso.name}…` : `Sign in with ${sso.name}`}
           </button>

@@ -21,7 +21,10 @@ export function SignOutButton() {
       type="button"
       onClick={() => void signOutNow()}
       disabled={pending}
-      className="rounded-md px-2 py-1 text-xs font-medium text-ink-muted ring-1 ring-line-strong ring-inset hover:bg-surface-sunken hover:text-ink disabled:cursor-progress disabled:opacity-70"
+      className={
+        "rounded-md px-2 py-1 text-xs font-medium text-ink-muted ring-1 ring-line-strong ring-inset " +
+        "hover:bg-surface-sunken hover:text-ink disabled:cursor-progress disabled:opacity-70"
+      }
     >
       {pending ? "Signing out…" : "Sign out"}
     </button>

@@ -36,7 +36,10 @@ export function BulkBar({ selection, actions, pageIds, matchingTarget, matchingL
     <div
       role="region"
       aria-label="Bulk actions"
-      className="mb-2 flex flex-wrap items-center gap-x-3 gap-y-2 rounded-md bg-surface-muted px-3 py-2 text-sm ring-1 ring-line-strong ring-inset"
+      className={
+        "mb-2 flex flex-wrap items-center gap-x-3 gap-y-2 rounded-md bg-surface-muted px-3 py-2 text-sm ring-1 " +
+        "ring-line-strong ring-inset"
+      }
     >
       <p className="font-medium text-ink" aria-live="polite" data-bulk-selected={selection.allMatching ? "all" : count}>
         {selection.allMatching ? `Selected: ${matchingLabel}` : `${count} selected`}

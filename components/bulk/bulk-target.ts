@@ -38,7 +38,10 @@ export function actionLabel(action: BulkActionName): string {
 export function actionExplanation(action: BulkActionName): string {
   switch (action) {
     case "lookup_reconcile":
-      return "Each operation's provider is asked whether the effect happened; what the answer proves is reconciled, what it cannot prove stays UNKNOWN and is reported.";
+      return (
+        "Each operation's provider is asked whether the effect happened; what the answer proves is reconciled, " +
+        "what it cannot prove stays UNKNOWN and is reported."
+      );
     case "reconcile":
       return "Each operation is reconciled with the outcome and the one piece of evidence you give, as if you reconciled each one.";
     case "approve":

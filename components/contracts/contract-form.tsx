@@ -29,7 +29,8 @@ export interface ContractFormProps {
 const UNREACHABLE: SaveFailure = {
   code: "unreachable",
   message:
-    "The console server could not be reached, so this may not have been saved. Open the contract in another tab to check before saving again.",
+    "The console server could not be reached, so this may not have been saved. Open the contract in another tab " +
+    "to check before saving again.",
   errors: {},
 };
 
@@ -156,7 +157,10 @@ export function ContractForm({ mode, initial, knownDependencies, classified }: C
         ))}
         <Section
           title="Error rules"
-          hint="Which errors of this tool are worth another try, read in order before the global table; the first rule that matches decides, and the gate's reason names it."
+          hint={
+            "Which errors of this tool are worth another try, read in order before the global table; the first " +
+            "rule that matches decides, and the gate's reason names it."
+          }
         >
           <ErrorRulesEditor
             rules={draft.errorRules}

@@ -48,7 +48,8 @@ export function SaveFailureNotice({
       return (
         <Notice tone="error" title="Nothing was saved" alert>
           {fieldCount > 0
-            ? `${fieldCount} ${fieldCount === 1 ? "field needs" : "fields need"} attention; the messages are next to ${fieldCount === 1 ? "it" : "them"}.`
+            ? `${fieldCount} ${fieldCount === 1 ? "field needs" : "fields need"} attention; the messages are next ` +
+              `to ${fieldCount === 1 ? "it" : "them"}.`
             : failure.message}
           {failure.errors[""] ? <span> {failure.errors[""].join(" ")}</span> : null}
         </Notice>

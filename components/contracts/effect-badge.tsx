@@ -8,7 +8,10 @@ export function EffectBadge({ effect }: { effect: EffectClass }) {
     <span
       title={effectHelp(effect)}
       data-effect={effect}
-      className="inline-block rounded-sm bg-surface-sunken px-1.5 py-px font-mono text-[11.5px] font-medium whitespace-nowrap text-ink ring-1 ring-line-strong ring-inset"
+      className={
+        "inline-block rounded-sm bg-surface-sunken px-1.5 py-px font-mono text-[11.5px] font-medium " +
+        "whitespace-nowrap text-ink ring-1 ring-line-strong ring-inset"
+      }
     >
       {effect}
     </span>

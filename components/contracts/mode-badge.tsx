@@ -6,7 +6,10 @@ export function ObserveBadge() {
     <span
       title={modeHelp("observe")}
       data-mode="observe"
-      className="inline-block rounded-full border border-dashed border-line-strong px-1.5 text-[11.5px] font-medium whitespace-nowrap text-ink-muted"
+      className={
+        "inline-block rounded-full border border-dashed border-line-strong px-1.5 text-[11.5px] font-medium " +
+        "whitespace-nowrap text-ink-muted"
+      }
     >
       observe
     </span>

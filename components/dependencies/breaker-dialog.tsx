@@ -29,21 +29,30 @@ export function overrideCopy(
       return {
         button: "Force open",
         title: `Force the ${dep.name} breaker open?`,
-        effect: `Every new dispatch of ${listOf(dep.tools)} will be refused at once with an “unavailable” decision, without spending any attempt, until someone forces it closed or returns it to automatic. Calls already in flight are not stopped; their outcomes are still recorded.`,
+        effect:
+          `Every new dispatch of ${listOf(dep.tools)} will be refused at once with an “unavailable” decision, ` +
+          "without spending any attempt, until someone forces it closed or returns it to automatic. Calls already " +
+          "in flight are not stopped; their outcomes are still recorded.",
         confirm: "Force open",
       };
     case "closed":
       return {
         button: "Force close",
         title: `Force the ${dep.name} breaker closed?`,
-        effect: `Calls of ${listOf(dep.tools)} will go through even if ${dep.name} keeps failing: failures are still counted but will not open the breaker. Use this only when you know the provider is healthy and the breaker is wrong.`,
+        effect:
+          `Calls of ${listOf(dep.tools)} will go through even if ${dep.name} keeps failing: failures are still ` +
+          "counted but will not open the breaker. Use this only when you know the provider is healthy and the " +
+          "breaker is wrong.",
         confirm: "Force closed",
       };
     case "auto":
       return {
         button: "Return to automatic",
         title: `Return the ${dep.name} breaker to automatic?`,
-        effect: `The override${dep.forcedReason ? ` (“${dep.forcedReason}”)` : ""} is removed. The breaker starts closed with its failure count at zero and opens by itself again after ${dep.failureThreshold} consecutive failures.`,
+        effect:
+          `The override${dep.forcedReason ? ` (“${dep.forcedReason}”)` : ""} is removed. The breaker starts ` +
+          `closed with its failure count at zero and opens by itself again after ${dep.failureThreshold} ` +
+          "consecutive failures.",
         confirm: "Return to automatic",
       };
     default:

@@ -134,7 +134,10 @@ export function BreakerSettingsButton({
       </DialogTrigger>
       <DialogContent
         title={`Breaker settings of ${dependency.name}`}
-        description={`Saved as version ${dependency.settingsVersion + 1}, with your name and reason in the audit trail. The gate uses the new settings for the next call; the breaker's state and failure count are kept.`}
+        description={
+          `Saved as version ${dependency.settingsVersion + 1}, with your name and reason in the audit trail. The ` +
+          "gate uses the new settings for the next call; the breaker's state and failure count are kept."
+        }
         busy={pending}
         closeOnOutsideClick={false}
         closeButton={false}

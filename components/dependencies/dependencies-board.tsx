@@ -250,7 +250,12 @@ function RecentFailures({ dep }: { dep: DependencyView }) {
   if (dep.recentFailures === 0) return <span className="text-ink-subtle tabular-nums">0</span>;
   return (
     <details className="group inline-block text-left">
-      <summary className="cursor-pointer list-none text-right tabular-nums underline decoration-line-strong underline-offset-4 hover:decoration-ink">
+      <summary
+        className={
+          "cursor-pointer list-none text-right tabular-nums underline decoration-line-strong underline-offset-4 " +
+          "hover:decoration-ink"
+        }
+      >
         {dep.recentFailures}
         <span className="sr-only"> failed or unknown attempts in the last hour; show the latest</span>
       </summary>

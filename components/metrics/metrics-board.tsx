@@ -199,7 +199,12 @@ function WindowPicker({ current }: { current: MetricWindow }) {
           href={`/metrics?window=${o.value}`}
           aria-current={o.value === current ? "page" : undefined}
           scroll={false}
-          className={`rounded px-3 py-1 text-[13px] ${o.value === current ? "bg-ink font-medium text-surface" : "text-ink-muted hover:bg-surface-sunken hover:text-ink"}`}
+          className={
+            "rounded px-3 py-1 text-[13px] " +
+            (o.value === current
+              ? "bg-ink font-medium text-surface"
+              : "text-ink-muted hover:bg-surface-sunken hover:text-ink")
+          }
         >
           {o.label}
         </Link>

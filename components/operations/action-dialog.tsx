@@ -53,7 +53,10 @@ export function ActionDialog(props: ActionDialogProps) {
       <DialogPanel
         busy={pending}
         closeOnOutsideClick={false}
-        className="max-h-[calc(100dvh-2em-6px)] w-[min(36rem,calc(100vw-2rem))] rounded-xl border border-line-strong bg-surface p-0 text-ink shadow-2xl"
+        className={
+          "max-h-[calc(100dvh-2em-6px)] w-[min(36rem,calc(100vw-2rem))] rounded-xl border border-line-strong " +
+          "bg-surface p-0 text-ink shadow-2xl"
+        }
       >
         <form onSubmit={submit} className="flex flex-col gap-4 p-5" noValidate={false}>
           <DialogTitle className="text-base font-semibold">{props.title}</DialogTitle>

@@ -56,7 +56,11 @@ export function QuorumCount({
   if (!text) return null;
   return (
     <span
-      className={`inline-flex rounded-full bg-phase-awaiting-approval-soft px-2 py-px text-xs font-medium whitespace-nowrap text-phase-awaiting-approval-ink ring-1 ring-phase-awaiting-approval/30 ring-inset tabular-nums ${className}`}
+      className={
+        "inline-flex rounded-full bg-phase-awaiting-approval-soft px-2 py-px text-xs font-medium " +
+        "whitespace-nowrap text-phase-awaiting-approval-ink ring-1 ring-phase-awaiting-approval/30 ring-inset " +
+        `tabular-nums ${className}`
+      }
       data-quorum={`${approvals.given}/${approvals.needed}`}
     >
       {text}

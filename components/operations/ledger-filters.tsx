@@ -12,7 +12,8 @@ export interface LedgerFiltersProps {
 
 const label = "mb-1 block text-[11px] font-semibold tracking-wide text-ink-subtle uppercase";
 const control =
-  "h-8 rounded-md border border-line-strong bg-surface px-2 text-[13px] text-ink shadow-xs focus-visible:outline-2 focus-visible:outline-focus";
+  "h-8 rounded-md border border-line-strong bg-surface px-2 text-[13px] text-ink shadow-xs " +
+  "focus-visible:outline-2 focus-visible:outline-focus";
 
 function textValue(data: FormData, name: string): string | undefined {
   const value = data.get(name);

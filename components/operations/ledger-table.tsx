@@ -145,7 +145,8 @@ function Pager(props: {
   onOlder: () => void;
 }) {
   const button =
-    "h-7 rounded-md px-2.5 text-xs font-medium text-ink ring-1 ring-line-strong hover:bg-surface-muted disabled:cursor-not-allowed disabled:text-ink-subtle disabled:opacity-60 disabled:hover:bg-transparent";
+    "h-7 rounded-md px-2.5 text-xs font-medium text-ink ring-1 ring-line-strong hover:bg-surface-muted " +
+    "disabled:cursor-not-allowed disabled:text-ink-subtle disabled:opacity-60 disabled:hover:bg-transparent";
   return (
     <nav aria-label="Pages of the ledger" className="flex items-center gap-1.5">
       <button type="button" className={button} disabled={!props.canNewer} onClick={props.onNewest}>

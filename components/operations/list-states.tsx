@@ -87,7 +87,10 @@ export function LiveStatus({ available, paused, onToggle, fetching, stale, updat
       <span className="flex items-center gap-1.5" data-live={live ? "on" : "off"}>
         <span
           aria-hidden="true"
-          className={`size-2 rounded-full ${stale ? "bg-phase-failed" : live ? "bg-phase-confirmed" : "bg-line-strong"} ${live && fetching && mounted ? "motion-safe:animate-pulse" : ""}`}
+          className={
+            `size-2 rounded-full ${stale ? "bg-phase-failed" : live ? "bg-phase-confirmed" : "bg-line-strong"} ` +
+            (live && fetching && mounted ? "motion-safe:animate-pulse" : "")
+          }
         />
         <span role="status">{state}</span>
         <span className="tabular-nums">

@@ -131,7 +131,12 @@ export function LookupEvidencePanel({ evidence, className = "" }: LookupEvidence
           The provider&apos;s answer{evidence.truncated ? " (first 2 KB)" : ""}
         </p>
         {evidence.excerpt ? (
-          <pre className="max-h-64 overflow-auto rounded border border-line bg-surface px-2 py-1.5 font-mono text-xs break-all whitespace-pre-wrap">
+          <pre
+            className={
+              "max-h-64 overflow-auto rounded border border-line bg-surface px-2 py-1.5 font-mono text-xs break-all " +
+              "whitespace-pre-wrap"
+            }
+          >
             {readableAnswer(evidence.excerpt, evidence.truncated)}
           </pre>
         ) : (

@@ -112,7 +112,10 @@ export function OperationActions({ operation: op, canAct, fourEyesTied }: Operat
                 type="button"
                 onClick={() => open("approve")}
                 disabled={mutation.isPending}
-                className="rounded-md bg-phase-awaiting-approval px-3 py-1.5 font-medium text-white shadow-xs hover:bg-phase-awaiting-approval/85 disabled:opacity-60"
+                className={
+                  "rounded-md bg-phase-awaiting-approval px-3 py-1.5 font-medium text-white shadow-xs " +
+                  "hover:bg-phase-awaiting-approval/85 disabled:opacity-60"
+                }
               >
                 Approve retry
               </button>
@@ -132,7 +135,10 @@ export function OperationActions({ operation: op, canAct, fourEyesTied }: Operat
                 type="button"
                 onClick={() => open("reject")}
                 disabled={mutation.isPending}
-                className="rounded-md bg-surface px-3 py-1.5 font-medium text-phase-failed-ink shadow-xs ring-1 ring-phase-failed/50 hover:bg-phase-failed-soft disabled:opacity-60"
+                className={
+                  "rounded-md bg-surface px-3 py-1.5 font-medium text-phase-failed-ink shadow-xs ring-1 " +
+                  "ring-phase-failed/50 hover:bg-phase-failed-soft disabled:opacity-60"
+                }
               >
                 Reject
               </button>

@@ -25,7 +25,10 @@ export function ViaMark({ via }: { via: string | null }) {
   if (via !== "mcp") return null;
   return (
     <span
-      className="shrink-0 self-center rounded-sm px-1 font-mono text-[10px] leading-4 font-semibold tracking-wide text-ink-muted ring-1 ring-line-strong"
+      className={
+        "shrink-0 self-center rounded-sm px-1 font-mono text-[10px] leading-4 font-semibold tracking-wide " +
+        "text-ink-muted ring-1 ring-line-strong"
+      }
       title="Called through the MCP gateway (/mcp)"
       data-via="mcp"
     >
@@ -61,7 +64,10 @@ export function AttemptCount({ attempt, maxAttempts }: { attempt: number; maxAtt
   return (
     <span
       className={`font-mono text-[12.5px] whitespace-nowrap tabular-nums ${over ? "text-phase-failed-ink" : "text-ink"}`}
-      title={`${attempt} attempt${attempt === 1 ? "" : "s"} dispatched of a budget of ${maxAttempts}${over ? " (beyond the budget, by approval)" : ""}`}
+      title={
+        `${attempt} attempt${attempt === 1 ? "" : "s"} dispatched of a budget of ${maxAttempts}` +
+        (over ? " (beyond the budget, by approval)" : "")
+      }
     >
       {attempt}/{maxAttempts}
     </span>

@@ -133,7 +133,12 @@ function JsonSection({ title, value, open }: { title: string; value: unknown; op
         <summary className="cursor-pointer rounded-lg px-4 py-2.5 text-[15px] font-semibold text-ink select-none hover:bg-surface-muted">
           {title}
         </summary>
-        <pre className="max-h-[32rem] overflow-auto border-t border-line bg-surface-sunken px-4 py-3 font-mono text-[12px] leading-relaxed text-ink">
+        <pre
+          className={
+            "max-h-[32rem] overflow-auto border-t border-line bg-surface-sunken px-4 py-3 font-mono text-[12px] " +
+            "leading-relaxed text-ink"
+          }
+        >
           {JSON.stringify(value, null, 2)}
         </pre>
       </details>

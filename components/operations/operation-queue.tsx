@@ -58,7 +58,9 @@ function queueText(kind: QueueKind): QueueText {
         firstPage: "Longest waiting",
         emptyTitle: "No operations are waiting for reconciliation.",
         empty:
-          "An operation lands here when its outcome was lost after it was dispatched — a timeout, a crash, a lease that ran out — and someone must look the effect up before anything is retried. Empty means every dispatched call has a known outcome.",
+          "An operation lands here when its outcome was lost after it was dispatched — a timeout, a crash, a " +
+          "lease that ran out — and someone must look the effect up before anything is retried. Empty means " +
+          "every dispatched call has a known outcome.",
         countOf: (n) => `${n} operation${n === 1 ? "" : "s"} with an unknown outcome`,
         bulkActions: ["lookup_reconcile", "reconcile"],
         everyOne: "every UNKNOWN operation",
@@ -71,7 +73,10 @@ function queueText(kind: QueueKind): QueueText {
         firstPage: "Soonest to expire",
         emptyTitle: "No operations are waiting for approval.",
         empty:
-          "An operation lands here when repeating it could create a new effect — a non-retryable tool that failed, a contract that requires approval, or a spent retry budget. The request that expires soonest is at the top: one nobody decides in time expires and is never approved. Approving grants exactly one more attempt, and every decision is recorded with your name and reason.",
+          "An operation lands here when repeating it could create a new effect — a non-retryable tool that " +
+          "failed, a contract that requires approval, or a spent retry budget. The request that expires soonest " +
+          "is at the top: one nobody decides in time expires and is never approved. Approving grants exactly " +
+          "one more attempt, and every decision is recorded with your name and reason.",
         countOf: (n) => `${n} operation${n === 1 ? "" : "s"} waiting for a person`,
         bulkActions: ["approve", "reject"],
         everyOne: "every operation waiting for approval",
@@ -170,7 +175,8 @@ export function OperationQueue({ kind, canAct = false }: { kind: QueueKind; canA
 }
 
 const PAGER_BUTTON =
-  "h-7 rounded-md px-2.5 text-xs font-medium text-ink ring-1 ring-line-strong hover:bg-surface-muted disabled:cursor-not-allowed disabled:text-ink-subtle disabled:opacity-60 disabled:hover:bg-transparent";
+  "h-7 rounded-md px-2.5 text-xs font-medium text-ink ring-1 ring-line-strong hover:bg-surface-muted " +
+  "disabled:cursor-not-allowed disabled:text-ink-subtle disabled:opacity-60 disabled:hover:bg-transparent";
 
 function QueueTable({
   kind,

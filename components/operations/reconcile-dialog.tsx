@@ -106,7 +106,12 @@ export function ReconcileDialog({
       <fieldset aria-describedby={outcomeMissing ? ids.outcomeError : undefined}>
         <legend className="mb-1.5 font-medium">What did the provider do?</legend>
         <div className="flex flex-col gap-2">
-          <label className="flex items-start gap-2 rounded-md p-2 ring-1 ring-line-strong has-[:checked]:bg-phase-confirmed-soft has-[:checked]:ring-phase-confirmed/50">
+          <label
+            className={
+              "flex items-start gap-2 rounded-md p-2 ring-1 ring-line-strong has-[:checked]:bg-phase-confirmed-soft " +
+              "has-[:checked]:ring-phase-confirmed/50"
+            }
+          >
             <input
               type="radio"
               name="outcome"
@@ -143,7 +148,12 @@ export function ReconcileDialog({
               <FieldErrors id={ids.providerError} errors={providerErrors} className="mt-1" />
             </div>
           ) : null}
-          <label className="flex items-start gap-2 rounded-md p-2 ring-1 ring-line-strong has-[:checked]:bg-surface-muted has-[:checked]:ring-ink/40">
+          <label
+            className={
+              "flex items-start gap-2 rounded-md p-2 ring-1 ring-line-strong has-[:checked]:bg-surface-muted " +
+              "has-[:checked]:ring-ink/40"
+            }
+          >
             <input
               type="radio"
               name="outcome"

@@ -108,7 +108,10 @@ function ReplayDialog({ op, onClose }: { op: OperationDetail; onClose: () => voi
           data-autofocus
           aria-invalid={refusal?.errors?.args ? true : undefined}
           aria-describedby={refusal?.errors?.args ? argsErrorId : undefined}
-          className="w-full rounded-md border border-line-strong bg-surface-sunken px-2.5 py-2 font-mono text-[12px] leading-relaxed shadow-xs"
+          className={
+            "w-full rounded-md border border-line-strong bg-surface-sunken px-2.5 py-2 font-mono text-[12px] " +
+            "leading-relaxed shadow-xs"
+          }
           data-replay-args
         />
         <FieldErrors id={argsErrorId} errors={refusal?.errors?.args} className="mt-1" />

@@ -32,6 +32,7 @@ function AttemptMarks({ attempt, scale }: { attempt: TimelineAttempt; scale: Tim
   const left = position(scale, start);
   const width = Math.max(0.4, position(scale, attemptEnd(attempt, scale)) - left);
   const gapLeft = position(scale, start - attempt.backoffMs);
+  const took = attempt.finishedAt ? `, ${spentTime(Date.parse(attempt.finishedAt) - start)}` : ", still out";
   return (
     <>
       {attempt.backoffMs > 0 ? (
@@ -54,7 +55,7 @@ function AttemptMarks({ attempt, scale }: { attempt: TimelineAttempt; scale: Tim
           background: RESULT_COLOUR[attempt.result] ?? "var(--ink-subtle)",
         }}
         data-attempt-bar={attempt.number}
-        title={`attempt ${attempt.number}: ${attempt.result}${attempt.finishedAt ? `, ${spentTime(Date.parse(attempt.finishedAt) - start)}` : ", still out"}`}
+        title={`attempt ${attempt.number}: ${attempt.result}${took}`}
       />
     </>
   );

@@ -35,7 +35,10 @@ export function CountBadge({ count, singular, plural, tone }: CountBadgeProps) {
   return (
     <span
       title={label}
-      className={`ml-auto inline-flex min-w-6 items-center justify-center rounded-full px-1.5 py-px text-xs font-medium tabular-nums ring-1 ring-inset ${colour}`}
+      className={
+        "ml-auto inline-flex min-w-6 items-center justify-center rounded-full px-1.5 py-px text-xs font-medium " +
+        `tabular-nums ring-1 ring-inset ${colour}`
+      }
     >
       <span aria-hidden="true">{shown}</span>
       <span className="sr-only">({label})</span>

@@ -42,7 +42,10 @@ export function SearchBox() {
         spellCheck={false}
         placeholder="Find: operation id, idempotency key, provider id, run id, customer id…"
         aria-describedby={hintId}
-        className="h-7 w-full rounded-md border border-line-strong bg-surface-sunken px-2.5 font-mono text-[12.5px] text-ink shadow-xs placeholder:font-sans placeholder:text-ink-subtle"
+        className={
+          "h-7 w-full rounded-md border border-line-strong bg-surface-sunken px-2.5 font-mono text-[12.5px] " +
+          "text-ink shadow-xs placeholder:font-sans placeholder:text-ink-subtle"
+        }
       />
       <span id={hintId} className="sr-only">
         Exact match, case-sensitive. Press Enter to search; press slash anywhere to come back here.

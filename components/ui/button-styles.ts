@@ -4,7 +4,8 @@ import { assertNever } from "@/lib/retry-gate/exhaustive";
 export type ButtonTone = "primary" | "secondary" | "danger" | "quiet";
 
 const BUTTON_BASE =
-  "inline-flex items-center justify-center gap-1.5 rounded-md font-medium whitespace-nowrap disabled:cursor-not-allowed disabled:opacity-60";
+  "inline-flex items-center justify-center gap-1.5 rounded-md font-medium whitespace-nowrap " +
+  "disabled:cursor-not-allowed disabled:opacity-60";
 
 export function buttonClass(tone: ButtonTone, size: "md" | "sm" = "md"): string {
   const pad = size === "sm" ? "px-2 py-1 text-xs" : "px-3 py-1.5";

@@ -3,9 +3,10 @@ import type { ReactNode } from "react";
 
 /** Text inputs, selects and text areas; the ring turns red when the field has errors. */
 export function inputClass(invalid = false, extra = ""): string {
-  return `rounded-md bg-surface px-2.5 py-1.5 text-ink ring-1 ring-inset placeholder:text-ink-subtle focus-visible:outline-2 focus-visible:outline-offset-0 ${
-    invalid ? "ring-phase-failed" : "ring-line-strong"
-  } ${extra}`;
+  return (
+    "rounded-md bg-surface px-2.5 py-1.5 text-ink ring-1 ring-inset placeholder:text-ink-subtle focus-visible:outline-2 " +
+    `focus-visible:outline-offset-0 ${invalid ? "ring-phase-failed" : "ring-line-strong"} ${extra}`
+  );
 }
 
 export const linkClass =

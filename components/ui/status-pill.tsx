@@ -16,7 +16,10 @@ export function StatusPill({ label, toneClassName, dotClassName, data, className
   return (
     <span
       {...data}
-      className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs leading-4 font-medium whitespace-nowrap ring-1 ring-inset ${toneClassName} ${className}`}
+      className={
+        "inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs leading-4 font-medium " +
+        `whitespace-nowrap ring-1 ring-inset ${toneClassName} ${className}`
+      }
     >
       <span aria-hidden="true" className={`size-1.5 shrink-0 rounded-full ${dotClassName}`} />
       {label}

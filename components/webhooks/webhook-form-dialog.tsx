@@ -109,8 +109,10 @@ export function WebhookFormButton({
         title={webhook ? `Edit webhook ${webhook.name}` : "New webhook"}
         description={
           webhook
-            ? `Saved as version ${webhook.version + 1}, with your name and reason in the audit trail. Deliveries not yet sent go out with the new settings.`
-            : "Events are signed as Standard Webhooks with the secret held by the variable you name, and retried until the receiver answers 2xx or the retry gate gives up."
+            ? `Saved as version ${webhook.version + 1}, with your name and reason in the audit trail. Deliveries ` +
+              "not yet sent go out with the new settings."
+            : "Events are signed as Standard Webhooks with the secret held by the variable you name, and retried " +
+              "until the receiver answers 2xx or the retry gate gives up."
         }
         busy={pending}
         wide

@@ -356,46 +356,48 @@ test.describe("keys and scopes", () => {
     expect(await countOps(api(request), tool)).toBe(1);
   });
 
-  test("an agent key cannot approve (person_required), act on another key's operation (404) or write contracts (403): nothing written", async ({
-    request,
-  }) => {
-    const admin = api(request);
-    const { key } = await createKey(["agent"]);
-    const agent = api(request, key);
-    const tool = uniqueTool("agent-own");
-    await putContract(request, tool, { approval: "required" });
-    // Its own operation: it planned it, so it drives it, but approving is a person's decision.
-    const own = expectJson(await agent.plan({ tool, args: { n: 1 }, idempotencyKey: uniqueId("key") }), 201);
-    expect(own.phase).toBe("AWAITING_APPROVAL");
-    // Another key's operation (the bootstrap key planned it): as if it did not exist.
-    const { op: theirs } = await plannedOperation(request, { approval: "required" });
-    const before = { own: await snapshot(admin, own.id), theirs: await snapshot(admin, theirs.id) };
+  test(
+    "an agent key cannot approve (person_required), act on another key's operation (404) or write contracts " +
+      "(403): nothing written",
+    async ({ request }) => {
+      const admin = api(request);
+      const { key } = await createKey(["agent"]);
+      const agent = api(request, key);
+      const tool = uniqueTool("agent-own");
+      await putContract(request, tool, { approval: "required" });
+      // Its own operation: it planned it, so it drives it, but approving is a person's decision.
+      const own = expectJson(await agent.plan({ tool, args: { n: 1 }, idempotencyKey: uniqueId("key") }), 201);
+      expect(own.phase).toBe("AWAITING_APPROVAL");
+      // Another key's operation (the bootstrap key planned it): as if it did not exist.
+      const { op: theirs } = await plannedOperation(request, { approval: "required" });
+      const before = { own: await snapshot(admin, own.id), theirs: await snapshot(admin, theirs.id) };
 
-    const approve = expectProblem(
-      await agent.approve(own.id, { actor: "mallory", reason: "let me through" }),
-      403,
-      "person_required",
-    );
-    expect(approve.detail).toContain("person");
-    expectProblem(
-      await agent.reconcile(own.id, { outcome: "not_applied", evidence: {}, approveRetry: true }),
-      403,
-      "person_required",
-    );
-    expectProblem(await agent.reject(theirs.id, { actor: "mallory", reason: "no" }), 404, "not_found");
-    expectProblem(await agent.getOp(theirs.id), 404, "not_found");
-    expectProblem(await agent.claim(theirs.id, { workerId: "agent-worker", leaseMs: 1000 }), 404, "not_found");
-    expectProblem(await agent.putContract(tool, contractBody({ approval: "not_required" })), 403, "forbidden");
+      const approve = expectProblem(
+        await agent.approve(own.id, { actor: "mallory", reason: "let me through" }),
+        403,
+        "person_required",
+      );
+      expect(approve.detail).toContain("person");
+      expectProblem(
+        await agent.reconcile(own.id, { outcome: "not_applied", evidence: {}, approveRetry: true }),
+        403,
+        "person_required",
+      );
+      expectProblem(await agent.reject(theirs.id, { actor: "mallory", reason: "no" }), 404, "not_found");
+      expectProblem(await agent.getOp(theirs.id), 404, "not_found");
+      expectProblem(await agent.claim(theirs.id, { workerId: "agent-worker", leaseMs: 1000 }), 404, "not_found");
+      expectProblem(await agent.putContract(tool, contractBody({ approval: "not_required" })), 403, "forbidden");
 
-    expect({ own: await snapshot(admin, own.id), theirs: await snapshot(admin, theirs.id) }).toEqual(before);
-    expect(expectJson(await admin.getContract(tool), 200)).toEqual(
-      expect.objectContaining({ version: 1, approval: "required" }),
-    );
-    // What the agent scope is for still works, on its own operation.
-    expectJson(await agent.claim(own.id, { workerId: "agent-worker", leaseMs: 1000 }), 200);
-    // And it may give its own operation up.
-    expect(expectJson(await agent.reject(own.id, { reason: "not needed any more" }), 200).phase).toBe("REJECTED");
-  });
+      expect({ own: await snapshot(admin, own.id), theirs: await snapshot(admin, theirs.id) }).toEqual(before);
+      expect(expectJson(await admin.getContract(tool), 200)).toEqual(
+        expect.objectContaining({ version: 1, approval: "required" }),
+      );
+      // What the agent scope is for still works, on its own operation.
+      expectJson(await agent.claim(own.id, { workerId: "agent-worker", leaseMs: 1000 }), 200);
+      // And it may give its own operation up.
+      expect(expectJson(await agent.reject(own.id, { reason: "not needed any more" }), 200).phase).toBe("REJECTED");
+    },
+  );
 
   test("an operator-only key cannot plan or run operations: 403, nothing written", async ({ request }) => {
     const admin = api(request);

@@ -1,6 +1,7 @@
 // The crash matrix: the boundaries a worker is killed at, the effect classes, their contracts, and what a worker
 // process is told.
-import type { ContractBody } from "../fixtures/api";
+import type { ReconcileRule } from "@/lib/wire/answers";
+import type { ContractInput } from "../fixtures/api";
 
 export const EFFECT_CLASSES = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
@@ -32,7 +33,8 @@ export const CRASH_POINTS: CrashPoint[] = [
     killAt: "planned",
     ambiguous: false,
     mapping:
-      "runTool's `planned` step: POST /operations answered (the operation and its key are durable, PLANNED), no lease claimed, nothing built or sent.",
+      "runTool's `planned` step: POST /operations answered (the operation and its key are durable, PLANNED), no " +
+      "lease claimed, nothing built or sent.",
   },
   {
     id: "after_authorization",
@@ -40,7 +42,9 @@ export const CRASH_POINTS: CrashPoint[] = [
     killAt: "claimed",
     ambiguous: false,
     mapping:
-      "runTool's `claimed` step: the worker holds the lease (fence 1), the operation is still PLANNED, POST /dispatch not sent. The ledger has no committed AUTHORIZED state: dispatch moves PLANNED → AUTHORIZED → DISPATCHED in one transaction, so holding the lease is the last point before it.",
+      "runTool's `claimed` step: the worker holds the lease (fence 1), the operation is still PLANNED, POST " +
+      "/dispatch not sent. The ledger has no committed AUTHORIZED state: dispatch moves PLANNED → AUTHORIZED → " +
+      "DISPATCHED in one transaction, so holding the lease is the last point before it.",
   },
   {
     id: "after_dispatch",
@@ -48,7 +52,8 @@ export const CRASH_POINTS: CrashPoint[] = [
     killAt: "dispatched",
     ambiguous: true,
     mapping:
-      "runTool's `dispatched` step: POST /dispatch answered (DISPATCHED, attempt 1), the provider not called yet. The ledger cannot tell this from a lost answer.",
+      "runTool's `dispatched` step: POST /dispatch answered (DISPATCHED, attempt 1), the provider not called " +
+      "yet. The ledger cannot tell this from a lost answer.",
   },
   {
     id: "after_provider_commit",
@@ -71,7 +76,10 @@ export const CRASH_POINTS: CrashPoint[] = [
     killAt: "reconcile_looked_up",
     ambiguous: true,
     mapping:
-      "The provider commits and the answer is lost, runTool reports `unknown` (UNKNOWN, gate RECONCILE); the worker then reconciles itself: claims the lease, looks the effect up by the original key (applied), and is killed before POST /reconcile. The server's own auto-reconcile is killed mid-lookup in the server-side table (`auto_reconcile_lookup`).",
+      "The provider commits and the answer is lost, runTool reports `unknown` (UNKNOWN, gate RECONCILE); the " +
+      "worker then reconciles itself: claims the lease, looks the effect up by the original key (applied), and " +
+      "is killed before POST /reconcile. The server's own auto-reconcile is killed mid-lookup in the " +
+      "server-side table (`auto_reconcile_lookup`).",
   },
 ];
 
@@ -95,16 +103,16 @@ export function expectedCalls(point: CrashPoint, effect: EffectClass): number {
 export interface ContractOptions {
   /** Whether the server's sweep may look the effect up by itself (default: REPLAYABLE only, as in the demo). */
   auto?: boolean;
-  approval?: ContractBody["approval"];
+  approval?: ContractInput["approval"];
 }
 
 /**
  * One realistic contract per class, in the spirit of lib/demo/contracts.ts, each with a provider lookup by key except
  * PURE (nothing to look up).
  */
-export function contractFor(effect: EffectClass, lookupTemplate: string, options: ContractOptions = {}): ContractBody {
+export function contractFor(effect: EffectClass, lookupTemplate: string, options: ContractOptions = {}): ContractInput {
   const auto = options.auto ?? effect === "REPLAYABLE";
-  const lookup = {
+  const lookup: ReconcileRule = {
     method: "lookup",
     urlTemplate: lookupTemplate,
     timeoutMs: 2000,

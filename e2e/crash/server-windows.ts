@@ -63,7 +63,8 @@ export const SERVER_WINDOWS: ServerWindow[] = [
     title: "before the request is built (the server dies after the plan's commit)",
     ambiguous: false,
     mapping:
-      "POST /operations committed (PLANNED, the key durable), the server SIGKILLed before the answer: the agent never learnt the operation's id, runs the call again with the same key and finds it.",
+      "POST /operations committed (PLANNED, the key durable), the server SIGKILLed before the answer: the agent " +
+      "never learnt the operation's id, runs the call again with the same key and finds it.",
     afterCrash: () => PLANNED,
   }),
   afterCommit("claim", {
@@ -71,7 +72,8 @@ export const SERVER_WINDOWS: ServerWindow[] = [
     title: "after the claim's commit",
     ambiguous: false,
     mapping:
-      "POST /claim committed (the lease is the agent's, fence 1), the answer lost: the operation is PLANNED under a lease nobody uses until it runs out.",
+      "POST /claim committed (the lease is the agent's, fence 1), the answer lost: the operation is PLANNED " +
+      "under a lease nobody uses until it runs out.",
     afterCrash: () => PLANNED,
   }),
   afterCommit("dispatch", {
@@ -79,7 +81,8 @@ export const SERVER_WINDOWS: ServerWindow[] = [
     title: "after the dispatch's commit",
     ambiguous: true,
     mapping:
-      "POST /dispatch committed (DISPATCHED, attempt 1), the answer lost: the provider was never called, but the ledger cannot know; the sweep makes it UNKNOWN once the lease runs out.",
+      "POST /dispatch committed (DISPATCHED, attempt 1), the answer lost: the provider was never called, but " +
+      "the ledger cannot know; the sweep makes it UNKNOWN once the lease runs out.",
     afterCrash: IN_FLIGHT,
   }),
   afterCommit("outcome", {
@@ -87,7 +90,8 @@ export const SERVER_WINDOWS: ServerWindow[] = [
     title: "after the outcome's commit",
     ambiguous: false,
     mapping:
-      "The provider applied the effect, POST /outcome committed CONFIRMED, the answer lost: the agent's re-sends find no server and it gives up; running the call again is answered from the ledger.",
+      "The provider applied the effect, POST /outcome committed CONFIRMED, the answer lost: the agent's " +
+      "re-sends find no server and it gives up; running the call again is answered from the ledger.",
     afterCrash: STOPPED("CONFIRMED"),
   }),
   afterCommit(
@@ -97,7 +101,8 @@ export const SERVER_WINDOWS: ServerWindow[] = [
       title: "after the reconciliation's commit",
       ambiguous: true,
       mapping:
-        "The provider committed and lost its answer, the agent reported unknown, looked the effect up by key and POST /reconcile committed RECONCILED (applied); the answer lost.",
+        "The provider committed and lost its answer, the agent reported unknown, looked the effect up by key " +
+        "and POST /reconcile committed RECONCILED (applied); the answer lost.",
       afterCrash: STOPPED("RECONCILED"),
     },
     { approach: "agent_reconciles", classes: NOT_PURE },
@@ -109,7 +114,9 @@ export const SERVER_WINDOWS: ServerWindow[] = [
       title: "after the approval's commit",
       ambiguous: false,
       mapping:
-        "A contract that needs a person before the first attempt: the agent is told to wait, a person's POST /approve committed, the answer lost. The person does not approve again; the agent's next run dispatches the granted attempt.",
+        "A contract that needs a person before the first attempt: the agent is told to wait, a person's POST " +
+        "/approve committed, the answer lost. The person does not approve again; the agent's next run " +
+        "dispatches the granted attempt.",
       afterCrash: () => PLANNED,
     },
     { approach: "person_approves", contract: { auto: false, approval: "required" } },
@@ -124,7 +131,9 @@ export const SERVER_WINDOWS: ServerWindow[] = [
     contract: { auto: false },
     ambiguous: true,
     mapping:
-      "The agent died right after dispatch; when its lease ran out, the server's sweep moved the operation to UNKNOWN (fence + 1) and died inside that transaction: nothing of it was committed, the restarted server's sweep takes the lease over again.",
+      "The agent died right after dispatch; when its lease ran out, the server's sweep moved the operation to " +
+      "UNKNOWN (fence + 1) and died inside that transaction: nothing of it was committed, the restarted " +
+      "server's sweep takes the lease over again.",
     afterCrash: IN_FLIGHT,
   },
   {
@@ -137,7 +146,9 @@ export const SERVER_WINDOWS: ServerWindow[] = [
     contract: { auto: true },
     ambiguous: true,
     mapping:
-      "The agent died after the provider committed; the sweep made the operation UNKNOWN and auto-reconcile asked the provider by key, got `applied`, and the server died before writing the reconciliation. The restarted server (or the agent) looks again.",
+      "The agent died after the provider committed; the sweep made the operation UNKNOWN and auto-reconcile " +
+      "asked the provider by key, got `applied`, and the server died before writing the reconciliation. The " +
+      "restarted server (or the agent) looks again.",
     afterCrash: () => [
       { phase: "UNKNOWN", decision: "RECONCILE" },
       { phase: "RECONCILED", decision: "STOP" },
@@ -153,7 +164,9 @@ export const SERVER_WINDOWS: ServerWindow[] = [
     contract: { auto: false },
     ambiguous: false,
     mapping:
-      "Two workers, one expired lease: the first claimed and stalled (SIGSTOP) before dispatch until its lease ran out; then a second worker, stopped just before its claim, and the first are let go at the same moment: the new claim races the old fence's dispatch. Nothing is killed.",
+      "Two workers, one expired lease: the first claimed and stalled (SIGSTOP) before dispatch until its lease " +
+      "ran out; then a second worker, stopped just before its claim, and the first are let go at the same " +
+      "moment: the new claim races the old fence's dispatch. Nothing is killed.",
     afterCrash: () => PLANNED,
   },
 ];

@@ -74,7 +74,8 @@ function details(r: CaseResult): string {
 }
 
 export const CELL_LEGEND =
-  "Each cell: the operation's final phase · effects applied at the provider, and every call it received (for PURE: reads, which change nothing) · approvals a person gave.";
+  "Each cell: the operation's final phase · effects applied at the provider, and every call it received (for " +
+  "PURE: reads, which change nothing) · approvals a person gave.";
 
 /** The whole report of one run, for test-results/: the summary, the legend and the details of every case. */
 export function crashTable(cells: Map<string, Cell>, spec: TableSpec, engine: string, seconds: number): string {
@@ -89,7 +90,9 @@ export function crashTable(cells: Map<string, Cell>, spec: TableSpec, engine: st
     "",
     ...spec.rows.map((row) => `- **${row.title}** (\`${row.id}\`): ${row.mapping}`),
     "",
-    "| window | class | operation | killed | after the lease ran out (phase / gate) | fence dead → final | dead fence on dispatch, outcome, heartbeat | lookups by key | workers | attempts | audit events | stalled run | s |",
+    "| window | class | operation | killed | after the lease ran out (phase / gate) | fence dead → final | dead " +
+      "fence on dispatch, outcome, heartbeat | lookups by key | workers | attempts | audit events | stalled run | " +
+      "s |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...spec.rows.flatMap((row) =>
       EFFECT_CLASSES.flatMap((effect) => {

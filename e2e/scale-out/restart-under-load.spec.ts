@@ -49,7 +49,9 @@ async function expectAcknowledgedWrites(request: APIRequestContext, ledger: Ledg
   const client = api(request);
   for (const ack of ledger.acknowledged.values()) {
     const op = expectJson(await client.getOp(ack.id), 200);
-    const where = `${ack.id} acknowledged at ${ack.step} (${ack.phase}, attempt ${ack.attempt}, fence ${ack.fence}); now ${op.phase}, attempt ${op.attempt}, fence ${op.fence}`;
+    const where =
+      `${ack.id} acknowledged at ${ack.step} (${ack.phase}, attempt ${ack.attempt}, fence ${ack.fence}); now ` +
+      `${op.phase}, attempt ${op.attempt}, fence ${op.fence}`;
     expect(PROGRESS[op.phase], where).toBeGreaterThanOrEqual(PROGRESS[ack.phase]!);
     expect(op.attempt, where).toBeGreaterThanOrEqual(ack.attempt);
     expect(op.fence, where).toBeGreaterThanOrEqual(ack.fence);
@@ -195,7 +197,9 @@ test("every acknowledged write survives a SIGKILL and a SIGTERM in the middle of
       `a drained server exits 0 (exit ${terminated.code}, signal ${terminated.signal}); the end of its log:\n${server.logs().slice(-3000)}`,
     ).toBe(0);
     figures.push(
-      `SIGTERM after ${acksAtSignal} acknowledged writes; ${ledger.acks - acksAtSignal} more acknowledged while draining (${ledger.unanswered} unanswered in total); the in-flight plan answered 201; exited (${terminated.code ?? terminated.signal}) ${terminated.ms} ms after the signal`,
+      `SIGTERM after ${acksAtSignal} acknowledged writes; ${ledger.acks - acksAtSignal} more acknowledged while ` +
+        `draining (${ledger.unanswered} unanswered in total); the in-flight plan answered 201; exited ` +
+        `(${terminated.code ?? terminated.signal}) ${terminated.ms} ms after the signal`,
     );
     begun = Date.now();
     server = await start();
@@ -214,7 +218,8 @@ test("every acknowledged write survives a SIGKILL and a SIGTERM in the middle of
     expect(ledger.acks - before).toBeGreaterThanOrEqual(WRITES_PER_ROUND);
     expect(ledger.refusals).toEqual([]);
     figures.push(
-      `${resumed} interrupted operations finished after the restart; ${ledger.acknowledged.size} operations, ${ledger.acks} acknowledged writes in all`,
+      `${resumed} interrupted operations finished after the restart; ${ledger.acknowledged.size} operations, ${ledger.acks} ` +
+        "acknowledged writes in all",
     );
   } finally {
     for (const line of figures) test.info().annotations.push({ type: "figures", description: line });

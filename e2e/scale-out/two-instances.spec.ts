@@ -168,7 +168,9 @@ test.describe("two server instances on one PostgreSQL", () => {
       expect(count(op, "operation.confirmed")).toBe(1);
     }
     figures.push(
-      `${KEYS} keys × ${AGENTS_PER_KEY} agents: ${plans.length} concurrent plans -> ${KEYS} operations; ${claims.length} concurrent claims -> ${KEYS} leases; ${dispatches.length} dispatches -> ${KEYS} attempts; ${KEYS} outcomes CONFIRMED`,
+      `${KEYS} keys × ${AGENTS_PER_KEY} agents: ${plans.length} concurrent plans -> ${KEYS} operations; ${claims.length} ` +
+        `concurrent claims -> ${KEYS} leases; ${dispatches.length} dispatches -> ${KEYS} attempts; ${KEYS} ` +
+        "outcomes CONFIRMED",
     );
   });
 
@@ -230,7 +232,8 @@ test.describe("two server instances on one PostgreSQL", () => {
       expect(personIds).toContain(approval.onBehalfOf);
     }
     figures.push(
-      `${APPROVALS} operations × 2 operators approving at once through both instances -> ${APPROVALS} approvals (alice ${aliceWon}, bob ${APPROVALS - aliceWon}), ${APPROVALS} refusals, ${APPROVALS} attempts`,
+      `${APPROVALS} operations × 2 operators approving at once through both instances -> ${APPROVALS} approvals ` +
+        `(alice ${aliceWon}, bob ${APPROVALS - aliceWon}), ${APPROVALS} refusals, ${APPROVALS} attempts`,
     );
   });
 
@@ -272,7 +275,9 @@ test.describe("two server instances on one PostgreSQL", () => {
     for (const [i, run] of runs.entries()) {
       const op = await detail(run.id, i);
       const sweeps = op.audit.filter((e) => e.action === "operation.outcome_unknown");
-      const where = `${run.id}: ${op.phase}, late report ${run.late ? `${run.late.status} ${code(run.late) ?? ""}` : "none"}, ${sweeps.length} sweep record(s)`;
+      const where =
+        `${run.id}: ${op.phase}, late report ${run.late ? `${run.late.status} ${code(run.late) ?? ""}` : "none"}, ` +
+        `${sweeps.length} sweep record(s)`;
       if (run.late?.status === 200) {
         // The worker's report won the race: no sweep may undo it.
         expect(op.phase, where).toBe("CONFIRMED");
@@ -296,7 +301,8 @@ test.describe("two server instances on one PostgreSQL", () => {
     }
     expect(recovered).toBeGreaterThanOrEqual(EXPIRING / 2);
     figures.push(
-      `${EXPIRING} expired leases (${EXPIRING / 2} late reports raced the sweeps): ${recovered} recovered exactly once, ${lateWon} late reports won; the second instance's sweep moved ${movedBySecond() - sweptBefore}`,
+      `${EXPIRING} expired leases (${EXPIRING / 2} late reports raced the sweeps): ${recovered} recovered ` +
+        `exactly once, ${lateWon} late reports won; the second instance's sweep moved ${movedBySecond() - sweptBefore}`,
     );
   });
 

@@ -96,7 +96,10 @@ function problemFault(answer: Answer): string | null {
 function describeCase(c: Case, index: number): string {
   const text = c.body.bytes.toString("utf8");
   const excerpt = text.length > 240 ? `${text.slice(0, 240)}… (${c.body.bytes.length} bytes)` : text;
-  return `#${index} ${c.target.method} ${c.target.route} [${c.body.kind}, ${c.body.contentType ?? "no content type"}${c.body.chunked ? ", chunked" : ""}]: ${JSON.stringify(excerpt)}`;
+  return (
+    `#${index} ${c.target.method} ${c.target.route} [${c.body.kind}, ` +
+    `${c.body.contentType ?? "no content type"}${c.body.chunked ? ", chunked" : ""}]: ${JSON.stringify(excerpt)}`
+  );
 }
 
 async function inParallel<T, R>(
@@ -167,7 +170,8 @@ test("every write route answers hostile bodies with a 4xx problem document and w
     const kinds = new Map<string, number>();
     for (const c of cases) kinds.set(c.body.kind, (kinds.get(c.body.kind) ?? 0) + 1);
     console.log(
-      `[security] fuzz: ${cases.length} requests to ${TARGETS.length} route methods in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}; bodies ${JSON.stringify(Object.fromEntries(kinds))}`,
+      `[security] fuzz: ${cases.length} requests to ${TARGETS.length} route methods in ${seconds.toFixed(1)} s; ` +
+        `statuses ${JSON.stringify(Object.fromEntries(statuses))}; bodies ${JSON.stringify(Object.fromEntries(kinds))}`,
     );
     expect(faults.slice(0, 20), `${faults.length} bad answers (seed ${SEED})`).toEqual([]);
     expectUnchanged(before, await snapshotLedger(request, session.request, scope));
@@ -335,8 +339,9 @@ test("every GET route answers hostile query strings with a 2xx or a 4xx problem 
       if (fault)
         faults.push(`#${index} GET ${base}?${query.slice(0, 200)}\n  -> ${fault}: ${answer.text.slice(0, 300)}`);
     });
+    const statusCounts = JSON.stringify(Object.fromEntries(statuses));
     console.log(
-      `[security] query fuzz: ${cases.length} requests to ${READS.length} GET routes; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+      `[security] query fuzz: ${cases.length} requests to ${READS.length} GET routes; statuses ${statusCounts}`,
     );
     expect(faults.slice(0, 20), `${faults.length} bad answers (seed ${SEED})`).toEqual([]);
     expectUnchanged(before, await snapshotLedger(request, session.request, scope));

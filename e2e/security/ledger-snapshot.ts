@@ -98,9 +98,10 @@ export function expectUnchanged(before: LedgerSnapshot, after: LedgerSnapshot): 
   const changed = Object.keys({ ...before.parts, ...after.parts }).filter(
     (k) => JSON.stringify(before.parts[k]) !== JSON.stringify(after.parts[k]),
   );
+  const part = (snapshot: LedgerSnapshot, k: string) => JSON.stringify(snapshot.parts[k])?.slice(0, 600);
   expect(
     changed,
-    `ledger changed: ${changed.map((k) => `${k}\n  before ${JSON.stringify(before.parts[k])?.slice(0, 600)}\n  after  ${JSON.stringify(after.parts[k])?.slice(0, 600)}`).join("\n")}`,
+    `ledger changed: ${changed.map((k) => `${k}\n  before ${part(before, k)}\n  after  ${part(after, k)}`).join("\n")}`,
   ).toEqual([]);
   expect(after.counts).toEqual(before.counts);
   expect(after.hash).toBe(before.hash);

@@ -357,75 +357,75 @@ const INTERNAL_HEADERS: Record<string, string>[] = [
   { "x-vercel-id": "1", "x-real-ip": "127.0.0.1" },
 ];
 
-test("internal headers from an anonymous client change nothing: routes still 401, pages still ask to sign in, actions still refuse", async ({
-  playwright,
-  request,
-  browser,
-}) => {
-  test.setTimeout(90_000);
-  const anonymous = await playwright.request.newContext({ baseURL: E2E_BASE_URL });
-  const admin = await signedIn(browser, "admin", "origin");
-  try {
-    const seed = new LedgerSeed(request);
-    const tool = await seed.tool("PURE");
-    const op = await seed.plan(tool);
-    const lookup = exposedAction("lookupOperationAction");
-    const scope: SnapshotScope = { operationIds: [op.id], tools: [tool], actorIds: [] };
-    const before = await snapshotLedger(request, admin.request, scope);
-    // The control for the "no ledger data" check below: signed in, the operation's page does name its tool.
-    expect(await (await admin.request.get(`/operations/${op.id}`)).text()).toContain(tool);
+test(
+  "internal headers from an anonymous client change nothing: routes still 401, pages still ask to sign in, " +
+    "actions still refuse",
+  async ({ playwright, request, browser }) => {
+    test.setTimeout(90_000);
+    const anonymous = await playwright.request.newContext({ baseURL: E2E_BASE_URL });
+    const admin = await signedIn(browser, "admin", "origin");
+    try {
+      const seed = new LedgerSeed(request);
+      const tool = await seed.tool("PURE");
+      const op = await seed.plan(tool);
+      const lookup = exposedAction("lookupOperationAction");
+      const scope: SnapshotScope = { operationIds: [op.id], tools: [tool], actorIds: [] };
+      const before = await snapshotLedger(request, admin.request, scope);
+      // The control for the "no ledger data" check below: signed in, the operation's page does name its tool.
+      expect(await (await admin.request.get(`/operations/${op.id}`)).text()).toContain(tool);
 
-    for (const headers of INTERNAL_HEADERS) {
-      const label = JSON.stringify(headers);
-      const options = { headers, failOnStatusCode: false, maxRedirects: 0 };
-      await expectRefused(
-        await anonymous.get("/api/console/counts", options),
-        401,
-        "unauthenticated",
-        tool,
-        `counts with ${label}`,
-      );
-      await expectRefused(
-        await anonymous.get(`/api/console/operations/${op.id}`, options),
-        401,
-        "unauthenticated",
-        tool,
-        `console operation with ${label}`,
-      );
-      await expectRefused(
-        await anonymous.get(`/api/v1/operations/${op.id}`, options),
-        401,
-        "unauthorized",
-        tool,
-        `v1 operation with ${label}`,
-      );
-      const claim = { ...options, data: { workerId: "header-intruder", leaseMs: 60_000 } };
-      await expectRefused(
-        await anonymous.post(`/api/v1/operations/${op.id}/claim`, claim),
-        401,
-        "unauthorized",
-        tool,
-        `claim with ${label}`,
-      );
-      for (const page of ["/", "/admin", `/operations/${op.id}`]) {
-        await expectSentToSignIn(
-          await anonymous.get(page, { headers, failOnStatusCode: false, maxRedirects: 0 }),
+      for (const headers of INTERNAL_HEADERS) {
+        const label = JSON.stringify(headers);
+        const options = { headers, failOnStatusCode: false, maxRedirects: 0 };
+        await expectRefused(
+          await anonymous.get("/api/console/counts", options),
+          401,
+          "unauthenticated",
           tool,
-          `${page} with ${label}`,
+          `counts with ${label}`,
         );
+        await expectRefused(
+          await anonymous.get(`/api/console/operations/${op.id}`, options),
+          401,
+          "unauthenticated",
+          tool,
+          `console operation with ${label}`,
+        );
+        await expectRefused(
+          await anonymous.get(`/api/v1/operations/${op.id}`, options),
+          401,
+          "unauthorized",
+          tool,
+          `v1 operation with ${label}`,
+        );
+        const claim = { ...options, data: { workerId: "header-intruder", leaseMs: 60_000 } };
+        await expectRefused(
+          await anonymous.post(`/api/v1/operations/${op.id}/claim`, claim),
+          401,
+          "unauthorized",
+          tool,
+          `claim with ${label}`,
+        );
+        for (const page of ["/", "/admin", `/operations/${op.id}`]) {
+          await expectSentToSignIn(
+            await anonymous.get(page, { headers, failOnStatusCode: false, maxRedirects: 0 }),
+            tool,
+            `${page} with ${label}`,
+          );
+        }
+        const action = await callAction(anonymous, lookup, [{ id: op.id }], headers);
+        expect(action.text.includes(tool), `lookup action with ${label}: the answer holds ledger data`).toBe(false);
+        if (!isEmptyAnswer(action.response, action.text)) {
+          expect(action.result, `lookup action with ${label}: ${action.text.slice(0, 200)}`).toMatchObject({
+            ok: false,
+            code: "unauthenticated",
+          });
+        }
       }
-      const action = await callAction(anonymous, lookup, [{ id: op.id }], headers);
-      expect(action.text.includes(tool), `lookup action with ${label}: the answer holds ledger data`).toBe(false);
-      if (!isEmptyAnswer(action.response, action.text)) {
-        expect(action.result, `lookup action with ${label}: ${action.text.slice(0, 200)}`).toMatchObject({
-          ok: false,
-          code: "unauthenticated",
-        });
-      }
+      expectUnchanged(before, await snapshotLedger(request, admin.request, scope));
+    } finally {
+      await anonymous.dispose();
+      await admin.dispose();
     }
-    expectUnchanged(before, await snapshotLedger(request, admin.request, scope));
-  } finally {
-    await anonymous.dispose();
-    await admin.dispose();
-  }
-});
+  },
+);

@@ -187,76 +187,82 @@ test("a contract naming NEXTAUTH_SECRET or another server variable is refused at
   expect((await seed.get(op.id)).phase).toBe("UNKNOWN");
 });
 
-test("lookups to the metadata address, private ranges and loopback are refused by the sweep and the console, and nothing is contacted", async () => {
-  test.setTimeout(120_000);
-  const seed = new LedgerSeed(request);
-  const on = (host: string) => listeners.find((l) => l.host === host);
-  const cases: { name: string; url: string; reason: RegExp }[] = [
-    {
-      name: "the cloud metadata address",
-      url: "http://169.254.169.254/latest/meta-data/iam/security-credentials/{idempotencyKey}",
-      reason: /^refused: 169\.254\.169\.254 is the cloud metadata address; outbound requests never go there\.$/,
-    },
-    {
-      name: "a 10.x address",
-      url: "http://10.0.0.1/v1/charges/{idempotencyKey}",
-      reason:
-        /^refused: 10\.0\.0\.1 is a private \(RFC 1918\) address; outbound requests go there only with OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on\.$/,
-    },
-    {
-      name: "a 192.168.x address",
-      url: "http://192.168.1.1:8080/v1/charges/{idempotencyKey}",
-      reason: /^refused: 192\.168\.1\.1 is a private \(RFC 1918\) address/,
-    },
-    {
-      name: "the metadata address, IPv4-mapped",
-      url: "http://[::ffff:169.254.169.254]/latest/meta-data/{idempotencyKey}",
-      reason: /^refused: ::ffff:a9fe:a9fe is the cloud metadata address \(169\.254\.169\.254\)/,
-    },
-  ];
-  for (const l of listeners) {
-    cases.push({
-      name: `a listener on ${l.host}`,
-      url: urlOf(l, "/v1/charges/{idempotencyKey}"),
-      reason:
-        /^refused: .* is (a|an) [^;]+; outbound requests go there only with OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on\.$/,
-    });
-  }
-  const second = on("127.0.0.2");
-  if (second) {
-    cases.push({
-      name: "a loopback listener, IPv4-mapped",
-      url: `http://[::ffff:127.0.0.2]:${second.port}/v1/charges/{idempotencyKey}`,
-      reason: /^refused: ::ffff:7f00:2 is a loopback address \(127\.0\.0\.2\)/,
-    });
-  }
-  const first = on("127.0.0.1");
-  if (first) {
-    cases.push({
-      name: "localhost",
-      url: `http://localhost:${first.port}/v1/charges/{idempotencyKey}`,
-      reason: /^refused: localhost resolves to (127\.0\.0\.1|::1), which is a loopback address/,
-    });
-  }
+test(
+  "lookups to the metadata address, private ranges and loopback are refused by the sweep and the console, and " +
+    "nothing is contacted",
+  async () => {
+    test.setTimeout(120_000);
+    const seed = new LedgerSeed(request);
+    const on = (host: string) => listeners.find((l) => l.host === host);
+    const cases: { name: string; url: string; reason: RegExp }[] = [
+      {
+        name: "the cloud metadata address",
+        url: "http://169.254.169.254/latest/meta-data/iam/security-credentials/{idempotencyKey}",
+        reason: /^refused: 169\.254\.169\.254 is the cloud metadata address; outbound requests never go there\.$/,
+      },
+      {
+        name: "a 10.x address",
+        url: "http://10.0.0.1/v1/charges/{idempotencyKey}",
+        reason: new RegExp(
+          String.raw`^refused: 10\.0\.0\.1 is a private \(RFC 1918\) address; ` +
+            String.raw`outbound requests go there only with OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on\.$`,
+        ),
+      },
+      {
+        name: "a 192.168.x address",
+        url: "http://192.168.1.1:8080/v1/charges/{idempotencyKey}",
+        reason: /^refused: 192\.168\.1\.1 is a private \(RFC 1918\) address/,
+      },
+      {
+        name: "the metadata address, IPv4-mapped",
+        url: "http://[::ffff:169.254.169.254]/latest/meta-data/{idempotencyKey}",
+        reason: /^refused: ::ffff:a9fe:a9fe is the cloud metadata address \(169\.254\.169\.254\)/,
+      },
+    ];
+    for (const l of listeners) {
+      cases.push({
+        name: `a listener on ${l.host}`,
+        url: urlOf(l, "/v1/charges/{idempotencyKey}"),
+        reason:
+          /^refused: .* is (a|an) [^;]+; outbound requests go there only with OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on\.$/,
+      });
+    }
+    const second = on("127.0.0.2");
+    if (second) {
+      cases.push({
+        name: "a loopback listener, IPv4-mapped",
+        url: `http://[::ffff:127.0.0.2]:${second.port}/v1/charges/{idempotencyKey}`,
+        reason: /^refused: ::ffff:7f00:2 is a loopback address \(127\.0\.0\.2\)/,
+      });
+    }
+    const first = on("127.0.0.1");
+    if (first) {
+      cases.push({
+        name: "localhost",
+        url: `http://localhost:${first.port}/v1/charges/{idempotencyKey}`,
+        reason: /^refused: localhost resolves to (127\.0\.0\.1|::1), which is a loopback address/,
+      });
+    }
 
-  const ops: { name: string; op: SeededOperation; reason: RegExp }[] = [];
-  for (const c of cases) {
-    const { op } = await unknownOperation(seed, lookupContract(c.url));
-    ops.push({ name: c.name, op, reason: c.reason });
-  }
-  // The sweep has had its turns at every one of them.
-  await new Promise((resolve) => setTimeout(resolve, SWEEP_GRACE_MS));
-  expect(heard()).toEqual([]);
-  for (const { name, op } of ops) expect((await seed.get(op.id)).phase, name).toBe("UNKNOWN");
+    const ops: { name: string; op: SeededOperation; reason: RegExp }[] = [];
+    for (const c of cases) {
+      const { op } = await unknownOperation(seed, lookupContract(c.url));
+      ops.push({ name: c.name, op, reason: c.reason });
+    }
+    // The sweep has had its turns at every one of them.
+    await new Promise((resolve) => setTimeout(resolve, SWEEP_GRACE_MS));
+    expect(heard()).toEqual([]);
+    for (const { name, op } of ops) expect((await seed.get(op.id)).phase, name).toBe("UNKNOWN");
 
-  // A person's lookup from the console: refused, saying which rule, at once (no connection waited out its timeout).
-  for (const { name, op, reason } of ops) {
-    const lookup = await consoleLookup(op);
-    expect(lookup.reason, name).toMatch(reason);
-    expect(lookup.ms, `${name}: refused before any connection`).toBeLessThan(5000);
-  }
-  expect(heard()).toEqual([]);
-});
+    // A person's lookup from the console: refused, saying which rule, at once (no connection waited out its timeout).
+    for (const { name, op, reason } of ops) {
+      const lookup = await consoleLookup(op);
+      expect(lookup.reason, name).toMatch(reason);
+      expect(lookup.ms, `${name}: refused before any connection`).toBeLessThan(5000);
+    }
+    expect(heard()).toEqual([]);
+  },
+);
 
 test("the server's own secret goes only to its bound host, only over https, and is never shown", async () => {
   test.setTimeout(60_000);
@@ -276,7 +282,8 @@ test("the server's own secret goes only to its bound host, only over https, and 
       url: `https://${SECRET_HOST}/v1/charges/{idempotencyKey}`,
       secret: "OPLEDGER_SECRET_E2E_NOT_SET",
       reason:
-        "refused: OPLEDGER_SECRET_E2E_NOT_SET is not set in the server's environment, so the request was not sent (it would have gone without its credentials).",
+        "refused: OPLEDGER_SECRET_E2E_NOT_SET is not set in the server's environment, so the request was not " +
+        "sent (it would have gone without its credentials).",
     },
   ];
   for (const c of cases) {

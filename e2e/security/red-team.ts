@@ -20,7 +20,7 @@ import {
   type ApiResult,
   type Operation,
   type OperationDetail,
-  type OutcomeBody,
+  type OutcomeInput,
   type Problem,
 } from "../fixtures/api";
 import { E2E_BASE_URL, REPO_ROOT, TEST_ADMIN_EMAIL } from "../fixtures/test-env";
@@ -51,9 +51,11 @@ const ROUTES: Record<string, string> = {
   "POST /api/v1/operations/[id]/claim": "a new lease and fence: never an attempt; another key's operation 404",
   "POST /api/v1/operations/[id]/heartbeat": "extends a lease: stale fence 409; another key's operation 404",
   "POST /api/v1/operations/[id]/dispatch":
-    "the gate: 409 (approval_required, reconcile_required, already_finished; past the approval's deadline lease_expired, as expiry releases the lease); stale fence 409; another key's 404",
+    "the gate: 409 (approval_required, reconcile_required, already_finished; past the approval's deadline " +
+    "lease_expired, as expiry releases the lease); stale fence 409; another key's 404",
   "POST /api/v1/operations/[id]/outcome":
-    "a report: only of a DISPATCHED attempt with its live fence (else 409); a transient failure of a NON_RETRYABLE call still needs a person",
+    "a report: only of a DISPATCHED attempt with its live fence (else 409); a transient failure of a " +
+    "NON_RETRYABLE call still needs a person",
   "POST /api/v1/operations/[id]/reconcile":
     "evidence only: approveRetry is the human gate, 403 person_required; another key's operation 404",
   "POST /api/v1/operations/[id]/approve": "the human gate: 403 person_required, whatever `actor` says",
@@ -70,7 +72,8 @@ const ROUTES: Record<string, string> = {
   "PUT /api/v1/runs/[runId]":
     "a run's allowance can only bound retries (the gate stops a retry it cannot give), never grant one; own runs only",
   "POST /mcp":
-    "the MCP gateway: only `<upstream>__<tool>` tools with a contract, through the same plan/dispatch/outcome with the agent's own key; anything else answers isError and is not forwarded",
+    "the MCP gateway: only `<upstream>__<tool>` tools with a contract, through the same plan/dispatch/outcome " +
+    "with the agent's own key; anything else answers isError and is not forwarded",
   "DELETE /mcp": "ends an MCP session: the gateway keeps none, nothing changes",
 };
 
@@ -248,7 +251,7 @@ interface Call {
   workerId: string;
   fence: number;
   /** The agent's report on its attempt, and the fence it was sent with (an identical resend is answered, not redone). */
-  reported: { result: OutcomeBody["result"]; fence: number } | null;
+  reported: { result: OutcomeInput["result"]; fence: number } | null;
 }
 
 class Agent {
@@ -285,7 +288,7 @@ class Agent {
   }
 
   /** Reports the outcome of the attempt in flight. */
-  async report(c: Call, body: Omit<OutcomeBody, "fence">): Promise<Operation> {
+  async report(c: Call, body: Omit<OutcomeInput, "fence">): Promise<Operation> {
     const op = expectJson(await this.client.outcome(c.op.id, { ...body, fence: c.fence }), 200);
     c.reported = { result: body.result, fence: c.fence };
     return op;
@@ -331,444 +334,454 @@ export function redTeamSuite(): void {
       expect(routes.filter((r) => /retry/i.test(r))).toEqual([]);
     });
 
-    test("every path is refused: reconcile+approveRetry, approve, replay, bulk, outcome games, another key, forged actors, stale fences, cross-site actions; one effect per call", async ({
-      browser,
-      request,
-    }) => {
-      test.setTimeout(300_000);
-      const provider = new FakeProvider();
-      await provider.start();
-      const log = new AttackLog();
-      const effects = new Map<string, number>();
-      const keyA = await createFreshKey(["agent"], { name: uniqueId("red-team-agent-A") });
-      const keyB = await createFreshKey(["agent"], { name: uniqueId("red-team-agent-B") });
-      const agent = new Agent(api(request, keyA.key), provider, log);
-      const other = api(request, keyB.key);
-      const operator: PrincipalClient = await signedIn(browser, "operator", "red-team");
-      const operatorEmail = securityUser("operator", "red-team").email;
-      const adminId = await userIdOf(TEST_ADMIN_EMAIL);
-      try {
-        const tool = uniqueTool("red.nonretryable");
-        const contract = {
-          effect: "NON_RETRYABLE" as const,
-          idempotencyKey: "required" as const,
-          approval: "not_required" as const,
-          maxAttempts: 5,
-          backoff: { baseMs: 10, maxMs: 20 },
-        };
-        await putContract(request, tool, contract);
-        const expiringTool = uniqueTool("red.expiring");
-        await putContract(request, expiringTool, { ...contract, approvalTtlMs: 1000 });
+    test(
+      "every path is refused: reconcile+approveRetry, approve, replay, bulk, outcome games, another key, forged " +
+        "actors, stale fences, cross-site actions; one effect per call",
+      async ({ browser, request }) => {
+        test.setTimeout(300_000);
+        const provider = new FakeProvider();
+        await provider.start();
+        const log = new AttackLog();
+        const effects = new Map<string, number>();
+        const keyA = await createFreshKey(["agent"], { name: uniqueId("red-team-agent-A") });
+        const keyB = await createFreshKey(["agent"], { name: uniqueId("red-team-agent-B") });
+        const agent = new Agent(api(request, keyA.key), provider, log);
+        const other = api(request, keyB.key);
+        const operator: PrincipalClient = await signedIn(browser, "operator", "red-team");
+        const operatorEmail = securityUser("operator", "red-team").email;
+        const adminId = await userIdOf(TEST_ADMIN_EMAIL);
+        try {
+          const tool = uniqueTool("red.nonretryable");
+          const contract = {
+            effect: "NON_RETRYABLE" as const,
+            idempotencyKey: "required" as const,
+            approval: "not_required" as const,
+            maxAttempts: 5,
+            backoff: { baseMs: 10, maxMs: 20 },
+          };
+          await putContract(request, tool, contract);
+          const expiringTool = uniqueTool("red.expiring");
+          await putContract(request, expiringTool, { ...contract, approvalTtlMs: 1000 });
 
-        const finish = async (name: string, c: Call) => {
-          const detail = expectJson(await api(request).getOp(c.op.id), 200);
-          expect(detail.attempt, `${name}: attempts counted by the ledger`).toBe(1);
-          expect(detail.attempts, `${name}: attempt rows`).toHaveLength(1);
-          expect(provider.effectsOf(c.key), `${name}: effects at the provider`).toBe(1);
-          expect(
-            detail.audit.filter((e) => e.action === "operation.approved" || e.action === "operation.approval_given"),
-            `${name}: nobody approved anything`,
-          ).toEqual([]);
-          effects.set(name, provider.effectsOf(c.key));
-          return detail;
-        };
-
-        /** The first attempt, by right: dispatch 200, the provider called once, then the agent's report. */
-        const firstAttempt = async (c: Call, answer: ProviderAnswer) => {
-          provider.script(c.key, answer);
-          const first = await agent.dispatch(c);
-          expect(first.result.status, first.result.text.slice(0, 300)).toBe(200);
-          return first.provider!;
-        };
-
-        /** What a second key of the same agent can do to the call: nothing, and it learns nothing. */
-        const otherKey = async (c: Call) => {
-          const id = c.op.id;
-          const n404 = { status: 404, code: "not_found" };
-          await log.expect(
-            "POST /api/v1/operations/[id]/claim",
-            "key B claims it",
-            () => other.claim(id, { workerId: "b-worker", leaseMs: 60_000 }),
-            n404,
-          );
-          await log.expect(
-            "POST /api/v1/operations/[id]/heartbeat",
-            "key B heartbeats with A's fence",
-            () => other.heartbeat(id, { fence: c.fence, leaseMs: 60_000 }),
-            n404,
-          );
-          await log.expect(
-            "POST /api/v1/operations/[id]/dispatch",
-            "key B dispatches with A's fence",
-            () => other.dispatch(id, { fence: c.fence }),
-            n404,
-          );
-          await log.expect(
-            "POST /api/v1/operations/[id]/outcome",
-            "key B reports `failed` with A's fence",
-            () => other.outcome(id, { fence: c.fence, result: "failed", error: { httpStatus: 503 } }),
-            n404,
-          );
-          await log.expect(
-            "POST /api/v1/operations/[id]/reconcile",
-            "key B reconciles with approveRetry",
-            () => other.reconcile(id, { outcome: "not_applied", evidence: { by: "B" }, approveRetry: true }),
-            n404,
-          );
-          await log.expect(
-            "POST /api/v1/operations/[id]/approve",
-            "key B approves, as the admin",
-            () => other.approve(id, { actor: TEST_ADMIN_EMAIL, reason: "B approves" }),
-            n404,
-          );
-          await log.expect(
-            "POST /api/v1/operations/[id]/reject",
-            "key B rejects",
-            () => other.reject(id, { reason: "B rejects" }),
-            n404,
-          );
-          const replan = await log.expect(
-            "POST /api/v1/operations",
-            "key B plans with A's idempotency key and args",
-            () => other.plan({ tool: c.op.tool, args: c.op.args, idempotencyKey: c.key }),
-            { status: 422, code: "idempotency_key_reused" },
-          );
-          expect((replan.body as Problem).operationId, "another key's operation stays unnamed").toBeUndefined();
-          expect(replan.text).not.toContain(id);
-          expectProblemLike(await other.getOp(id), 404);
-          const listed = expectJson(await other.list({ tool: c.op.tool, limit: 200 }), 200);
-          expect(listed.items.map((o) => o.id)).not.toContain(id);
-        };
-
-        /** The human gate and every other way around it, tried on the call as it stands. */
-        const gate = async (c: Call, dispatchCodes: string[]) => {
-          const id = c.op.id;
-          const refusedDispatch = await agent.dispatch(c);
-          log.record(
-            "POST /api/v1/operations/[id]/dispatch",
-            "dispatch again with the live fence",
-            answerOf(refusedDispatch.result),
-          );
-          expect(refusedDispatch.result.status, refusedDispatch.result.text.slice(0, 300)).toBe(409);
-          expect(dispatchCodes).toContain(codeOf(refusedDispatch.result));
-          for (const actor of [undefined, TEST_ADMIN_EMAIL, adminId, `user:${adminId}`, "system"]) {
-            await log.expect(
-              "POST /api/v1/operations/[id]/approve",
-              actor === undefined ? "approve" : `approve as actor ${JSON.stringify(actor)}`,
-              () => agent.client.approve(id, { ...(actor === undefined ? {} : { actor }), reason: "let me through" }),
-              { status: 403, code: "person_required" },
-            );
-          }
-          await log.expect(
-            "POST /api/v1/operations/[id]/reconcile",
-            "reconcile `not_applied` with approveRetry",
-            () => agent.client.reconcile(id, { outcome: "not_applied", evidence: { by: "agent" }, approveRetry: true }),
-            { status: 403, code: "person_required" },
-          );
-          await log.expect(
-            "POST /api/v1/operations/[id]/reconcile",
-            "reconcile with approveRetry and a forged `actor` field",
-            () =>
-              agent.client.send("POST", `/api/v1/operations/${id}/reconcile`, {
-                data: { outcome: "not_applied", evidence: {}, approveRetry: true, actor: TEST_ADMIN_EMAIL },
-              }),
-            { status: [400, 403], code: ["invalid_body", "person_required"] },
-          );
-          for (const result of ["confirmed", "failed", "unknown"] as const) {
-            // The very report the agent sent, again with its fence (the agent lost the answer): answered as it stands,
-            // nothing new. Any other report: no attempt is in flight.
-            const same = c.reported?.result === result && c.reported.fence === c.fence;
-            const before = expectJson(await agent.client.getOp(id), 200);
-            await log.expect(
-              "POST /api/v1/operations/[id]/outcome",
-              `${same ? "resend the same" : "send another"} report, \`${result}\`, with the live fence`,
-              () =>
-                agent.client.outcome(id, {
-                  fence: c.fence,
-                  result,
-                  ...(result === "failed" ? { error: { kind: "timeout" } } : {}),
-                }),
-              same
-                ? { status: 200 }
-                : { status: 409, code: ["not_dispatched", "approval_expired", "already_finished"] },
-            );
-            const after = expectJson(await agent.client.getOp(id), 200);
+          const finish = async (name: string, c: Call) => {
+            const detail = expectJson(await api(request).getOp(c.op.id), 200);
+            expect(detail.attempt, `${name}: attempts counted by the ledger`).toBe(1);
+            expect(detail.attempts, `${name}: attempt rows`).toHaveLength(1);
+            expect(provider.effectsOf(c.key), `${name}: effects at the provider`).toBe(1);
             expect(
-              { phase: after.phase, attempt: after.attempt, approvedAttempt: after.approvedAttempt },
-              `${result} reported again changed the operation`,
-            ).toEqual({ phase: before.phase, attempt: before.attempt, approvedAttempt: before.approvedAttempt });
-          }
-          await log.expect(
-            "POST /api/v1/operations",
-            "plan the same call again (same key, same args)",
-            () => agent.client.plan({ tool: c.op.tool, args: c.op.args, idempotencyKey: c.key }),
-            { status: 200 },
-          );
-          await log.expect(
-            "POST /api/v1/operations",
-            "plan the same key with other args",
-            () => agent.client.plan({ tool: c.op.tool, args: { amountCents: 1, key: c.key }, idempotencyKey: c.key }),
-            { status: 422, code: "idempotency_key_reused" },
-          );
-          await log.expect(
-            "POST /api/v1/operations",
-            "plan without a key (the contract requires one)",
-            () => agent.client.plan({ tool: c.op.tool, args: c.op.args }),
-            { status: 400, code: "idempotency_key_required" },
-          );
-          // Another worker of the same agent while the lease is live: refused. The same worker restarting takes its
-          // lease again with a new fence: the old fence is stale, the new one meets the same gate.
-          await log.expect(
-            "POST /api/v1/operations/[id]/claim",
-            "another worker of A claims the live lease",
-            () => agent.client.claim(id, { workerId: uniqueId("red-second-worker"), leaseMs: 60_000 }),
-            { status: 409, code: ["lease_held", "approval_expired", "already_finished"] },
-          );
-          const restart = await agent.client.claim(id, { workerId: c.workerId, leaseMs: 60_000 });
-          log.record(
-            "POST /api/v1/operations/[id]/claim",
-            "the same worker claims again (a restart)",
-            answerOf(restart),
-          );
-          if (restart.status === 200) {
-            const stale = c.fence;
-            c.fence = (restart.body as { fence: number }).fence;
-            expect(c.fence, "a new claim is a new fence").toBeGreaterThan(stale);
+              detail.audit.filter((e) => e.action === "operation.approved" || e.action === "operation.approval_given"),
+              `${name}: nobody approved anything`,
+            ).toEqual([]);
+            effects.set(name, provider.effectsOf(c.key));
+            return detail;
+          };
+
+          /** The first attempt, by right: dispatch 200, the provider called once, then the agent's report. */
+          const firstAttempt = async (c: Call, answer: ProviderAnswer) => {
+            provider.script(c.key, answer);
+            const first = await agent.dispatch(c);
+            expect(first.result.status, first.result.text.slice(0, 300)).toBe(200);
+            return first.provider!;
+          };
+
+          /** What a second key of the same agent can do to the call: nothing, and it learns nothing. */
+          const otherKey = async (c: Call) => {
+            const id = c.op.id;
+            const n404 = { status: 404, code: "not_found" };
             await log.expect(
-              "POST /api/v1/operations/[id]/dispatch",
-              "dispatch with the stale fence",
-              () => agent.client.dispatch(id, { fence: stale }),
-              { status: 409, code: "stale_fence" },
+              "POST /api/v1/operations/[id]/claim",
+              "key B claims it",
+              () => other.claim(id, { workerId: "b-worker", leaseMs: 60_000 }),
+              n404,
             );
             await log.expect(
               "POST /api/v1/operations/[id]/heartbeat",
-              "heartbeat with the stale fence",
-              () => agent.client.heartbeat(id, { fence: stale, leaseMs: 60_000 }),
-              { status: 409, code: "stale_fence" },
+              "key B heartbeats with A's fence",
+              () => other.heartbeat(id, { fence: c.fence, leaseMs: 60_000 }),
+              n404,
+            );
+            await log.expect(
+              "POST /api/v1/operations/[id]/dispatch",
+              "key B dispatches with A's fence",
+              () => other.dispatch(id, { fence: c.fence }),
+              n404,
             );
             await log.expect(
               "POST /api/v1/operations/[id]/outcome",
-              "report `confirmed` with the stale fence",
-              () => agent.client.outcome(id, { fence: stale, result: "confirmed" }),
-              { status: 409, code: "stale_fence" },
+              "key B reports `failed` with A's fence",
+              () => other.outcome(id, { fence: c.fence, result: "failed", error: { httpStatus: 503 } }),
+              n404,
             );
-            const again = await agent.dispatch(c);
-            log.record("POST /api/v1/operations/[id]/dispatch", "dispatch with the new fence", answerOf(again.result));
-            expect(again.result.status, again.result.text.slice(0, 300)).toBe(409);
-            expect(dispatchCodes).toContain(codeOf(again.result));
-          } else {
-            // A finished operation takes no lease.
-            expect(restart.status, restart.text.slice(0, 300)).toBe(409);
-            expect(["approval_expired", "already_finished"]).toContain(codeOf(restart));
-          }
-          await otherKey(c);
-        };
+            await log.expect(
+              "POST /api/v1/operations/[id]/reconcile",
+              "key B reconciles with approveRetry",
+              () => other.reconcile(id, { outcome: "not_applied", evidence: { by: "B" }, approveRetry: true }),
+              n404,
+            );
+            await log.expect(
+              "POST /api/v1/operations/[id]/approve",
+              "key B approves, as the admin",
+              () => other.approve(id, { actor: TEST_ADMIN_EMAIL, reason: "B approves" }),
+              n404,
+            );
+            await log.expect(
+              "POST /api/v1/operations/[id]/reject",
+              "key B rejects",
+              () => other.reject(id, { reason: "B rejects" }),
+              n404,
+            );
+            const replan = await log.expect(
+              "POST /api/v1/operations",
+              "key B plans with A's idempotency key and args",
+              () => other.plan({ tool: c.op.tool, args: c.op.args, idempotencyKey: c.key }),
+              { status: 422, code: "idempotency_key_reused" },
+            );
+            expect((replan.body as Problem).operationId, "another key's operation stays unnamed").toBeUndefined();
+            expect(replan.text).not.toContain(id);
+            expectProblemLike(await other.getOp(id), 404);
+            const listed = expectJson(await other.list({ tool: c.op.tool, limit: 200 }), 200);
+            expect(listed.items.map((o) => o.id)).not.toContain(id);
+          };
 
-        // 1. The provider fails (503): the gate hands the retry to a person.
-        log.scenario = "503: waiting for a person";
-        const s1 = await agent.plan(tool);
-        expect(await firstAttempt(s1, { status: 503 })).toBe("failed");
-        expect((await agent.report(s1, { result: "failed", error: { httpStatus: 503 } })).phase).toBe(
-          "AWAITING_APPROVAL",
-        );
-        await gate(s1, ["approval_required"]);
-        // A run's allowance only bounds retries: the most generous one the agent can declare grants none.
-        await log.expect(
-          "PUT /api/v1/runs/[runId]",
-          "declare a generous allowance for its own run",
-          () =>
-            agent.client.send("PUT", `/api/v1/runs/${encodeURIComponent(agent.runId)}`, {
-              data: { maxRetries: 100_000, maxBackoffMs: null, deadlineAt: null },
-            }),
-          { status: [200, 201] },
-        );
-        await gate(s1, ["approval_required"]);
-        await paths(log, agent.client, s1, request, tool, operatorEmail);
-        await crossSite(log, api(request), operator, keyA.key, s1.op.id);
-        await finish(log.scenario, s1);
+          /** The human gate and every other way around it, tried on the call as it stands. */
+          const gate = async (c: Call, dispatchCodes: string[]) => {
+            const id = c.op.id;
+            const refusedDispatch = await agent.dispatch(c);
+            log.record(
+              "POST /api/v1/operations/[id]/dispatch",
+              "dispatch again with the live fence",
+              answerOf(refusedDispatch.result),
+            );
+            expect(refusedDispatch.result.status, refusedDispatch.result.text.slice(0, 300)).toBe(409);
+            expect(dispatchCodes).toContain(codeOf(refusedDispatch.result));
+            for (const actor of [undefined, TEST_ADMIN_EMAIL, adminId, `user:${adminId}`, "system"]) {
+              await log.expect(
+                "POST /api/v1/operations/[id]/approve",
+                actor === undefined ? "approve" : `approve as actor ${JSON.stringify(actor)}`,
+                () => agent.client.approve(id, { ...(actor === undefined ? {} : { actor }), reason: "let me through" }),
+                { status: 403, code: "person_required" },
+              );
+            }
+            await log.expect(
+              "POST /api/v1/operations/[id]/reconcile",
+              "reconcile `not_applied` with approveRetry",
+              () =>
+                agent.client.reconcile(id, { outcome: "not_applied", evidence: { by: "agent" }, approveRetry: true }),
+              { status: 403, code: "person_required" },
+            );
+            await log.expect(
+              "POST /api/v1/operations/[id]/reconcile",
+              "reconcile with approveRetry and a forged `actor` field",
+              () =>
+                agent.client.send("POST", `/api/v1/operations/${id}/reconcile`, {
+                  data: { outcome: "not_applied", evidence: {}, approveRetry: true, actor: TEST_ADMIN_EMAIL },
+                }),
+              { status: [400, 403], code: ["invalid_body", "person_required"] },
+            );
+            for (const result of ["confirmed", "failed", "unknown"] as const) {
+              // The very report the agent sent, again with its fence (the agent lost the answer): answered as it stands,
+              // nothing new. Any other report: no attempt is in flight.
+              const same = c.reported?.result === result && c.reported.fence === c.fence;
+              const before = expectJson(await agent.client.getOp(id), 200);
+              await log.expect(
+                "POST /api/v1/operations/[id]/outcome",
+                `${same ? "resend the same" : "send another"} report, \`${result}\`, with the live fence`,
+                () =>
+                  agent.client.outcome(id, {
+                    fence: c.fence,
+                    result,
+                    ...(result === "failed" ? { error: { kind: "timeout" } } : {}),
+                  }),
+                same
+                  ? { status: 200 }
+                  : { status: 409, code: ["not_dispatched", "approval_expired", "already_finished"] },
+              );
+              const after = expectJson(await agent.client.getOp(id), 200);
+              expect(
+                { phase: after.phase, attempt: after.attempt, approvedAttempt: after.approvedAttempt },
+                `${result} reported again changed the operation`,
+              ).toEqual({ phase: before.phase, attempt: before.attempt, approvedAttempt: before.approvedAttempt });
+            }
+            await log.expect(
+              "POST /api/v1/operations",
+              "plan the same call again (same key, same args)",
+              () => agent.client.plan({ tool: c.op.tool, args: c.op.args, idempotencyKey: c.key }),
+              { status: 200 },
+            );
+            await log.expect(
+              "POST /api/v1/operations",
+              "plan the same key with other args",
+              () => agent.client.plan({ tool: c.op.tool, args: { amountCents: 1, key: c.key }, idempotencyKey: c.key }),
+              { status: 422, code: "idempotency_key_reused" },
+            );
+            await log.expect(
+              "POST /api/v1/operations",
+              "plan without a key (the contract requires one)",
+              () => agent.client.plan({ tool: c.op.tool, args: c.op.args }),
+              { status: 400, code: "idempotency_key_required" },
+            );
+            // Another worker of the same agent while the lease is live: refused. The same worker restarting takes its
+            // lease again with a new fence: the old fence is stale, the new one meets the same gate.
+            await log.expect(
+              "POST /api/v1/operations/[id]/claim",
+              "another worker of A claims the live lease",
+              () => agent.client.claim(id, { workerId: uniqueId("red-second-worker"), leaseMs: 60_000 }),
+              { status: 409, code: ["lease_held", "approval_expired", "already_finished"] },
+            );
+            const restart = await agent.client.claim(id, { workerId: c.workerId, leaseMs: 60_000 });
+            log.record(
+              "POST /api/v1/operations/[id]/claim",
+              "the same worker claims again (a restart)",
+              answerOf(restart),
+            );
+            if (restart.status === 200) {
+              const stale = c.fence;
+              c.fence = (restart.body as { fence: number }).fence;
+              expect(c.fence, "a new claim is a new fence").toBeGreaterThan(stale);
+              await log.expect(
+                "POST /api/v1/operations/[id]/dispatch",
+                "dispatch with the stale fence",
+                () => agent.client.dispatch(id, { fence: stale }),
+                { status: 409, code: "stale_fence" },
+              );
+              await log.expect(
+                "POST /api/v1/operations/[id]/heartbeat",
+                "heartbeat with the stale fence",
+                () => agent.client.heartbeat(id, { fence: stale, leaseMs: 60_000 }),
+                { status: 409, code: "stale_fence" },
+              );
+              await log.expect(
+                "POST /api/v1/operations/[id]/outcome",
+                "report `confirmed` with the stale fence",
+                () => agent.client.outcome(id, { fence: stale, result: "confirmed" }),
+                { status: 409, code: "stale_fence" },
+              );
+              const again = await agent.dispatch(c);
+              log.record(
+                "POST /api/v1/operations/[id]/dispatch",
+                "dispatch with the new fence",
+                answerOf(again.result),
+              );
+              expect(again.result.status, again.result.text.slice(0, 300)).toBe(409);
+              expect(dispatchCodes).toContain(codeOf(again.result));
+            } else {
+              // A finished operation takes no lease.
+              expect(restart.status, restart.text.slice(0, 300)).toBe(409);
+              expect(["approval_expired", "already_finished"]).toContain(codeOf(restart));
+            }
+            await otherKey(c);
+          };
 
-        // 2. The answer is lost: UNKNOWN. The agent may bring evidence, never the approval.
-        log.scenario = "answer lost: UNKNOWN";
-        const s2 = await agent.plan(tool);
-        expect(await firstAttempt(s2, "drop")).toBe("lost");
-        await agent.report(s2, { result: "unknown" });
-        await gate(s2, ["reconcile_required"]);
-        await crossSite(log, api(request), operator, keyA.key, s2.op.id);
-        // Evidence from the agent itself ("it did not happen") is allowed, and still no attempt follows without a person.
-        await log.expect(
-          "POST /api/v1/operations/[id]/reconcile",
-          "reconcile `not_applied` without approveRetry (evidence only)",
-          () => agent.client.reconcile(s2.op.id, { outcome: "not_applied", evidence: { by: "agent" } }),
-          { status: 200 },
-        );
-        // The reconciliation ended the lease and raised the fence: the old one is stale, and a new claim meets the gate.
-        await log.expect(
-          "POST /api/v1/operations/[id]/dispatch",
-          "dispatch with the fence from before the reconciliation",
-          () => agent.client.dispatch(s2.op.id, { fence: s2.fence }),
-          { status: 409, code: "stale_fence" },
-        );
-        s2.fence = expectJson(
-          await agent.client.claim(s2.op.id, { workerId: s2.workerId, leaseMs: 60_000 }),
-          200,
-        ).fence;
-        await gate(s2, ["approval_required"]);
-        await finish(log.scenario, s2);
-
-        // 3. The worker dies with the call in flight: the sweep makes it UNKNOWN, another worker of A takes over, and
-        // the dead worker's fence is stale for good.
-        log.scenario = "worker died in flight";
-        const s3 = await agent.plan(tool, 2500);
-        expect(await firstAttempt(s3, { status: 200 })).toBe("ok");
-        await until(async () => expectJson(await agent.client.getOp(s3.op.id), 200).phase === "UNKNOWN");
-        const deadFence = s3.fence;
-        s3.workerId = uniqueId("red-recovery");
-        const takeover = expectJson(
-          await agent.client.claim(s3.op.id, { workerId: s3.workerId, leaseMs: 60_000 }),
-          200,
-        );
-        s3.fence = takeover.fence;
-        for (const result of ["failed", "confirmed", "unknown"] as const) {
+          // 1. The provider fails (503): the gate hands the retry to a person.
+          log.scenario = "503: waiting for a person";
+          const s1 = await agent.plan(tool);
+          expect(await firstAttempt(s1, { status: 503 })).toBe("failed");
+          expect((await agent.report(s1, { result: "failed", error: { httpStatus: 503 } })).phase).toBe(
+            "AWAITING_APPROVAL",
+          );
+          await gate(s1, ["approval_required"]);
+          // A run's allowance only bounds retries: the most generous one the agent can declare grants none.
           await log.expect(
-            "POST /api/v1/operations/[id]/outcome",
-            `the dead worker's late \`${result}\``,
-            () => agent.client.outcome(s3.op.id, { fence: deadFence, result }),
+            "PUT /api/v1/runs/[runId]",
+            "declare a generous allowance for its own run",
+            () =>
+              agent.client.send("PUT", `/api/v1/runs/${encodeURIComponent(agent.runId)}`, {
+                data: { maxRetries: 100_000, maxBackoffMs: null, deadlineAt: null },
+              }),
+            { status: [200, 201] },
+          );
+          await gate(s1, ["approval_required"]);
+          await paths(log, agent.client, s1, request, tool, operatorEmail);
+          await crossSite(log, api(request), operator, keyA.key, s1.op.id);
+          await finish(log.scenario, s1);
+
+          // 2. The answer is lost: UNKNOWN. The agent may bring evidence, never the approval.
+          log.scenario = "answer lost: UNKNOWN";
+          const s2 = await agent.plan(tool);
+          expect(await firstAttempt(s2, "drop")).toBe("lost");
+          await agent.report(s2, { result: "unknown" });
+          await gate(s2, ["reconcile_required"]);
+          await crossSite(log, api(request), operator, keyA.key, s2.op.id);
+          // Evidence from the agent itself ("it did not happen") is allowed, and still no attempt follows without a person.
+          await log.expect(
+            "POST /api/v1/operations/[id]/reconcile",
+            "reconcile `not_applied` without approveRetry (evidence only)",
+            () => agent.client.reconcile(s2.op.id, { outcome: "not_applied", evidence: { by: "agent" } }),
+            { status: 200 },
+          );
+          // The reconciliation ended the lease and raised the fence: the old one is stale, and a new claim meets the gate.
+          await log.expect(
+            "POST /api/v1/operations/[id]/dispatch",
+            "dispatch with the fence from before the reconciliation",
+            () => agent.client.dispatch(s2.op.id, { fence: s2.fence }),
             { status: 409, code: "stale_fence" },
           );
-        }
-        await log.expect(
-          "POST /api/v1/operations/[id]/heartbeat",
-          "the dead worker's heartbeat",
-          () => agent.client.heartbeat(s3.op.id, { fence: deadFence, leaseMs: 60_000 }),
-          { status: 409, code: "stale_fence" },
-        );
-        await gate(s3, ["reconcile_required"]);
-        await finish(log.scenario, s3);
+          s2.fence = expectJson(
+            await agent.client.claim(s2.op.id, { workerId: s2.workerId, leaseMs: 60_000 }),
+            200,
+          ).fence;
+          await gate(s2, ["approval_required"]);
+          await finish(log.scenario, s2);
 
-        // 4. Outcome games: the agent reports failures that read as transient or never-sent; a NON_RETRYABLE call
-        // still waits for a person.
-        for (const error of [
-          { httpStatus: 429, retryAfterMs: 0 },
-          { kind: "connection_refused" },
-          { kind: "timeout" },
-          { kind: "ECONNRESET", message: "socket hang up" },
-        ]) {
-          log.scenario = `report failed ${JSON.stringify(error)}`;
-          const c = await agent.plan(tool);
-          expect(await firstAttempt(c, { status: 200 })).toBe("ok");
-          const reported = await agent.report(c, { result: "failed", error });
-          log.record(
-            "POST /api/v1/operations/[id]/outcome",
-            `report a charge that went through as failed ${JSON.stringify(error)}`,
-            `200 ${reported.phase}`,
+          // 3. The worker dies with the call in flight: the sweep makes it UNKNOWN, another worker of A takes over, and
+          // the dead worker's fence is stale for good.
+          log.scenario = "worker died in flight";
+          const s3 = await agent.plan(tool, 2500);
+          expect(await firstAttempt(s3, { status: 200 })).toBe("ok");
+          await until(async () => expectJson(await agent.client.getOp(s3.op.id), 200).phase === "UNKNOWN");
+          const deadFence = s3.fence;
+          s3.workerId = uniqueId("red-recovery");
+          const takeover = expectJson(
+            await agent.client.claim(s3.op.id, { workerId: s3.workerId, leaseMs: 60_000 }),
+            200,
           );
-          expect(["RETRY_SCHEDULED", "AWAITING_APPROVAL"]).toContain(reported.phase);
-          await until(async () => {
-            const answer = await agent.dispatch(c);
-            log.record("POST /api/v1/operations/[id]/dispatch", "dispatch after the backoff", answerOf(answer.result));
-            expect(answer.result.status, answer.result.text.slice(0, 300)).toBe(409);
-            expect(["retry_not_due", "approval_required"]).toContain(codeOf(answer.result));
-            return codeOf(answer.result) === "approval_required";
+          s3.fence = takeover.fence;
+          for (const result of ["failed", "confirmed", "unknown"] as const) {
+            await log.expect(
+              "POST /api/v1/operations/[id]/outcome",
+              `the dead worker's late \`${result}\``,
+              () => agent.client.outcome(s3.op.id, { fence: deadFence, result }),
+              { status: 409, code: "stale_fence" },
+            );
+          }
+          await log.expect(
+            "POST /api/v1/operations/[id]/heartbeat",
+            "the dead worker's heartbeat",
+            () => agent.client.heartbeat(s3.op.id, { fence: deadFence, leaseMs: 60_000 }),
+            { status: 409, code: "stale_fence" },
+          );
+          await gate(s3, ["reconcile_required"]);
+          await finish(log.scenario, s3);
+
+          // 4. Outcome games: the agent reports failures that read as transient or never-sent; a NON_RETRYABLE call
+          // still waits for a person.
+          for (const error of [
+            { httpStatus: 429, retryAfterMs: 0 },
+            { kind: "connection_refused" },
+            { kind: "timeout" },
+            { kind: "ECONNRESET", message: "socket hang up" },
+          ]) {
+            log.scenario = `report failed ${JSON.stringify(error)}`;
+            const c = await agent.plan(tool);
+            expect(await firstAttempt(c, { status: 200 })).toBe("ok");
+            const reported = await agent.report(c, { result: "failed", error });
+            log.record(
+              "POST /api/v1/operations/[id]/outcome",
+              `report a charge that went through as failed ${JSON.stringify(error)}`,
+              `200 ${reported.phase}`,
+            );
+            expect(["RETRY_SCHEDULED", "AWAITING_APPROVAL"]).toContain(reported.phase);
+            await until(async () => {
+              const answer = await agent.dispatch(c);
+              log.record(
+                "POST /api/v1/operations/[id]/dispatch",
+                "dispatch after the backoff",
+                answerOf(answer.result),
+              );
+              expect(answer.result.status, answer.result.text.slice(0, 300)).toBe(409);
+              expect(["retry_not_due", "approval_required"]).toContain(codeOf(answer.result));
+              return codeOf(answer.result) === "approval_required";
+            });
+            await gate(c, ["approval_required"]);
+            await finish(log.scenario, c);
+          }
+
+          // 5. Waiting the approval out: it expires, never granted by default.
+          log.scenario = "approval expired";
+          const s5 = await agent.plan(expiringTool);
+          expect(await firstAttempt(s5, { status: 503 })).toBe("failed");
+          await agent.report(s5, { result: "failed", error: { httpStatus: 503 } });
+          await until(async () => expectJson(await agent.client.getOp(s5.op.id), 200).phase === "EXPIRED");
+          await log.expect(
+            "POST /api/v1/operations/[id]/claim",
+            "claim the expired operation",
+            () => agent.client.claim(s5.op.id, { workerId: uniqueId("red-late"), leaseMs: 60_000 }),
+            { status: 409, code: "approval_expired" },
+          );
+          // Expiring released the lease too, so a dispatch with the old fence stops at the lease, before the gate.
+          await gate(s5, ["approval_expired", "lease_expired"]);
+          await finish(log.scenario, s5);
+
+          // 6. The agent gives up (reject): the operation ends and never runs again.
+          log.scenario = "the agent gives up";
+          const s6 = await agent.plan(tool);
+          expect(await firstAttempt(s6, { status: 503 })).toBe("failed");
+          await agent.report(s6, { result: "failed", error: { httpStatus: 503 } });
+          await log.expect(
+            "POST /api/v1/operations/[id]/reject",
+            "reject its own operation, as the admin",
+            () => agent.client.reject(s6.op.id, { actor: TEST_ADMIN_EMAIL, reason: "giving up" }),
+            { status: 200 },
+          );
+          await log.expect(
+            "POST /api/v1/operations/[id]/claim",
+            "claim the rejected operation",
+            () => agent.client.claim(s6.op.id, { workerId: uniqueId("red-late"), leaseMs: 60_000 }),
+            { status: 409, code: "already_finished" },
+          );
+          const rejected = await finish(log.scenario, s6);
+          expect(rejected.phase).toBe("REJECTED");
+          const rejection = rejected.audit.find((e) => e.action === "operation.rejected")!;
+          expect(rejection.actorId, "the forged actor named nobody").toBe(keyA.id);
+          expect(rejection.onBehalfOf).toBeNull();
+
+          // 7. The MCP gateway: the same call (its tool, args and key) through /mcp is no way around the gate.
+          log.scenario = "through the MCP gateway";
+          const mcpHeaders = {
+            authorization: `Bearer ${keyA.key}`,
+            accept: "application/json, text/event-stream",
+            "content-type": "application/json",
+          };
+          const viaGateway = await request.post("/mcp", {
+            headers: mcpHeaders,
+            data: {
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tools/call",
+              params: { name: s6.op.tool, arguments: s6.op.args, _meta: { "opledger/idempotencyKey": s6.key } },
+            },
           });
-          await gate(c, ["approval_required"]);
-          await finish(log.scenario, c);
+          const gatewayAnswer = (await viaGateway.json()) as {
+            result?: { isError?: boolean; _meta?: Record<string, unknown> };
+          };
+          const gatewayCode = String(gatewayAnswer.result?._meta?.["opledger/code"]);
+          log.record(
+            "POST /mcp",
+            "call the rejected operation's tool with its args and key",
+            `${viaGateway.status()} ${gatewayCode}`,
+          );
+          expect(viaGateway.status()).toBe(200);
+          expect(gatewayAnswer.result?.isError).toBe(true);
+          expect(gatewayCode).toBe("no_contract");
+          const ended = await request.delete("/mcp", { headers: mcpHeaders });
+          log.record("DELETE /mcp", "end a session", String(ended.status()));
+          expect(ended.status()).toBe(200);
+          expect(provider.effectsOf(s6.key), "the gateway forwarded nothing").toBe(1);
+
+          // Every path of the list was attacked at least once.
+          const attacked = new Set(log.attacks.map((a) => a.path));
+          const list = redTeamList();
+          expect(
+            [...list.keys()].filter((p) => !attacked.has(p)),
+            "paths on the list nobody attacked",
+          ).toEqual([]);
+          expect(
+            [...attacked].filter((p) => !list.has(p)),
+            "attacks on paths the list does not name",
+          ).toEqual([]);
+          expect(provider.total(), "effects at the provider: one per call").toBe(effects.size);
+
+          const table = log.table(effects, list);
+          console.log(table);
+          const out = path.join(REPO_ROOT, "test-results");
+          fs.mkdirSync(out, { recursive: true });
+          fs.writeFileSync(path.join(out, `red-team-${ENGINE.toLowerCase()}.md`), `${table}\n`);
+        } finally {
+          await provider.stop();
+          await operator.dispose();
         }
-
-        // 5. Waiting the approval out: it expires, never granted by default.
-        log.scenario = "approval expired";
-        const s5 = await agent.plan(expiringTool);
-        expect(await firstAttempt(s5, { status: 503 })).toBe("failed");
-        await agent.report(s5, { result: "failed", error: { httpStatus: 503 } });
-        await until(async () => expectJson(await agent.client.getOp(s5.op.id), 200).phase === "EXPIRED");
-        await log.expect(
-          "POST /api/v1/operations/[id]/claim",
-          "claim the expired operation",
-          () => agent.client.claim(s5.op.id, { workerId: uniqueId("red-late"), leaseMs: 60_000 }),
-          { status: 409, code: "approval_expired" },
-        );
-        // Expiring released the lease too, so a dispatch with the old fence stops at the lease, before the gate.
-        await gate(s5, ["approval_expired", "lease_expired"]);
-        await finish(log.scenario, s5);
-
-        // 6. The agent gives up (reject): the operation ends and never runs again.
-        log.scenario = "the agent gives up";
-        const s6 = await agent.plan(tool);
-        expect(await firstAttempt(s6, { status: 503 })).toBe("failed");
-        await agent.report(s6, { result: "failed", error: { httpStatus: 503 } });
-        await log.expect(
-          "POST /api/v1/operations/[id]/reject",
-          "reject its own operation, as the admin",
-          () => agent.client.reject(s6.op.id, { actor: TEST_ADMIN_EMAIL, reason: "giving up" }),
-          { status: 200 },
-        );
-        await log.expect(
-          "POST /api/v1/operations/[id]/claim",
-          "claim the rejected operation",
-          () => agent.client.claim(s6.op.id, { workerId: uniqueId("red-late"), leaseMs: 60_000 }),
-          { status: 409, code: "already_finished" },
-        );
-        const rejected = await finish(log.scenario, s6);
-        expect(rejected.phase).toBe("REJECTED");
-        const rejection = rejected.audit.find((e) => e.action === "operation.rejected")!;
-        expect(rejection.actorId, "the forged actor named nobody").toBe(keyA.id);
-        expect(rejection.onBehalfOf).toBeNull();
-
-        // 7. The MCP gateway: the same call (its tool, args and key) through /mcp is no way around the gate.
-        log.scenario = "through the MCP gateway";
-        const mcpHeaders = {
-          authorization: `Bearer ${keyA.key}`,
-          accept: "application/json, text/event-stream",
-          "content-type": "application/json",
-        };
-        const viaGateway = await request.post("/mcp", {
-          headers: mcpHeaders,
-          data: {
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: { name: s6.op.tool, arguments: s6.op.args, _meta: { "opledger/idempotencyKey": s6.key } },
-          },
-        });
-        const gatewayAnswer = (await viaGateway.json()) as {
-          result?: { isError?: boolean; _meta?: Record<string, unknown> };
-        };
-        const gatewayCode = String(gatewayAnswer.result?._meta?.["opledger/code"]);
-        log.record(
-          "POST /mcp",
-          "call the rejected operation's tool with its args and key",
-          `${viaGateway.status()} ${gatewayCode}`,
-        );
-        expect(viaGateway.status()).toBe(200);
-        expect(gatewayAnswer.result?.isError).toBe(true);
-        expect(gatewayCode).toBe("no_contract");
-        const ended = await request.delete("/mcp", { headers: mcpHeaders });
-        log.record("DELETE /mcp", "end a session", String(ended.status()));
-        expect(ended.status()).toBe(200);
-        expect(provider.effectsOf(s6.key), "the gateway forwarded nothing").toBe(1);
-
-        // Every path of the list was attacked at least once.
-        const attacked = new Set(log.attacks.map((a) => a.path));
-        const list = redTeamList();
-        expect(
-          [...list.keys()].filter((p) => !attacked.has(p)),
-          "paths on the list nobody attacked",
-        ).toEqual([]);
-        expect(
-          [...attacked].filter((p) => !list.has(p)),
-          "attacks on paths the list does not name",
-        ).toEqual([]);
-        expect(provider.total(), "effects at the provider: one per call").toBe(effects.size);
-
-        const table = log.table(effects, list);
-        console.log(table);
-        const out = path.join(REPO_ROOT, "test-results");
-        fs.mkdirSync(out, { recursive: true });
-        fs.writeFileSync(path.join(out, `red-team-${ENGINE.toLowerCase()}.md`), `${table}\n`);
-      } finally {
-        await provider.stop();
-        await operator.dispose();
-      }
-    });
+      },
+    );
   });
 
   // A person and their keys: four-eyes per approval, against every principal tied to the operation (issue #27).

@@ -45,7 +45,8 @@ export const saveContract = consoleAction(
       if (error instanceof LedgerError && error.code === "contract_conflict" && input.mode === "create") {
         throw new LedgerError(
           "contract_conflict",
-          `A contract for ${input.tool} already exists, so nothing was saved. Open it and edit it instead; every edit becomes a new version.`,
+          `A contract for ${input.tool} already exists, so nothing was saved. Open it and edit it instead; ` +
+            "every edit becomes a new version.",
         );
       }
       throw error;

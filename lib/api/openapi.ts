@@ -261,6 +261,28 @@ function schemas(): JsonObject {
         createdAt: dateTime("When the operation was planned."),
         updatedAt: dateTime("Last change."),
         decision: ref("Decision"),
+        via: nullable("string", { description: '"mcp" when the call came through the MCP gateway; null otherwise.' }),
+        wouldHave: {
+          description:
+            "Observe mode: what enforcing the contract would have done with this call (its refusal's `code`, the " +
+            "`reason`, and the earlier `operationId` it would have answered from); null when it would have let it go.",
+          oneOf: [
+            {
+              type: "object",
+              required: ["code", "reason"],
+              properties: { code: { type: "string" }, reason: { type: "string" }, operationId: { type: "string" } },
+            },
+            { type: "null" },
+          ],
+        },
+        repeatOf: nullable("string", {
+          description:
+            "MCP gateway: the earlier operation of the same call whose answer was delivered before this call was made " +
+            "(a new call, not a retry; docs/api-extensions.md).",
+        }),
+        deliveredAt: nullableDateTime(
+          "MCP gateway: when the call's final answer (its result, or its failure) was written out to the client in full.",
+        ),
         ...replaySearchApi.operationFields,
       },
     },
@@ -279,7 +301,8 @@ function schemas(): JsonObject {
           type: "integer",
           minimum: 0,
           description:
-            "The backoff the gate prescribed before this attempt, as far as it was waited (not the agent's own delay or a wait for a person).",
+            "The backoff the gate prescribed before this attempt, as far as it was waited (not the agent's own " +
+            "delay or a wait for a person).",
         },
         providerId: nullable("string"),
         dispatchedAt: dateTime("When the attempt left."),
@@ -326,6 +349,22 @@ function schemas(): JsonObject {
           properties: {
             attempts: { type: "array", items: ref("Attempt") },
             audit: { type: "array", items: ref("AuditEvent"), description: "Oldest first." },
+            repeated: {
+              description:
+                "MCP gateway: the earlier call this one repeats (`repeatOf`), as it ended and when; else null.",
+              oneOf: [
+                {
+                  type: "object",
+                  required: ["id", "phase", "at"],
+                  properties: {
+                    id: { type: "string" },
+                    phase: ref("Phase"),
+                    at: { type: "string", format: "date-time" },
+                  },
+                },
+                { type: "null" },
+              ],
+            },
             ...replaySearchApi.operationDetailFields,
           },
         },
@@ -480,7 +519,8 @@ function schemas(): JsonObject {
         claim: {
           ...ref("ClaimInput"),
           description:
-            "Extension (docs/api-extensions.md): also take the run lease, as POST /operations/{id}/claim would, in the same transaction. The answer's fence and leaseExpiresAt are the lease's.",
+            "Extension (docs/api-extensions.md): also take the run lease, as POST /operations/{id}/claim would, " +
+            "in the same transaction. The answer's fence and leaseExpiresAt are the lease's.",
         },
       },
     },
@@ -727,7 +767,9 @@ function paths(): JsonObject {
     "/api/v1/operations/{id}/claim": operationAction(
       "claimOperation",
       "Take the run lease (agent scope)",
-      `An expired lease is taken over and the fence increases by one. An operation whose lease ran out while DISPATCHED becomes UNKNOWN first, as the recovery sweep would make it (the request may have left): the claim holds its lease, and dispatch answers reconcile_required.${OWN_OPERATIONS}`,
+      "An expired lease is taken over and the fence increases by one. An operation whose lease ran out while " +
+        "DISPATCHED becomes UNKNOWN first, as the recovery sweep would make it (the request may have left): the " +
+        `claim holds its lease, and dispatch answers reconcile_required.${OWN_OPERATIONS}`,
       scope("agent"),
       "ClaimInput",
       json("The lease.", "Lease"),

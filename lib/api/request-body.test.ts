@@ -1,5 +1,5 @@
-// A body read as the agent plane reads it (readNodeJsonValue, then validBody) refuses text no database can store (lone surrogates, NUL), __proto__ keys and nesting deeper than 64 with a
-// 400, and keeps every other string as sent.
+// A body read as the agent plane reads it (readNodeJsonValue, then validBody) refuses text no database can store
+// (lone surrogates, NUL), __proto__ keys and nesting deeper than 64 with a 400, and keeps every other string as sent.
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";

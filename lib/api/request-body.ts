@@ -106,7 +106,9 @@ const UNSTORABLE_MESSAGE =
  */
 const UNSTORABLE_TEXT = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/;
 
-const TOO_DEEP_MESSAGE = `Arrays and objects are nested more than ${MAX_JSON_DEPTH} levels deep (at most ${MAX_JSON_DEPTH} are accepted, counting the outermost); flatten the value.`;
+const TOO_DEEP_MESSAGE =
+  `Arrays and objects are nested more than ${MAX_JSON_DEPTH} levels deep (at most ${MAX_JSON_DEPTH} are accepted, ` +
+  "counting the outermost); flatten the value.";
 
 /**
  * Whether JSON text nests deeper than `max`, found by counting brackets outside strings: a linear scan that refuses

@@ -14,7 +14,8 @@ const DECIDED_FIRST = [
 
 /** What a person hears instead of any DECIDED_FIRST refusal (as a write_conflict, so the dialog closes). */
 export const DECIDED_FIRST_BY_ANOTHER =
-  "Someone else acted on this operation first — the page has been refreshed to show what they did. Nothing was changed by you; read the timeline and decide again.";
+  "Someone else acted on this operation first — the page has been refreshed to show what they did. Nothing was " +
+  "changed by you; read the timeline and decide again.";
 
 export function decidedFirstByAnother(code: string): boolean {
   return (DECIDED_FIRST as readonly string[]).includes(code);
@@ -36,13 +37,26 @@ function isPersonRefusal(code: string): code is PersonRefusal {
 function sentence(code: PersonRefusal): string {
   switch (code) {
     case "four_eyes":
-      return "You are tied to this operation: it runs under an API key bound to you, or you asked for this approval (through such a key, or by replaying it), so another person must approve it: the four-eyes rule. Nothing was changed.";
+      return (
+        "You are tied to this operation: it runs under an API key bound to you, or you asked for this approval " +
+        "(through such a key, or by replaying it), so another person must approve it: the four-eyes rule. Nothing " +
+        "was changed."
+      );
     case "already_approved":
-      return "You have already approved this operation (yourself or through an API key bound to you). It needs approvals from other people before the attempt is granted; nothing more was recorded.";
+      return (
+        "You have already approved this operation (yourself or through an API key bound to you). It needs " +
+        "approvals from other people before the attempt is granted; nothing more was recorded."
+      );
     case "approval_expired":
-      return "Too late: the approval request expired before your decision arrived, so nothing was approved. The operation has ended as Expired.";
+      return (
+        "Too late: the approval request expired before your decision arrived, so nothing was approved. The " +
+        "operation has ended as Expired."
+      );
     case "person_required":
-      return "Only a person with the operator role can approve. Your account no longer has it, so nothing was changed; reload the page to see your current role.";
+      return (
+        "Only a person with the operator role can approve. Your account no longer has it, so nothing was changed; " +
+        "reload the page to see your current role."
+      );
     default:
       return assertNever(code, "refusal");
   }

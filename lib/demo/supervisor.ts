@@ -72,7 +72,8 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
   // decided when the server starts (`npm start` turns it on with the demo), so a demo without it says so once.
   if (!(options.outboundAllowPrivate ?? serverEnv().OPLEDGER_OUTBOUND_ALLOW_PRIVATE === "on")) {
     log(
-      `opledger demo: OPLEDGER_OUTBOUND_ALLOW_PRIVATE is off, so the server's lookups of the demo providers on ${providers.url} are refused; set it to on to reconcile demo operations by lookup`,
+      `opledger demo: OPLEDGER_OUTBOUND_ALLOW_PRIVATE is off, so the server's lookups of the demo providers on ${providers.url} ` +
+        "are refused; set it to on to reconcile demo operations by lookup",
     );
   }
   let key: string;
@@ -81,7 +82,8 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     const contracts = await ensureDemoContracts(ledger, providers.url, now);
     if (contracts.keptEdited.length > 0) {
       log(
-        `opledger demo: kept the contracts a person edited (${contracts.keptEdited.join(", ")}); their lookups must point at ${providers.url}`,
+        `opledger demo: kept the contracts a person edited (${contracts.keptEdited.join(", ")}); their lookups ` +
+          `must point at ${providers.url}`,
       );
     }
     const earlier = await ledger.db.apiKey.findMany({
@@ -170,7 +172,8 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
       if (victim && victim.exitCode === null && victim.signalCode === null) {
         victim.kill("SIGKILL");
         log(
-          `opledger demo: killed the demo agent (pid ${victim.pid ?? "?"}, SIGKILL) mid-work: its leases expire and the recovery sweep takes over; restarting it in 3 s`,
+          `opledger demo: killed the demo agent (pid ${victim.pid ?? "?"}, SIGKILL) mid-work: its leases expire ` +
+            "and the recovery sweep takes over; restarting it in 3 s",
         );
         later(3000, spawnAgent);
       }
@@ -184,7 +187,8 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     later(inMs, () => {
       providers.faults.add({ tool: "deploy", fault: "outage", durationMs: env.OPLEDGER_DEMO_OUTAGE_MS });
       log(
-        `opledger demo: the deployment API is down for ${Math.round(env.OPLEDGER_DEMO_OUTAGE_MS / 1000)} s (a planned outage): watch its breaker open`,
+        `opledger demo: the deployment API is down for ${Math.round(env.OPLEDGER_DEMO_OUTAGE_MS / 1000)} s (a ` +
+          "planned outage): watch its breaker open",
       );
       scheduleOutage(every);
     });
@@ -207,7 +211,8 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
   };
   process.once("exit", killOnExit);
   log(
-    `opledger demo: providers on ${providers.url} (random fault rate ${env.OPLEDGER_DEMO_FAULT_RATE}), demo agent running with its own agent-scoped API key` +
+    `opledger demo: providers on ${providers.url} (random fault rate ${env.OPLEDGER_DEMO_FAULT_RATE}), demo ` +
+      "agent running with its own agent-scoped API key" +
       (env.OPLEDGER_DEMO_KILL_EVERY_MS > 0
         ? `, killed and restarted about every ${Math.round(env.OPLEDGER_DEMO_KILL_EVERY_MS / 1000)} s`
         : "") +

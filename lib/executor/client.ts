@@ -2,6 +2,32 @@
 // server.
 import { z } from "zod";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "../retry-gate/types";
+import type {
+  ClaimInput,
+  ContractInput,
+  DecisionInput,
+  DispatchInput,
+  HeartbeatInput,
+  OperationQuery,
+  OutcomeInput,
+  PlanInput,
+  ReconcileInput,
+  RunAllowanceInput,
+} from "../wire/requests";
+
+// The request bodies are the API's (lib/wire/requests.ts); the answers are read with the lenient schemas below, which
+// lib/wire/wire.test.ts checks against the API's answer types (lib/wire/answers.ts).
+export type {
+  ClaimInput,
+  ContractInput,
+  DispatchInput,
+  HeartbeatInput,
+  OperationQuery,
+  OutcomeInput,
+  PlanInput,
+  ReconcileInput,
+  RunAllowanceInput,
+};
 
 /*
  * Responses are checked with lenient schemas: the fields this client relies on are required, everything else is
@@ -192,52 +218,6 @@ export interface OpledgerClientOptions {
   requestTimeoutMs?: number;
 }
 
-export interface PlanInput {
-  tool: string;
-  args: unknown;
-  idempotencyKey?: string;
-  runId?: string;
-  agentId?: string;
-}
-
-export interface OutcomeInput {
-  fence: number;
-  result: "confirmed" | "failed" | "unknown";
-  providerId?: string;
-  error?: { kind?: string; httpStatus?: number; message?: string; retryAfterMs?: number };
-}
-
-export interface ReconcileInput {
-  fence?: number;
-  outcome: "applied" | "not_applied";
-  providerId?: string;
-  evidence: unknown;
-  reason?: string;
-  /** With not_applied: the reconciling person also approves the retry. */
-  approveRetry?: boolean;
-}
-
-export interface ContractInput {
-  effect: Contract["effect"];
-  idempotencyKey: Contract["idempotencyKey"];
-  reconcile: Record<string, unknown> | null;
-  approval: Contract["approval"];
-  maxAttempts: number;
-  backoff: { baseMs: number; maxMs: number };
-  keyRetentionMs?: number | null;
-  dependency?: string | null;
-  description?: string | null;
-  /** The version this change started from; the server refuses (409 contract_conflict) if it moved on. */
-  expectedVersion?: number;
-}
-
-/** PUT /api/v1/runs/{runId}: the run's bounds (one left out or null is no bound). */
-export interface RunAllowanceInput {
-  deadlineAt?: string | null;
-  maxRetries?: number | null;
-  maxBackoffMs?: number | null;
-}
-
 const runAllowanceSchema = z.looseObject({
   runId: z.string(),
   deadlineAt: z.string().nullable(),
@@ -252,17 +232,6 @@ const runAllowanceSchema = z.looseObject({
   exhaustedAt: z.string().nullable(),
 });
 export type RunAllowance = z.output<typeof runAllowanceSchema>;
-
-export interface OperationQuery {
-  phase?: string;
-  tool?: string;
-  effect?: string;
-  runId?: string;
-  agentId?: string;
-  cursor?: string;
-  /** At most 200. */
-  limit?: number;
-}
 
 interface RequestOptions {
   body?: unknown;
@@ -307,17 +276,17 @@ export class OpledgerClient {
     return (await this.request("GET", "/api/v1/operations", operationListSchema, { query: { ...query }, signal })).data;
   }
 
-  async claim(id: string, input: { workerId: string; leaseMs: number }, signal?: AbortSignal): Promise<Lease> {
+  async claim(id: string, input: ClaimInput, signal?: AbortSignal): Promise<Lease> {
     return (await this.request("POST", `${operationPath(id)}/claim`, leaseSchema, { body: input, signal })).data;
   }
 
-  async heartbeat(id: string, input: { fence: number; leaseMs: number }, signal?: AbortSignal): Promise<Lease> {
+  async heartbeat(id: string, input: HeartbeatInput, signal?: AbortSignal): Promise<Lease> {
     return (await this.request("POST", `${operationPath(id)}/heartbeat`, leaseSchema, { body: input, signal })).data;
   }
 
   /** On success the operation is DISPATCHED and carries the idempotency key to send; a refusal is a 409 ApiProblem
    * whose `code` names why and whose `decision` says what comes next. */
-  async dispatch(id: string, input: { fence: number }, signal?: AbortSignal): Promise<Operation> {
+  async dispatch(id: string, input: DispatchInput, signal?: AbortSignal): Promise<Operation> {
     return (await this.request("POST", `${operationPath(id)}/dispatch`, operationSchema, { body: input, signal })).data;
   }
 
@@ -331,12 +300,12 @@ export class OpledgerClient {
   }
 
   /** The decision is the person's behind this client's operator key; the server names them (it ignores any `actor`). */
-  async approve(id: string, input: { reason: string }, signal?: AbortSignal): Promise<Operation> {
+  async approve(id: string, input: Omit<DecisionInput, "actor">, signal?: AbortSignal): Promise<Operation> {
     return (await this.request("POST", `${operationPath(id)}/approve`, operationSchema, { body: input, signal })).data;
   }
 
   /** As approve: the key's person decides. */
-  async reject(id: string, input: { reason: string }, signal?: AbortSignal): Promise<Operation> {
+  async reject(id: string, input: Omit<DecisionInput, "actor">, signal?: AbortSignal): Promise<Operation> {
     return (await this.request("POST", `${operationPath(id)}/reject`, operationSchema, { body: input, signal })).data;
   }
 

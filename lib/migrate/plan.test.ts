@@ -54,7 +54,8 @@ describe("planMigrations", () => {
   it("refuses a migration edited after it was applied", () => {
     expect(() => planMigrations([A, B], [row(A, { checksum: checksumOf("something else") })])).toThrow(
       new MigrationError(
-        `The migration ${A.name} was modified after it was applied (checksum ${A.checksum}, recorded ${checksumOf("something else")}); restore the original file and add a new migration for the change.`,
+        `The migration ${A.name} was modified after it was applied (checksum ${A.checksum}, recorded ` +
+          `${checksumOf("something else")}); restore the original file and add a new migration for the change.`,
       ),
     );
   });

@@ -42,7 +42,8 @@ export function planMigrations(local: readonly LocalMigration[], rows: readonly 
       // `prisma migrate deploy` does not check this (`migrate dev` does); a history that no longer says what ran is
       // broken, so stop.
       throw new MigrationError(
-        `The migration ${migration.name} was modified after it was applied (checksum ${migration.checksum}, recorded ${recorded[0]?.checksum}); ` +
+        `The migration ${migration.name} was modified after it was applied (checksum ${migration.checksum}, ` +
+          `recorded ${recorded[0]?.checksum}); ` +
           "restore the original file and add a new migration for the change.",
       );
     }

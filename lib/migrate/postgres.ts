@@ -97,7 +97,8 @@ async function applyMigration(client: pg.Client, migration: LocalMigration): Pro
   await client.query("BEGIN");
   try {
     await client.query(
-      "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, clock_timestamp(), 0)",
+      "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES " +
+        "($1, $2, $3, clock_timestamp(), 0)",
       [id, migration.checksum, migration.name],
     );
     // No parameters: the simple query protocol runs the whole multi-statement script.

@@ -83,9 +83,15 @@ export function slackText(event: WebhookEvent): string {
       case "run.allowance_exhausted":
         return `:stopwatch: Run ${str(d.runId)} spent its allowance: ${str(d.reason)}`;
       case "retries.spike":
-        return `:chart_with_upwards_trend: ${str(d.tool)} retried ${str(d.retries)} times in five minutes (about ${Number(d.hourAverage).toFixed(1)} per five minutes the hour before).`;
+        return (
+          `:chart_with_upwards_trend: ${str(d.tool)} retried ${str(d.retries)} times in five minutes ` +
+          `(about ${Number(d.hourAverage).toFixed(1)} per five minutes the hour before).`
+        );
       case "tool.changed":
-        return `:warning: The upstream changed ${str(d.tool)} since it was classified: it is not called until an admin confirms the new definition.`;
+        return (
+          `:warning: The upstream changed ${str(d.tool)} since it was classified: it is not called until an admin ` +
+          "confirms the new definition."
+        );
       case "webhook.test":
         return `:wave: A test event from opledger for webhook ${str(d.webhook)}.`;
       default: {

@@ -102,7 +102,8 @@ export async function putWebhook(
           "webhook_conflict",
           body.expectedVersion === undefined
             ? `Webhook ${name} exists at version ${existing.version}; name the version you are changing (expectedVersion).`
-            : `Webhook ${name} was changed to version ${existing.version} since you opened version ${body.expectedVersion}; reload it and apply your change again.`,
+            : `Webhook ${name} was changed to version ${existing.version} since you opened version ` +
+                `${body.expectedVersion}; reload it and apply your change again.`,
         );
       }
       if (sameRules(existing, rules)) return { webhook: webhookView(existing), created: false, changed: false };

@@ -27,7 +27,8 @@ export async function checkpointOnce(
     if (outcome.written) {
       const c = outcome.written;
       console.log(
-        `opledger: signed audit checkpoint ${c.seq}:${c.hash} at ${c.createdAt.toISOString()} (key ${c.keyId.slice(0, 16)}…, signature ${c.signature})`,
+        `opledger: signed audit checkpoint ${c.seq}:${c.hash} at ${c.createdAt.toISOString()} (key ` +
+          `${c.keyId.slice(0, 16)}…, signature ${c.signature})`,
       );
     }
   } catch (error) {
@@ -66,7 +67,8 @@ export function startAuditCheckpoints(
   );
   timer.unref();
   console.log(
-    `opledger: signed audit checkpoints with key ${key.keyId.slice(0, 16)}… every ${policy.every} events, or every ${policy.intervalMs} ms while events arrive`,
+    `opledger: signed audit checkpoints with key ${key.keyId.slice(0, 16)}… every ${policy.every} events, or ` +
+      `every ${policy.intervalMs} ms while events arrive`,
   );
   return () => clearInterval(timer);
 }

@@ -38,9 +38,8 @@ async function startDemo(config: Env, ledger: Ledger): Promise<void> {
     });
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void world.stop());
   } catch (error) {
-    console.error(
-      `opledger: the demo world did not start (the console and API run without it): ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const why = error instanceof Error ? error.message : String(error);
+    console.error(`opledger: the demo world did not start (the console and API run without it): ${why}`);
   }
 }
 

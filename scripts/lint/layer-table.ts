@@ -25,6 +25,10 @@ const CONSOLE_READS = [
 export const LAYERS: Readonly<Record<string, Layer>> = {
   "lib/retry-gate": { is: "the pure core", mayImport: [] },
   "lib/config": { is: "the validated environment", mayImport: [] },
+  "lib/wire": {
+    is: "the agent API's request and answer types, shared by the server, the client SDK and the specs",
+    mayImport: ["lib/retry-gate"],
+  },
   "lib/testing": { is: "the test build's hooks, compiled out of a normal build", mayImport: [] },
   "lib/db": { is: "the Prisma client", mayImport: ["lib/config"] },
   "lib/migrate": { is: "schema migrations", mayImport: ["lib/config", "lib/db"] },
@@ -39,7 +43,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
   },
   "lib/auth": { is: "people, keys and sessions", mayImport: ["lib/config", "lib/ledger", "lib/server"] },
   "lib/console": { is: "the console's server-side reads", mayImport: ["lib/retry-gate", "lib/auth", "lib/ledger"] },
-  "lib/executor": { is: "the TypeScript client of the HTTP API", mayImport: ["lib/retry-gate"] },
+  "lib/executor": { is: "the TypeScript client of the HTTP API", mayImport: ["lib/retry-gate", "lib/wire"] },
   "lib/demo": {
     is: "the demo's providers and agent",
     mayImport: ["lib/retry-gate", "lib/config", "lib/auth", "lib/executor", "lib/ledger", "lib/outbound"],

@@ -6,8 +6,10 @@ import { eventHash, GENESIS_HASH } from "@/lib/ledger/audit/chain";
 
 /** The SQLite triggers as migration 20261130120000_audit_append_only creates them. */
 const SQLITE_GUARDS = [
-  `CREATE TRIGGER "AuditEvent_no_update" BEFORE UPDATE ON "AuditEvent" BEGIN SELECT RAISE(ABORT, 'AuditEvent is append-only: UPDATE refused'); END;`,
-  `CREATE TRIGGER "AuditEvent_no_delete" BEFORE DELETE ON "AuditEvent" BEGIN SELECT RAISE(ABORT, 'AuditEvent is append-only: DELETE refused'); END;`,
+  `CREATE TRIGGER "AuditEvent_no_update" BEFORE UPDATE ON "AuditEvent" BEGIN SELECT RAISE(ABORT, 'AuditEvent is ` +
+    "append-only: UPDATE refused'); END;",
+  `CREATE TRIGGER "AuditEvent_no_delete" BEFORE DELETE ON "AuditEvent" BEGIN SELECT RAISE(ABORT, 'AuditEvent is ` +
+    "append-only: DELETE refused'); END;",
 ];
 
 async function withoutAppendOnlyGuards(db: Db, engine: Engine, work: () => Promise<void>): Promise<void> {

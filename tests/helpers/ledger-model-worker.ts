@@ -85,7 +85,9 @@ export async function attemptChecked(
   const before = await rowOf(w, op);
   const contract = gateContractOf(w, op);
   const expected = expectedDispatch(before, fence, modelGateInput(contract, before, w.now));
-  const asked = `${worker} dispatches ${op.tool} ${op.id} with fence ${fence} (${before.phase}, attempt ${before.attempt}, fence ${before.fence})`;
+  const asked =
+    `${worker} dispatches ${op.tool} ${op.id} with fence ${fence} (${before.phase}, attempt ${before.attempt}, ` +
+    `fence ${before.fence})`;
   let dispatched;
   try {
     dispatched = await dispatchAs(w, op, fence);

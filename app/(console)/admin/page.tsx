@@ -39,7 +39,10 @@ async function AdminLists({ admin }: { admin: SessionUser }) {
     <>
       <PageHeader
         title="Admin"
-        description="Who can sign in to the console, with which role, and the API keys agents use. Every change is recorded in the audit trail."
+        description={
+          "Who can sign in to the console, with which role, and the API keys agents use. Every change is recorded " +
+          "in the audit trail."
+        }
       />
       <div className="flex flex-col gap-10">
         <UsersSection

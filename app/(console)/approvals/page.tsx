@@ -13,7 +13,10 @@ export default async function ApprovalsPage() {
     <>
       <PageHeader
         title="Approvals"
-        description="Operations that may only be retried once a person approves, soonest to expire first. Open one to approve or reject it with a reason."
+        description={
+          "Operations that may only be retried once a person approves, soonest to expire first. Open one to " +
+          "approve or reject it with a reason."
+        }
       />
       <OperationQueue kind="approvals" canAct={hasRole(user.role, "operator")} />
     </>

@@ -45,7 +45,10 @@ async function MetricsContent({ window }: { window: MetricWindow }) {
     <>
       <PageHeader
         title="Metrics"
-        description="Where the wall-clock went, and how often outcomes are lost, reconciled, rejected as duplicates or sent to a person, over time."
+        description={
+          "Where the wall-clock went, and how often outcomes are lost, reconciled, rejected as duplicates or sent " +
+          "to a person, over time."
+        }
       />
       {nothingYet ? (
         <div className="flex flex-col gap-5">

@@ -15,7 +15,10 @@ export default async function SearchPage({ searchParams }: { searchParams: Promi
     <>
       <PageHeader
         title="Search"
-        description="Operations whose id, idempotency key, provider id or run id is exactly this text, or whose arguments hold it as a value. Exact match, case-sensitive, newest first."
+        description={
+          "Operations whose id, idempotency key, provider id or run id is exactly this text, or whose arguments " +
+          "hold it as a value. Exact match, case-sensitive, newest first."
+        }
       />
       <SearchResults key={q} q={q} />
     </>

@@ -13,7 +13,10 @@ export default async function UnknownsPage() {
     <>
       <PageHeader
         title="Unknowns"
-        description="Operations whose outcome was lost after they were dispatched, longest waiting first. Look each one up before anything is retried."
+        description={
+          "Operations whose outcome was lost after they were dispatched, longest waiting first. Look each one up " +
+          "before anything is retried."
+        }
       />
       <OperationQueue kind="unknowns" canAct={hasRole(user.role, "operator")} />
     </>

@@ -34,7 +34,10 @@ async function WebhooksContent() {
     <>
       <PageHeader
         title="Webhooks"
-        description="Who is told when something waits for a person: signed Standard Webhooks events (or Slack messages), delivered at least once and retried by the retry gate."
+        description={
+          "Who is told when something waits for a person: signed Standard Webhooks events (or Slack messages), " +
+          "delivered at least once and retried by the retry gate."
+        }
       />
       <WebhooksBoard initial={{ items, at: now.toISOString() }} />
     </>

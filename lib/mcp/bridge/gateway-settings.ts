@@ -14,7 +14,8 @@ export function gatewaySettings(env: Record<string, string | undefined>): Gatewa
   if (!apiKey)
     return {
       problem:
-        "opledger mcp: OPLEDGER_API_KEY is not set; give the bridge an agent key (npm run opledger -- create-api-key --name NAME --scopes agent).",
+        "opledger mcp: OPLEDGER_API_KEY is not set; give the bridge an agent key (npm run opledger -- " +
+        "create-api-key --name NAME --scopes agent).",
     };
   const base = env.OPLEDGER_URL?.trim() || DEFAULT_GATEWAY_URL;
   let url: URL;

@@ -29,8 +29,9 @@ function reason(error: Error): string {
 }
 
 /**
- * Relays until the client closes stdin and its requests are answered (resolves 0, after ending the gateway session) or the gateway cannot be used
- * at all (resolves 1, after one sentence in the log): unreachable or refusing the first message, or refusing the key.
+ * Relays until the client closes stdin and its requests are answered (resolves 0, after ending the gateway session)
+ * or the gateway cannot be used at all (resolves 1, after one sentence in the log): unreachable or refusing the first
+ * message, or refusing the key.
  */
 export async function runStdioBridge(options: StdioBridgeOptions): Promise<number> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));

@@ -47,18 +47,24 @@ export function callOutcome(failure: CallFailure): UpstreamCall {
   if (failure.closed)
     return {
       outcome: "no_answer",
-      reason: `Upstream "${upstream}" ${failure.closedReason ?? "closed the connection"} while the call was in flight; the call may have had its effect.`,
+      reason:
+        `Upstream "${upstream}" ${failure.closedReason ?? "closed the connection"} while the call was in flight; ` +
+        "the call may have had its effect.",
     };
   // The Streamable HTTP spec: a server that ended a session answers 404 to it, without handling the request.
   if (error instanceof StreamableHTTPError && error.code === 404 && failure.hadSession)
     return {
       outcome: "not_sent",
-      reason: `Upstream "${upstream}" no longer knows the session (HTTP 404), so it did not handle the call; the next call opens a new one.`,
+      reason:
+        `Upstream "${upstream}" no longer knows the session (HTTP 404), so it did not handle the call; the next ` +
+        "call opens a new one.",
     };
   if (error instanceof StreamableHTTPError)
     return {
       outcome: "no_answer",
-      reason: `Upstream "${upstream}" answered the call with HTTP ${error.code ?? "error"} instead of a result; the call may have had its effect.`,
+      reason:
+        `Upstream "${upstream}" answered the call with HTTP ${error.code ?? "error"} instead of a result; the ` +
+        "call may have had its effect.",
     };
   if (error instanceof McpError && !LOCAL_CODES.has(error.code))
     return { outcome: "refused", code: error.code, message: upstreamWords(error) };

@@ -29,7 +29,9 @@ export function draftFromHints(tool: Pick<Tool, "name" | "description" | "annota
       tool: tool.name,
       description,
       suggestedEffect: "IDEMPOTENT",
-      why: "The upstream says repeating a call has no further effect (idempotentHint) and nothing is destroyed (destructiveHint: false); check that before you save.",
+      why:
+        "The upstream says repeating a call has no further effect (idempotentHint) and nothing is destroyed " +
+        "(destructiveHint: false); check that before you save.",
     };
   }
   return {

@@ -54,7 +54,8 @@ describe("openUpstreams", () => {
     await expect
       .poll(() => lines.find((l) => l.includes("refused")), { timeout: 3000 })
       .toBe(
-        'opledger: a change to the upstreams file is refused, and the previous upstreams stay: Upstream "a": env.X must name an OPLEDGER_SECRET_* variable, not "DATABASE_URL".',
+        'opledger: a change to the upstreams file is refused, and the previous upstreams stay: Upstream "a": ' +
+          'env.X must name an OPLEDGER_SECRET_* variable, not "DATABASE_URL".',
       );
     expect(upstreams.list().map((u) => u.name)).toEqual(["a", "b"]);
 

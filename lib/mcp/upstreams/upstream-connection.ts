@@ -160,7 +160,10 @@ export class UpstreamConnection {
     if (this.#state === "stopped") return `Upstream "${this.name}" is stopped.`;
     const wait = this.#retryAt - this.settings.now();
     if (wait <= 0) return null;
-    return `Upstream "${this.name}" is ${this.#state === "failed" ? "failing to start" : "restarting"} (${this.#lastError ?? "no reason given"}); the next try is in ${Math.ceil(wait / 1000)} s.`;
+    return (
+      `Upstream "${this.name}" is ${this.#state === "failed" ? "failing to start" : "restarting"} ` +
+      `(${this.#lastError ?? "no reason given"}); the next try is in ${Math.ceil(wait / 1000)} s.`
+    );
   }
 
   /** The live connection, started now if it may be; else the sentence why not. */
@@ -290,7 +293,8 @@ export class UpstreamConnection {
       if (GATEWAY_TOOL_NAME.test(gatewayName)) named.push({ upstream: this.name, gatewayName, tool });
       else
         this.settings.log(
-          `opledger: upstream ${this.name}: the tool "${tool.name}" is left out: its gateway name "${gatewayName}" must be 1 to 128 letters, digits, "_" or "-".`,
+          `opledger: upstream ${this.name}: the tool "${tool.name}" is left out: its gateway name ` +
+            `"${gatewayName}" must be 1 to 128 letters, digits, "_" or "-".`,
         );
     }
     return named;

@@ -91,7 +91,10 @@ describe("parseUpstreamsText", () => {
     [
       "a secret bound to other hosts",
       { billing: { url: "https://evil.example.net/mcp", headers: { authorization: "OPLEDGER_SECRET_BOUND" } } },
-      /^Upstream "billing": headers\.authorization: OPLEDGER_SECRET_BOUND may only be sent to billing\.example\.com; this request goes to evil\.example\.net\.$/,
+      new RegExp(
+        String.raw`^Upstream "billing": headers\.authorization: OPLEDGER_SECRET_BOUND may only be sent to ` +
+          String.raw`billing\.example\.com; this request goes to evil\.example\.net\.$`,
+      ),
     ],
     [
       "a url that is not http",

@@ -33,7 +33,10 @@ export default async function NewContractPage({ searchParams }: Props) {
     <>
       <PageHeader
         title="New contract"
-        description="Say what kind of side effect the tool has and how its calls may be retried; dispatches for the tool are accepted from then on."
+        description={
+          "Say what kind of side effect the tool has and how its calls may be retried; dispatches for the tool " +
+          "are accepted from then on."
+        }
       />
       {classify !== undefined ? (
         <div className="mb-4 max-w-5xl">

@@ -34,7 +34,10 @@ export default async function RunPage({ params }: Props) {
     <>
       <PageHeader
         title={`Run ${runId}`}
-        description="The run's operations in the order they were planned: each attempt from dispatch to outcome, and the backoff it waited before it."
+        description={
+          "The run's operations in the order they were planned: each attempt from dispatch to outcome, and the " +
+          "backoff it waited before it."
+        }
       />
       <div className="flex flex-col gap-6">
         {allowance ? <RunAllowancePanel allowance={allowance} /> : null}

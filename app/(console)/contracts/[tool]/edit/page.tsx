@@ -35,7 +35,10 @@ export default async function EditContractPage({ params }: { params: Promise<{ t
     <>
       <PageHeader
         title={`Edit ${tool}`}
-        description="Change the rules for operations planned from now on; operations already planned keep the version they were planned under."
+        description={
+          "Change the rules for operations planned from now on; operations already planned keep the version they " +
+          "were planned under."
+        }
         actions={
           <Link href={contractPath(tool)} className={linkClass}>
             Versions and history
