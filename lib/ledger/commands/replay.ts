@@ -4,6 +4,7 @@ import type { ContractVersion, Dependency, Operation } from "@/lib/generated/pri
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { decide } from "@/lib/retry-gate/decide";
+import { INITIAL_PHASE } from "@/lib/retry-gate/phases";
 import { canReplay, replayNeedsApproval } from "@/lib/retry-gate/replay";
 import type { EffectClass, EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import { principalId, type Actor } from "../actor";
@@ -143,7 +144,7 @@ export async function replayOperation(
             subjectId: draft.id,
             actor,
             action: "operation.planned",
-            toPhase: "PLANNED",
+            toPhase: INITIAL_PHASE,
             reason: input.reason,
             data: { replayOf: original.id, argsChanged: args.argsHash !== original.argsHash },
             at: now,
