@@ -95,7 +95,8 @@ export function checkApprover(op: Operation, actor: Actor, fourEyes: boolean, ow
   if (fourEyes && tiedPrincipals(op, owners).has(principal)) {
     throw new LedgerError(
       "four_eyes",
-      `You are tied to ${op.id}: it runs under a key bound to you, or you (or your key) asked for this approval; another person must approve.`,
+      `You are tied to ${op.id}: it runs under a key bound to you, or you (or your key) asked for this approval; ` +
+        "another person must approve.",
     );
   }
   if (approversOf(op).includes(principal)) {

@@ -53,6 +53,12 @@ const AUDIT_ACTION: Record<Phase, string> = {
   EXPIRED: "operation.approval_expired",
 };
 
+/** " (timeout: socket hang up)": the kind and message a worker reported, or nothing. */
+function reportedAs(error: ClassifiedError | null): string {
+  if (!error) return "";
+  return ` (${error.kind}${error.message ? `: ${error.message}` : ""})`;
+}
+
 function breakerEvent(result: OutcomeResult, error: ClassifiedError | null): BreakerEvent | null {
   if (result === "confirmed") return { type: "success" };
   // A definite 4xx says our request was wrong, not that the dependency is down.
@@ -85,7 +91,8 @@ export async function reportOutcome(
         }
         throw new LedgerError(
           "not_dispatched",
-          `Attempt ${op.attempt} of ${id} was already reported confirmed as ${attemptRow.providerId ?? "(no provider id)"}; a report naming ${input.providerId ?? "no provider id"} is refused, as no attempt is in flight.`,
+          `Attempt ${op.attempt} of ${id} was already reported confirmed as ${attemptRow.providerId ?? "(no provider id)"}; ` +
+            `a report naming ${input.providerId ?? "no provider id"} is refused, as no attempt is in flight.`,
         );
       }
       throw new LedgerError(
@@ -107,7 +114,9 @@ export async function reportOutcome(
       case "unknown":
         move = nextPhase(op.phase, { type: "outcome_unknown" });
         data = { lastError: error ? JSON.stringify(error) : null };
-        reason = `the outcome of attempt ${op.attempt} is unknown${error ? ` (${error.kind}${error.message ? `: ${error.message}` : ""})` : ""}${error?.rule ? ` by ${error.rule}` : ""}; the effect may have happened`;
+        reason =
+          `the outcome of attempt ${op.attempt} is unknown${reportedAs(error)}${error?.rule ? ` by ${error.rule}` : ""}; ` +
+          "the effect may have happened";
         break;
       case "failed": {
         const failed = error ?? classifyError({});

@@ -63,7 +63,8 @@ async function nextReplayNumber(tx: LedgerTx, original: Operation): Promise<numb
     if (earlier.replayOf === original.id && !canReplay(earlier.phase as Phase, earlier.evidence as EffectEvidence)) {
       throw new LedgerError(
         "replay_pending",
-        `Operation ${original.id} already has a replay, ${earlier.id}, that is ${earlier.phase}; reject it or let it finish before replaying again.`,
+        `Operation ${original.id} already has a replay, ${earlier.id}, that is ${earlier.phase}; ` +
+          "reject it or let it finish before replaying again.",
         { operationId: earlier.id },
       );
     }
@@ -129,7 +130,8 @@ export async function replayOperation(
         if (!canReplay(original.phase as Phase, original.evidence as EffectEvidence)) {
           throw new LedgerError(
             "not_replayable",
-            `Operation ${id} is ${original.phase}${original.phase === "RECONCILED" ? ` (${original.evidence})` : ""}; only a confirmed, failed, rejected, expired or reconciled-as-applied operation can be replayed.`,
+            `Operation ${id} is ${original.phase}${original.phase === "RECONCILED" ? ` (${original.evidence})` : ""}; ` +
+              "only a confirmed, failed, rejected, expired or reconciled-as-applied operation can be replayed.",
           );
         }
         const args = replayArgs(original, input.args);

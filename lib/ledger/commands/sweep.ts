@@ -43,7 +43,9 @@ export async function recoverLostDispatch(
       action: "operation.outcome_unknown",
       fromPhase: move.from,
       toPhase: move.to,
-      reason: `the lease of ${op.leaseOwner ?? "the worker"} expired at ${op.leaseExpiresAt?.toISOString()} while attempt ${op.attempt} was in flight; the request may have left, so only evidence may move it on`,
+      reason:
+        `the lease of ${op.leaseOwner ?? "the worker"} expired at ${op.leaseExpiresAt?.toISOString()} ` +
+        `while attempt ${op.attempt} was in flight; the request may have left, so only evidence may move it on`,
       data: { attempt: op.attempt, fencedOut: op.fence, newFence: op.fence + 1 },
       at: now,
     },
