@@ -37,21 +37,6 @@ export type PhaseEvent =
 
 export type PhaseEventType = PhaseEvent["type"];
 
-/** Every event type, for the tests that walk the machine. */
-export const PHASE_EVENT_TYPES = [
-  "approval_requested",
-  "dispatched",
-  "dispatch_refused",
-  "confirmed",
-  "outcome_unknown",
-  "failed",
-  "lost_in_flight",
-  "reconciled",
-  "approved",
-  "rejected",
-  "expired",
-] as const satisfies readonly PhaseEventType[];
-
 declare const fromTheGate: unique symbol;
 
 /**
