@@ -239,7 +239,7 @@ describe("half-open probes (a tunable count)", () => {
     expect(nextBreaker(nextBreaker(legacy, probe, config, after), success, config, after)).toEqual(CLOSED_BREAKER);
   });
 
-  test("for any probe count and any run of probes, successes and failures, it closes exactly when that many probes in a row succeeded", () => {
+  test("for any probe count and any run of probes, successes and failures, it closes exactly after that many good probes in a row", () => {
     const arbEvent = fc.constantFrom<BreakerEvent>(probe, success, failure);
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 6 }), fc.array(arbEvent, { maxLength: 60 }), (probes, events) => {
@@ -310,7 +310,10 @@ describe("the breaker's sentence", () => {
     const verdict = breakerAllowsDispatch(forced, config, T + 5);
     expect(verdict).toMatchObject({ allowed: false, openSince: T, nextTryAt: null });
     expect(verdict.allowed === false && verdict.reason).toMatch(
-      /^the circuit breaker of payments-api was forced open by an operator \("maintenance"\) at \S+ and stays open until a person closes it$/,
+      new RegExp(
+        String.raw`^the circuit breaker of payments-api was forced open by an operator \("maintenance"\) at \S+ ` +
+          "and stays open until a person closes it$",
+      ),
     );
   });
 });

@@ -329,8 +329,11 @@ const SITUATIONS: Situation[] = [
     op: retry,
     breaker: breakers.open,
     action: "UNAVAILABLE",
-    reason:
-      /attempt 2 of 3 .* is held because the dependency's circuit breaker is open since \S+ after 3 consecutive failures and lets a probe through at \S+ \(20000 ms of its 30000 ms cooldown remain\); ask again in 20000 ms/i,
+    reason: new RegExp(
+      String.raw`attempt 2 of 3 .* is held because the dependency's circuit breaker is open since \S+ after 3 consecutive ` +
+        String.raw`failures and lets a probe through at \S+ \(20000 ms of its 30000 ms cooldown remain\); ask again in 20000 ms`,
+      "i",
+    ),
     retryAfterMs: 20_000,
   },
   {
@@ -397,8 +400,10 @@ const SITUATIONS: Situation[] = [
     action: { ...CLASS_RULE, IDEMPOTENT: "RECONCILE" },
     reason: {
       ...CLASS_REASON,
-      IDEMPOTENT:
-        /must not reuse its key: the provider's key retention window \(24 h\) has passed since the first dispatch, so a retry with the same key is no longer safe/,
+      IDEMPOTENT: new RegExp(
+        String.raw`must not reuse its key: the provider's key retention window \(24 h\) has passed since the first dispatch, ` +
+          "so a retry with the same key is no longer safe",
+      ),
     },
   },
   {

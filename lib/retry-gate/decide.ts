@@ -266,7 +266,8 @@ function byClass(input: GateInput, subject: string): ReadyDecision {
     case "NON_RETRYABLE":
       return ready(
         "APPROVAL",
-        `${subject} needs a person: ${cause}, and repeating a NON_RETRYABLE tool can create an unacceptable new effect, so a person must approve the retry.`,
+        `${subject} needs a person: ${cause}, and repeating a NON_RETRYABLE tool can create an unacceptable new effect, ` +
+          "so a person must approve the retry.",
       );
     default:
       return assertNever(contract.effect, "effect class");
@@ -282,7 +283,10 @@ function suspectedDuplicate(input: GateInput): string | null {
   if (!op.repeatOf || op.attempt > 0 || (contract.effect !== "NON_RETRYABLE" && contract.effect !== "UNKNOWN")) {
     return null;
   }
-  return `it repeats an identical call whose answer was already delivered (operation ${op.repeatOf}), and a second call of ${aTool(contract.effect)} may make a second effect, so a person must approve it`;
+  return (
+    `it repeats an identical call whose answer was already delivered (operation ${op.repeatOf}), ` +
+    `and a second call of ${aTool(contract.effect)} may make a second effect, so a person must approve it`
+  );
 }
 
 /** The next attempt and the class, the subject of every sentence about what happens next. */
@@ -391,7 +395,8 @@ export function decide(input: GateInput): Decision {
       return stop(`${current} of ${tool} was confirmed by the provider, and a confirmed effect is never repeated.`);
     case "REJECTED":
       return stop(
-        `the operation on ${tool} was rejected ("${op.rejectionReason ?? "no reason recorded"}") after ${plural(op.attempt, "attempt")}, and a rejected operation is never dispatched again.`,
+        `the operation on ${tool} was rejected ("${op.rejectionReason ?? "no reason recorded"}") ` +
+          `after ${plural(op.attempt, "attempt")}, and a rejected operation is never dispatched again.`,
       );
     case "FAILED":
       return stop(failedReason(input));
@@ -419,7 +424,8 @@ export function decide(input: GateInput): Decision {
       return {
         action: "WAIT",
         reason: capitalised(
-          `${attemptOf(op.attempt + 1, contract.maxAttempts)} of ${tool} is authorized and about to be dispatched; waiting for its outcome.`,
+          `${attemptOf(op.attempt + 1, contract.maxAttempts)} of ${tool} is authorized and about to be dispatched; ` +
+            "waiting for its outcome.",
         ),
       };
     case "AWAITING_APPROVAL":
@@ -486,7 +492,8 @@ function stepAfterFailure(input: GateInput, error: ClassifiedError, random: () =
             notBefore: null,
             decision: ready(
               "RECONCILE",
-              `${failed} of ${tool} failed with ${describeError(error)}, so its effect is uncertain; look the effect up by its key before anything else.`,
+              `${failed} of ${tool} failed with ${describeError(error)}, so its effect is uncertain; ` +
+                "look the effect up by its key before anything else.",
             ),
           };
         case "IDEMPOTENT":

@@ -1,4 +1,5 @@
-// Model-based test of the phase machine driven by the gate: random plans, dispatches, outcomes, crashes,
+// Model-based test of the phase machine driven by the gate, every move asked of nextPhase as the ledger's commands ask
+// it: random plans, dispatches, outcomes, crashes,
 // reconciliations, approvals and approval expiry never apply a non-PURE effect twice, never send an attempt that needs
 // a person without that person's approval of exactly that attempt, and a request nobody decides on in time ends
 // EXPIRED instead of being approved by default or waiting forever. Every command and every phase a class can reach is
@@ -10,7 +11,8 @@ import { CLOSED_BREAKER, breakerAllowsDispatch, nextBreaker, type BreakerEvent }
 import { classifyError } from "./classify-error";
 import { decide, decideAfterFailure } from "./decide";
 import { NOW, operation, seededRandom } from "./gate-arbitraries.test-helper";
-import { assertTransition } from "./phases";
+import { nextPhase, type PhaseEvent } from "./phase-events";
+import { afterApproval, reconciledUnderQuorum } from "./person-decisions";
 import {
   EFFECT_CLASSES,
   PHASES,
@@ -54,11 +56,14 @@ const inputOf = (s: Sim): GateInput => ({
 });
 
 /**
- * Every request for a person gets its deadline, as the ledger writes it; leaving AWAITING_APPROVAL keeps the old one,
- * because the gate must not depend on the store clearing it.
+ * The phase the gate answers for `event`, written with `changes`. Every request for a person gets its deadline, as
+ * the ledger writes it; leaving AWAITING_APPROVAL keeps the old one, because the gate must not depend on the store
+ * clearing it.
  */
-function move(s: Sim, to: Phase, changes: Partial<GateOperation> = {}): void {
-  assertTransition(s.op.phase, to);
+function move(s: Sim, event: PhaseEvent, changes: Partial<GateOperation> = {}): void {
+  const { from, to, through } = nextPhase(s.op.phase, event);
+  if (to === from) return;
+  if (through !== null) s.reached.add(`phase ${through}`);
   s.reached.add(`phase ${to}`);
   const deadline = to === "AWAITING_APPROVAL" ? { approvalExpiresAt: approvalExpiresAt(s.now, s.contract) } : {};
   s.op = { ...s.op, ...changes, ...deadline, phase: to };
@@ -119,20 +124,21 @@ class Dispatch implements SimCommand {
         if (personMustApprove(s.contract, attempt)) {
           expect(s.op.approvedAttempt, `attempt ${attempt} needs a person's approval of it`).toBe(attempt);
         }
-        move(s, "AUTHORIZED");
         // Evidence and the approval are left as they were: the gate must not depend on the store clearing them.
-        move(s, "DISPATCHED", { attempt, notBefore: null, firstDispatchedAt: s.op.firstDispatchedAt ?? s.now });
+        move(
+          s,
+          { type: "dispatched" },
+          { attempt, notBefore: null, firstDispatchedAt: s.op.firstDispatchedAt ?? s.now },
+        );
         return;
       }
+      // Parked where the gate's decision says a person looks, or left where it is.
       case "APPROVAL":
-        if (s.op.phase === "PLANNED" || s.op.phase === "RETRY_SCHEDULED" || s.op.phase === "RECONCILED") {
-          move(s, "AWAITING_APPROVAL");
-        }
-        return;
       case "WAIT":
       case "RECONCILE":
       case "UNAVAILABLE":
       case "STOP":
+        move(s, { type: "dispatch_refused", decision });
         return;
       default: {
         const unhandled: never = decision.action;
@@ -158,12 +164,12 @@ class Outcome implements SimCommand {
       case "confirmed":
         deliver(s, true);
         onBreaker(s, { type: "success" });
-        move(s, "CONFIRMED");
+        move(s, { type: "confirmed" });
         return;
       case "unknown":
         deliver(s, this.applies);
         onBreaker(s, { type: "failure" });
-        move(s, "UNKNOWN");
+        move(s, { type: "outcome_unknown" });
         return;
       case "failed": {
         const error = classifyError(this.report.error);
@@ -173,7 +179,7 @@ class Outcome implements SimCommand {
         deliver(s, this.applies && !refused);
         if (error.errorClass !== "fatal") onBreaker(s, { type: "failure" });
         const step = decideAfterFailure(inputOf({ ...s, op: { ...s.op, lastError: error } }), error, s.random);
-        move(s, step.phase, { lastError: error, notBefore: step.notBefore });
+        move(s, { type: "failed", step }, { lastError: error, notBefore: step.notBefore });
         return;
       }
       default: {
@@ -192,7 +198,7 @@ class Crash implements SimCommand {
   run(s: Sim): void {
     s.reached.add("command crash");
     deliver(s, this.applies);
-    move(s, "UNKNOWN");
+    move(s, { type: "lost_in_flight" });
   }
   toString = () => `crash(applies=${this.applies})`;
 }
@@ -202,7 +208,9 @@ class Reconcile implements SimCommand {
   check = (s: Readonly<Sim>) => s.op.phase === "UNKNOWN";
   run(s: Sim): void {
     s.reached.add("command reconcile");
-    move(s, "RECONCILED", { evidence: s.effects > 0 ? "applied" : "not_applied" });
+    const outcome = s.effects > 0 ? "applied" : "not_applied";
+    const { phase } = reconciledUnderQuorum({ ...s.op, providerId: null }, { outcome }, 1);
+    move(s, { type: "reconciled", decision: { phase } }, { evidence: outcome });
   }
   toString = () => "reconcile";
 }
@@ -224,10 +232,11 @@ class Approve implements SimCommand {
       return;
     }
     if (s.contract.effect !== "PURE" && s.effects > 0) {
-      move(s, "REJECTED", { rejectionReason: "the effect already happened" });
+      move(s, { type: "rejected" }, { rejectionReason: "the effect already happened" });
       return;
     }
-    move(s, s.op.attempt === 0 ? "PLANNED" : "RETRY_SCHEDULED", { approvedAttempt: s.op.attempt + 1 });
+    const decision = afterApproval(s.op);
+    move(s, { type: "approved", decision }, { approvedAttempt: decision.approvedAttempt });
   }
   toString = () => "approve";
 }
@@ -239,7 +248,7 @@ class ExpireApprovals implements SimCommand {
     s.reached.add("command expireApprovals");
     if (s.op.phase !== "AWAITING_APPROVAL" || !approvalExpired(s.op, s.now)) return;
     const before = decide(inputOf(s));
-    move(s, "EXPIRED");
+    move(s, { type: "expired" });
     // One sentence before and after the sweep: the agent, the audit record and the console read the same answer.
     expect(decide(inputOf(s))).toEqual(before);
     expect(before).toMatchObject({ action: "STOP", reason: EXPIRED_REASON });

@@ -2,6 +2,9 @@
 import { assertNever } from "./exhaustive";
 import { type Phase } from "./types";
 
+/** Where every operation starts: planned, nothing sent yet (the machine's initial state). */
+export const INITIAL_PHASE: Phase = "PLANNED";
+
 /**
  * Every legal move. Kept as data rather than scattered `if`s so the ledger, the console and the
  * tests all read the same table, and a new phase fails the build until its row is written.
@@ -28,15 +31,23 @@ export const TRANSITIONS: Record<Phase, readonly Phase[]> = {
   EXPIRED: [],
 };
 
+/**
+ * A move the table does not list, or an event (lib/retry-gate/phase-events.ts) sent to a phase it does not apply to:
+ * `only` names the phases the event applies to.
+ */
 export class IllegalTransitionError extends Error {
   readonly from: Phase;
   readonly to: Phase;
 
-  constructor(from: Phase, to: Phase) {
+  constructor(from: Phase, to: Phase, only?: { event: string; from: readonly Phase[] }) {
     const allowed = TRANSITIONS[from];
     super(
       `An operation in phase ${from} cannot move to ${to}; ` +
-        (allowed.length === 0 ? `${from} is terminal.` : `from ${from} it may only move to ${allowed.join(", ")}.`),
+        (only !== undefined
+          ? `${only.event} applies only to an operation in ${only.from.join(" or ")}.`
+          : allowed.length === 0
+            ? `${from} is terminal.`
+            : `from ${from} it may only move to ${allowed.join(", ")}.`),
     );
     this.name = "IllegalTransitionError";
     this.from = from;

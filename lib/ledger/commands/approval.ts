@@ -3,6 +3,7 @@ import { env } from "@/lib/config/env";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { personActionsFor } from "@/lib/retry-gate/person-actions";
 import { afterApproval, completesQuorum } from "@/lib/retry-gate/person-decisions";
+import { nextPhase } from "@/lib/retry-gate/phase-events";
 import type { EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import { actorLabel, type Actor } from "../actor";
 import { LedgerError } from "../errors";
@@ -66,12 +67,14 @@ export async function approveOperation(
       ]);
       return operationView(updated, contract, dependency, now);
     }
-    const { phase, approvedAttempt } = afterApproval(op);
+    const decision = afterApproval(op);
+    const move = nextPhase(op.phase, { type: "approved", decision });
     const updated = await writeOperation(
       tx,
       op,
-      { phase, approvedAttempt, notBefore: null, approvers: null, approvalExpiresAt: null },
+      { approvedAttempt: decision.approvedAttempt, notBefore: null, approvers: null, approvalExpiresAt: null },
       now,
+      move,
     );
     await tx.appendAudit([
       {
@@ -79,10 +82,10 @@ export async function approveOperation(
         subjectId: id,
         actor,
         action: "operation.approved",
-        fromPhase: op.phase,
-        toPhase: phase,
+        fromPhase: move.from,
+        toPhase: move.to,
         reason: input.reason,
-        data: { grantedAttempt: approvedAttempt, approvals: approvers.length, quorum: contract.approvals },
+        data: { grantedAttempt: decision.approvedAttempt, approvals: approvers.length, quorum: contract.approvals },
         at: now,
       },
     ]);
@@ -103,11 +106,13 @@ export async function rejectOperation(
       throw new LedgerError("not_rejectable", `Operation ${id} is ${op.phase}; it can no longer be rejected.`);
     }
     const rejectionReason = `rejected by ${actorLabel(actor)}: ${input.reason}`;
+    const move = nextPhase(op.phase as Phase, { type: "rejected" });
     const updated = await writeOperation(
       tx,
       op,
-      { phase: "REJECTED", rejectionReason, notBefore: null, approvers: null, approvalExpiresAt: null },
+      { rejectionReason, notBefore: null, approvers: null, approvalExpiresAt: null },
       now,
+      move,
     );
     await tx.appendAudit([
       {
@@ -115,8 +120,8 @@ export async function rejectOperation(
         subjectId: id,
         actor,
         action: "operation.rejected",
-        fromPhase: op.phase,
-        toPhase: "REJECTED",
+        fromPhase: move.from,
+        toPhase: move.to,
         reason: input.reason,
         at: now,
       },

@@ -2,6 +2,8 @@
 // they planned, only a person opens the human gate, and the four-eyes rule and quorum compare principal ids.
 import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
 import { approvalExpiresAt } from "@/lib/retry-gate/approval-expiry";
+import { nextPhase } from "@/lib/retry-gate/phase-events";
+import type { Phase } from "@/lib/retry-gate/types";
 import { personOf, principalId, type Actor, type Person } from "../actor";
 import type { AuditInput } from "../audit/append";
 import { LedgerError } from "../errors";
@@ -93,7 +95,8 @@ export function checkApprover(op: Operation, actor: Actor, fourEyes: boolean, ow
   if (fourEyes && tiedPrincipals(op, owners).has(principal)) {
     throw new LedgerError(
       "four_eyes",
-      `You are tied to ${op.id}: it runs under a key bound to you, or you (or your key) asked for this approval; another person must approve.`,
+      `You are tied to ${op.id}: it runs under a key bound to you, or you (or your key) asked for this approval; ` +
+        "another person must approve.",
     );
   }
   if (approversOf(op).includes(principal)) {
@@ -133,15 +136,15 @@ export function holdForApproval(
   reason: string,
   now: Date,
 ): AuditInput {
-  draft.phase = "AWAITING_APPROVAL";
-  Object.assign(draft, approvalRequest(draft.phase, contract, now));
+  const move = nextPhase(draft.phase as Phase, { type: "approval_requested" });
+  Object.assign(draft, { phase: move.to }, approvalRequest(move.to, contract, now));
   return {
     subjectType: "operation",
     subjectId: draft.id,
     actor,
     action: "operation.approval_requested",
-    fromPhase: "PLANNED",
-    toPhase: "AWAITING_APPROVAL",
+    fromPhase: move.from,
+    toPhase: move.to,
     reason,
     at: now,
   };

@@ -4,6 +4,7 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
 import { decide, retryCountedWhenScheduled } from "@/lib/retry-gate/decide";
 import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
+import { nextPhase, type PhaseMove } from "@/lib/retry-gate/phase-events";
 import type { Decision, GateInput, Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { approvalRequest } from "./authority";
@@ -58,34 +59,29 @@ function observedRefusal(ctx: OperationContext, code: LedgerErrorCode): boolean 
 }
 
 /**
- * A refusal that needs a person moves the operation to where people look: the approvals queue, or the
- * unknowns queue when a waiting retry can no longer be trusted to converge (its key retention ran out).
+ * A refusal that needs a person moves the operation to where people look, as the gate answers the refused dispatch:
+ * the approvals queue, or the unknowns queue when a waiting retry can no longer be trusted to converge (its key
+ * retention ran out).
  */
 async function routeToPeople(
   tx: Tx,
   ctx: OperationContext,
-  code: LedgerErrorCode,
+  move: PhaseMove,
   decision: Decision,
   actor: Actor,
   now: Date,
 ): Promise<void> {
   const { op } = ctx;
-  const target: Phase | null =
-    code === "approval_required" || code === "budget_spent"
-      ? "AWAITING_APPROVAL"
-      : code === "reconcile_required" && op.phase === "RETRY_SCHEDULED"
-        ? "UNKNOWN"
-        : null;
-  if (target === null || op.phase === target) return;
-  await writeOperation(tx, op, { phase: target, ...approvalRequest(target, ctx.contract, now) }, now);
+  if (move.to === move.from) return;
+  await writeOperation(tx, op, approvalRequest(move.to, ctx.contract, now), now, move);
   await tx.appendAudit([
     {
       subjectType: "operation",
       subjectId: op.id,
       actor,
-      action: target === "AWAITING_APPROVAL" ? "operation.approval_requested" : "operation.outcome_unknown",
-      fromPhase: op.phase,
-      toPhase: target,
+      action: move.to === "AWAITING_APPROVAL" ? "operation.approval_requested" : "operation.outcome_unknown",
+      fromPhase: move.from,
+      toPhase: move.to,
       reason: decision.reason,
       at: now,
     },
@@ -99,21 +95,22 @@ async function routeToPeople(
 async function failOnRun(
   tx: Tx,
   ctx: OperationContext,
+  move: PhaseMove,
   allowance: RunAllowance,
   decision: Decision,
   actor: Actor,
   now: Date,
 ): Promise<void> {
   const { op } = ctx;
-  await writeOperation(tx, op, { phase: "FAILED", notBefore: null }, now);
+  await writeOperation(tx, op, { notBefore: null }, now, move);
   await tx.appendAudit([
     {
       subjectType: "operation",
       subjectId: op.id,
       actor,
       action: "operation.failed",
-      fromPhase: op.phase,
-      toPhase: "FAILED",
+      fromPhase: move.from,
+      toPhase: move.to,
       reason: decision.reason,
       data: { attempt: op.attempt, runAllowance: decision.runAllowance },
       at: now,
@@ -170,8 +167,10 @@ export function dispatchStep(
     const code = refusalCode(decision, input0, op.attempt, contract.maxAttempts);
     const observed = code !== null && observedRefusal(ctx, code);
     if (code !== null && !observed) {
-      if (allowance !== null && decision.runAllowance) await failOnRun(tx, ctx, allowance, decision, actor, now);
-      else await routeToPeople(tx, ctx, code, decision, actor, now);
+      // The gate's decision says where the refused operation waits: a person's queue, FAILED by the run's allowance.
+      const held = nextPhase(op.phase as Phase, { type: "dispatch_refused", decision });
+      if (allowance !== null && decision.runAllowance) await failOnRun(tx, ctx, held, allowance, decision, actor, now);
+      else await routeToPeople(tx, ctx, held, decision, actor, now);
       return { refused: new LedgerError(code, decision.reason, { decision, operationId: id }) };
     }
     // A retry no failure scheduled (a PURE operation's unknown outcome, a reconciliation, a person's approval) is
@@ -185,13 +184,13 @@ export function dispatchStep(
       allowed?.allowed && allowed.probe
         ? await recordOnBreaker(tx, dependency, { type: "probe" }, actor, now, `attempt ${op.attempt + 1} of ${id}`)
         : dependency;
+    const move = nextPhase(op.phase as Phase, { type: "dispatched" });
     const dispatched = await writeOperation(
       tx,
       op,
       // Evidence was about the previous attempt; the new one starts unproven (the reconciliation stays in evidenceJson
       // and the audit).
       {
-        phase: "DISPATCHED",
         attempt,
         evidence: "none",
         notBefore: null,
@@ -201,7 +200,7 @@ export function dispatchStep(
           : {}),
       },
       now,
-      "AUTHORIZED",
+      move,
     );
     await tx.insertAttempt({
       id: newId(),
@@ -226,8 +225,8 @@ export function dispatchStep(
         subjectId: id,
         actor,
         action: "operation.authorized",
-        fromPhase: op.phase,
-        toPhase: "AUTHORIZED",
+        fromPhase: move.from,
+        toPhase: move.through,
         reason: decision.reason,
         data: { attempt, approved },
         at: now,
@@ -237,8 +236,8 @@ export function dispatchStep(
         subjectId: id,
         actor,
         action: "operation.dispatched",
-        fromPhase: "AUTHORIZED",
-        toPhase: "DISPATCHED",
+        fromPhase: move.through,
+        toPhase: move.to,
         reason: `attempt ${attempt} of ${contract.maxAttempts} left with key ${op.idempotencyKey}`,
         data: { attempt, fence: op.fence, workerId: op.leaseOwner, backoffMs },
         at: now,

@@ -6,6 +6,8 @@ import type { Operation } from "@/lib/generated/prisma/client";
 import type { Actor } from "../actor";
 import { isWriteConflict } from "../store/types";
 import { decide } from "@/lib/retry-gate/decide";
+import { nextPhase } from "@/lib/retry-gate/phase-events";
+import type { Phase } from "@/lib/retry-gate/types";
 import { gateInput } from "@/lib/ledger/reads/operation-view";
 import { loadContext } from "../reads/operation-context";
 import { approversOf } from "./authority";
@@ -19,20 +21,16 @@ async function expire(tx: Tx, op: Operation, now: Date): Promise<void> {
   const context = await loadContext(tx, op.id);
   // The gate already says STOP past the deadline: its sentence is the one the agent is told, so the audit keeps it.
   const { reason } = decide(gateInput(op, context.contract, context.dependency, now));
-  await writeOperation(
-    tx,
-    op,
-    { phase: "EXPIRED", approvers: null, notBefore: null, leaseOwner: null, leaseExpiresAt: null },
-    now,
-  );
+  const move = nextPhase(op.phase as Phase, { type: "expired" });
+  await writeOperation(tx, op, { approvers: null, notBefore: null, leaseOwner: null, leaseExpiresAt: null }, now, move);
   await tx.appendAudit([
     {
       subjectType: "operation",
       subjectId: op.id,
       actor: EXPIRY_ACTOR,
       action: "operation.approval_expired",
-      fromPhase: "AWAITING_APPROVAL",
-      toPhase: "EXPIRED",
+      fromPhase: move.from,
+      toPhase: move.to,
       reason,
       data: { attempt: op.attempt, approvalsGiven: approversOf(op).length },
       at: now,

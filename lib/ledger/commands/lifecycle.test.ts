@@ -249,7 +249,7 @@ describe("unknown outcomes, reconciliation and recovery", () => {
     );
   });
 
-  it("refuses a reconciliation that approves a retry of an effect that happened, or a person's 'applied' without the provider id", async () => {
+  it("refuses a reconciliation that approves a retry of an effect that happened, or a person's 'applied' with no provider id", async () => {
     const { id, fence } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k" }, T0);
     await dispatch(t.ledger, id, fence, at(1));
     await outcome(t.ledger, id, { fence, result: "unknown" }, at(2));

@@ -1,12 +1,13 @@
 // Outcome of a dispatched attempt: confirmed, unknown, or failed with a classified error the gate turns into the next
 // step.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Operation, RunAllowance } from "@/lib/generated/prisma/client";
+import type { RunAllowance } from "@/lib/generated/prisma/client";
 import type { BreakerEvent } from "@/lib/retry-gate/breaker";
 import { classifyError } from "@/lib/retry-gate/classify-error";
 import { judgeReport } from "@/lib/retry-gate/error-rules";
 import { errorRulesOf } from "@/lib/ledger/contracts/contract-view";
 import { decideAfterFailure } from "@/lib/retry-gate/decide";
+import { nextPhase, type PhaseMove } from "@/lib/retry-gate/phase-events";
 import type {
   ClassifiedError,
   Decision,
@@ -20,7 +21,7 @@ import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
 import { deliveredWith } from "./repeated-call";
-import { checkFence, operationCommand, writeOperation } from "./run-command";
+import { checkFence, operationCommand, writeOperation, type OperationChanges } from "./run-command";
 import { gateInput, operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
 import { runBudget } from "@/lib/ledger/runs/run-budget";
 import { allowanceOf, markExhausted, spendRetry } from "@/lib/ledger/runs/run-spend";
@@ -51,6 +52,12 @@ const AUDIT_ACTION: Record<Phase, string> = {
   REJECTED: "operation.rejected",
   EXPIRED: "operation.approval_expired",
 };
+
+/** " (timeout: socket hang up)": the kind and message a worker reported, or nothing. */
+function reportedAs(error: ClassifiedError | null): string {
+  if (!error) return "";
+  return ` (${error.kind}${error.message ? `: ${error.message}` : ""})`;
+}
 
 function breakerEvent(result: OutcomeResult, error: ClassifiedError | null): BreakerEvent | null {
   if (result === "confirmed") return { type: "success" };
@@ -84,7 +91,8 @@ export async function reportOutcome(
         }
         throw new LedgerError(
           "not_dispatched",
-          `Attempt ${op.attempt} of ${id} was already reported confirmed as ${attemptRow.providerId ?? "(no provider id)"}; a report naming ${input.providerId ?? "no provider id"} is refused, as no attempt is in flight.`,
+          `Attempt ${op.attempt} of ${id} was already reported confirmed as ${attemptRow.providerId ?? "(no provider id)"}; ` +
+            `a report naming ${input.providerId ?? "no provider id"} is refused, as no attempt is in flight.`,
         );
       }
       throw new LedgerError(
@@ -92,18 +100,23 @@ export async function reportOutcome(
         `Operation ${id} is ${op.phase}, not DISPATCHED: there is no attempt in flight to report on.`,
       );
     }
-    let data: Partial<Operation>;
+    let data: OperationChanges;
+    let move: PhaseMove;
     let reason: string;
     // A failure spends the run's allowance on the retry the gate schedules, or exhausts it when the gate refuses one.
     let run: { row: RunAllowance; backoffMs: number | null; stopped: Decision | null } | null = null;
     switch (result) {
       case "confirmed":
-        data = { phase: "CONFIRMED", providerId: input.providerId ?? null, notBefore: null };
+        move = nextPhase(op.phase, { type: "confirmed" });
+        data = { providerId: input.providerId ?? null, notBefore: null };
         reason = `attempt ${op.attempt} confirmed by the provider${input.providerId ? ` as ${input.providerId}` : ""}`;
         break;
       case "unknown":
-        data = { phase: "UNKNOWN", lastError: error ? JSON.stringify(error) : null };
-        reason = `the outcome of attempt ${op.attempt} is unknown${error ? ` (${error.kind}${error.message ? `: ${error.message}` : ""})` : ""}${error?.rule ? ` by ${error.rule}` : ""}; the effect may have happened`;
+        move = nextPhase(op.phase, { type: "outcome_unknown" });
+        data = { lastError: error ? JSON.stringify(error) : null };
+        reason =
+          `the outcome of attempt ${op.attempt} is unknown${reportedAs(error)}${error?.rule ? ` by ${error.rule}` : ""}; ` +
+          "the effect may have happened";
         break;
       case "failed": {
         const failed = error ?? classifyError({});
@@ -111,11 +124,11 @@ export async function reportOutcome(
         const allowance = await allowanceOf(tx, op);
         const budget = allowance === null ? null : runBudget(allowance);
         const next = decideAfterFailure(gateInput(withError, contract, dependency, now, budget), failed, random);
+        move = nextPhase(op.phase, { type: "failed", step: next });
         data = {
-          phase: next.phase,
           lastError: JSON.stringify(failed),
           notBefore: next.notBefore === null ? null : new Date(next.notBefore),
-          ...approvalRequest(next.phase, contract, now),
+          ...approvalRequest(move.to, contract, now),
         };
         reason = next.decision.reason;
         if (allowance !== null) {
@@ -135,8 +148,9 @@ export async function reportOutcome(
     const updated = await writeOperation(
       tx,
       op,
-      { ...data, ...deliveredWith(op, data.phase, input.delivered, now) },
+      { ...data, ...deliveredWith(op, move.to, input.delivered, now) },
       now,
+      move,
     );
     await tx.updateAttempt(attemptRow.id, {
       result,
@@ -152,9 +166,9 @@ export async function reportOutcome(
         subjectType: "operation",
         subjectId: id,
         actor,
-        action: AUDIT_ACTION[updated.phase as Phase],
-        fromPhase: op.phase,
-        toPhase: updated.phase,
+        action: AUDIT_ACTION[move.to],
+        fromPhase: move.from,
+        toPhase: move.to,
         reason,
         data: {
           attempt: op.attempt,
@@ -167,8 +181,7 @@ export async function reportOutcome(
       },
     ]);
     if (run?.stopped) await markExhausted(tx, run.row, run.stopped, op, actor, now);
-    else if (run !== null && updated.phase === "RETRY_SCHEDULED")
-      await spendRetry(tx, run.row, run.backoffMs ?? 0, now);
+    else if (run !== null && move.to === "RETRY_SCHEDULED") await spendRetry(tx, run.row, run.backoffMs ?? 0, now);
     const breakerAfter = await recordOnBreaker(
       tx,
       dependency,

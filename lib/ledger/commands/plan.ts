@@ -2,6 +2,7 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
+import { INITIAL_PHASE } from "@/lib/retry-gate/phases";
 import { principalId, type Actor } from "../actor";
 import { holdForApproval } from "./authority";
 import type { AuditInput } from "@/lib/ledger/audit/append";
@@ -200,7 +201,7 @@ export async function planOperation(ledger: Ledger, input: PlanInput, actor: Act
 /** Where every new operation starts: planned, nothing sent, no lease, no evidence, no person's decision yet. */
 export function newOperationState(now: Date) {
   return {
-    phase: "PLANNED",
+    phase: INITIAL_PHASE,
     attempt: 0,
     evidence: "none",
     evidenceJson: null,
@@ -260,7 +261,7 @@ function draftOf(
       subjectId: draft.id,
       actor,
       action: "operation.planned",
-      toPhase: "PLANNED",
+      toPhase: INITIAL_PHASE,
       reason: first.reason,
       at: now,
     },

@@ -1,6 +1,7 @@
 // Reconcile: evidence moves an UNKNOWN operation to RECONCILED, saying whether the effect happened.
 import type { Ledger } from "@/lib/ledger/ledger";
 import { grantsRetry, reconciledUnderQuorum, type Reconciliation } from "@/lib/retry-gate/person-decisions";
+import { firstStepEnd, nextPhase } from "@/lib/retry-gate/phase-events";
 import { env } from "@/lib/config/env";
 import { actorLabel, personOf, type Actor } from "../actor";
 import { approvalRequest, checkApprover, requirePerson } from "./authority";
@@ -60,13 +61,14 @@ export async function reconcileOperation(
     const problems = reconcileInputErrors(input, actor);
     if (problems) throw new LedgerError("invalid_body", "Some fields need attention.", { errors: problems });
     // A quorum of more than one: this person's approval is the first, and the operation waits for the others.
-    const { awaitsQuorum, ...reconciled } = reconciledUnderQuorum(op, input, contract.approvals);
+    const { awaitsQuorum, phase, ...reconciled } = reconciledUnderQuorum(op, input, contract.approvals);
+    const move = nextPhase(op.phase, { type: "reconciled", decision: { phase } });
     const updated = await writeOperation(
       tx,
       op,
       {
         ...reconciled,
-        ...approvalRequest(reconciled.phase, contract, now),
+        ...approvalRequest(move.to, contract, now),
         ...(awaitsQuorum ? { approvers: approver } : {}),
         evidenceJson: JSON.stringify({
           evidence: input.evidence ?? null,
@@ -80,7 +82,7 @@ export async function reconcileOperation(
         leaseExpiresAt: null,
       },
       now,
-      awaitsQuorum ? "RECONCILED" : undefined,
+      move,
     );
     const said = input.outcome === "applied" ? "the effect happened" : "the effect did not happen";
     const audit: AuditInput[] = [
@@ -89,8 +91,8 @@ export async function reconcileOperation(
         subjectId: id,
         actor,
         action: "operation.reconciled",
-        fromPhase: "UNKNOWN",
-        toPhase: "RECONCILED",
+        fromPhase: move.from,
+        toPhase: firstStepEnd(move),
         reason: input.reason ? `${said}: ${input.reason}` : said,
         data: {
           outcome: input.outcome,
@@ -107,8 +109,8 @@ export async function reconcileOperation(
         subjectId: id,
         actor,
         action: awaitsQuorum ? "operation.approval_given" : "operation.approved",
-        fromPhase: "RECONCILED",
-        toPhase: reconciled.phase,
+        fromPhase: firstStepEnd(move),
+        toPhase: move.to,
         reason: input.reason ?? "retry approved with the reconciliation",
         data: awaitsQuorum
           ? { approvals: 1, quorum: contract.approvals }

@@ -4,6 +4,7 @@ import type { ContractVersion, Dependency, Operation } from "@/lib/generated/pri
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { decide } from "@/lib/retry-gate/decide";
+import { INITIAL_PHASE } from "@/lib/retry-gate/phases";
 import { canReplay, replayNeedsApproval } from "@/lib/retry-gate/replay";
 import type { EffectClass, EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import { principalId, type Actor } from "../actor";
@@ -62,7 +63,8 @@ async function nextReplayNumber(tx: LedgerTx, original: Operation): Promise<numb
     if (earlier.replayOf === original.id && !canReplay(earlier.phase as Phase, earlier.evidence as EffectEvidence)) {
       throw new LedgerError(
         "replay_pending",
-        `Operation ${original.id} already has a replay, ${earlier.id}, that is ${earlier.phase}; reject it or let it finish before replaying again.`,
+        `Operation ${original.id} already has a replay, ${earlier.id}, that is ${earlier.phase}; ` +
+          "reject it or let it finish before replaying again.",
         { operationId: earlier.id },
       );
     }
@@ -128,7 +130,8 @@ export async function replayOperation(
         if (!canReplay(original.phase as Phase, original.evidence as EffectEvidence)) {
           throw new LedgerError(
             "not_replayable",
-            `Operation ${id} is ${original.phase}${original.phase === "RECONCILED" ? ` (${original.evidence})` : ""}; only a confirmed, failed, rejected, expired or reconciled-as-applied operation can be replayed.`,
+            `Operation ${id} is ${original.phase}${original.phase === "RECONCILED" ? ` (${original.evidence})` : ""}; ` +
+              "only a confirmed, failed, rejected, expired or reconciled-as-applied operation can be replayed.",
           );
         }
         const args = replayArgs(original, input.args);
@@ -143,7 +146,7 @@ export async function replayOperation(
             subjectId: draft.id,
             actor,
             action: "operation.planned",
-            toPhase: "PLANNED",
+            toPhase: INITIAL_PHASE,
             reason: input.reason,
             data: { replayOf: original.id, argsChanged: args.argsHash !== original.argsHash },
             at: now,

@@ -6,7 +6,9 @@ import { agent, at, contractFor, T0, withContract } from "@/tests/helpers/ledger
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
 import { loadContext } from "../reads/operation-context";
-import { writeOperation } from "./run-command";
+import { nextPhase } from "@/lib/retry-gate/phase-events";
+import type { Phase } from "@/lib/retry-gate/types";
+import { writeOperation, type OperationChanges } from "./run-command";
 import { WriteConflict } from "../store/types";
 
 let t: TestDb;
@@ -25,8 +27,9 @@ describe("writeOperation", () => {
       return writeOperation(
         tx,
         op,
-        { phase: "UNKNOWN", lastError: '{"kind":"timeout"}', notBefore: undefined, providerId: null },
+        { lastError: '{"kind":"timeout"}', notBefore: undefined, providerId: null },
         at(2),
+        nextPhase(op.phase as Phase, { type: "outcome_unknown" }),
       );
     });
     expect(written).toEqual(await t.db.operation.findUniqueOrThrow({ where: { id } }));
@@ -41,6 +44,20 @@ describe("writeOperation", () => {
       t.ledger.store.transaction((tx) => writeOperation(tx, op, { leaseOwner: "w9" }, at(2))),
     ).rejects.toBeInstanceOf(WriteConflict);
     expect((await t.db.operation.findUniqueOrThrow({ where: { id } })).leaseOwner).toBe("w1");
+  });
+
+  it("writes only the phase the gate answered: a phase among the changes, or an answer about another phase, is refused", async () => {
+    const { id } = await planAndClaim(t.ledger, { tool: "payments.charge", args: {}, idempotencyKey: "k1" }, T0);
+    const { op } = await loadContext(t.ledger.store, id);
+    const own = { phase: "CONFIRMED" } as OperationChanges;
+    await expect(t.ledger.store.transaction((tx) => writeOperation(tx, op, own, at(1)))).rejects.toThrow(
+      /wrote the phase of .* itself/,
+    );
+    const elsewhere = nextPhase("DISPATCHED", { type: "confirmed" });
+    await expect(t.ledger.store.transaction((tx) => writeOperation(tx, op, {}, at(1), elsewhere))).rejects.toThrow(
+      /asked about .* in DISPATCHED, but the row read is PLANNED/,
+    );
+    expect(await t.db.operation.findUniqueOrThrow({ where: { id } })).toMatchObject({ phase: "PLANNED", version: 1 });
   });
 });
 

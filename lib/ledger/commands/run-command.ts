@@ -2,8 +2,7 @@
 // nobody changed it meanwhile.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Operation } from "@/lib/generated/prisma/client";
-import { assertTransition } from "@/lib/retry-gate/phases";
-import type { Phase } from "@/lib/retry-gate/types";
+import type { PhaseMove } from "@/lib/retry-gate/phase-events";
 import type { Actor } from "../actor";
 import { LedgerError } from "../errors";
 import { loadContext, type OperationContext } from "../reads/operation-context";
@@ -14,33 +13,35 @@ import { checkLane, type Lane } from "./authority";
 export type Tx = LedgerTx;
 export type { OperationContext };
 
-/** The fields a command may change: plain values, so the written row is known without reading it back. */
-export type OperationChanges = Partial<Omit<Operation, "id" | "tool" | "version" | "createdAt" | "updatedAt">>;
+/**
+ * The fields a command may change: plain values, so the written row is known without reading it back. Not the phase:
+ * that is the gate's answer to an event (nextPhase, lib/retry-gate/phase-events.ts), which writeOperation takes apart.
+ */
+export type OperationChanges = Partial<
+  Omit<Operation, "id" | "tool" | "phase" | "version" | "createdAt" | "updatedAt">
+>;
 
 /**
- * Writes the operation if its row version is still the one we read; a phase change (optionally through an intermediate
- * phase) must be legal.
+ * Writes the operation if its row version is still the one we read. Its phase changes only to what the gate answered
+ * for an event on the phase we read (`move`); the changes themselves may not name a phase.
  */
 export async function writeOperation(
   tx: Tx,
   op: Operation,
   changes: OperationChanges,
   now: Date,
-  through?: Phase,
+  move?: PhaseMove,
 ): Promise<Operation> {
-  if (typeof changes.phase === "string" && changes.phase !== op.phase) {
-    if (through) {
-      assertTransition(op.phase as Phase, through);
-      assertTransition(through, changes.phase as Phase);
-    } else {
-      assertTransition(op.phase as Phase, changes.phase as Phase);
-    }
+  if ("phase" in changes) throw new Error(`A command wrote the phase of ${op.id} itself; write the gate's answer.`);
+  if (move !== undefined && move.from !== op.phase) {
+    throw new Error(`The gate was asked about ${op.id} in ${move.from}, but the row read is ${op.phase}.`);
   }
   // Undefined fields are left alone, in the row we write and in the one we return.
   const defined = Object.fromEntries(
     Object.entries(changes).filter(([, value]) => value !== undefined),
   ) as OperationChanges;
-  const written = { ...defined, version: op.version + 1, updatedAt: now };
+  const moved = move === undefined || move.to === op.phase ? {} : { phase: move.to };
+  const written = { ...defined, ...moved, version: op.version + 1, updatedAt: now };
   if (!(await tx.updateOperation(op.id, op.version, written)))
     throw new WriteConflict(`operation ${op.id} changed meanwhile`);
   // The conditional update matched the version we read, so the row is exactly what we read plus what we wrote.

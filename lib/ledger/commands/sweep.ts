@@ -5,6 +5,8 @@ import { SYSTEM_ACTOR } from "../actor";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";
 import { writeOperation, type Tx } from "./run-command";
+import { nextPhase } from "@/lib/retry-gate/phase-events";
+import type { Phase } from "@/lib/retry-gate/types";
 
 import { isWriteConflict } from "../store/types";
 import { killPoint } from "@/lib/testing/kill-point";
@@ -28,7 +30,8 @@ export async function recoverLostDispatch(
   lease: LeaseAfterLoss = { leaseOwner: null, leaseExpiresAt: null },
 ): Promise<{ op: Operation; dependency: Dependency | null }> {
   // Conditional on the version we read: if a worker reported meanwhile, or another sweep won, nothing is written.
-  const moved = await writeOperation(tx, op, { phase: "UNKNOWN", fence: op.fence + 1, ...lease }, now);
+  const move = nextPhase(op.phase as Phase, { type: "lost_in_flight" });
+  const moved = await writeOperation(tx, op, { fence: op.fence + 1, ...lease }, now, move);
   const attempt = await tx.attempt(op.id, op.attempt);
   if (attempt?.result === "in_flight")
     await tx.updateAttempt(attempt.id, { result: "unknown", errorKind: "lease_expired", finishedAt: now });
@@ -38,9 +41,11 @@ export async function recoverLostDispatch(
       subjectId: op.id,
       actor: SYSTEM_ACTOR,
       action: "operation.outcome_unknown",
-      fromPhase: "DISPATCHED",
-      toPhase: "UNKNOWN",
-      reason: `the lease of ${op.leaseOwner ?? "the worker"} expired at ${op.leaseExpiresAt?.toISOString()} while attempt ${op.attempt} was in flight; the request may have left, so only evidence may move it on`,
+      fromPhase: move.from,
+      toPhase: move.to,
+      reason:
+        `the lease of ${op.leaseOwner ?? "the worker"} expired at ${op.leaseExpiresAt?.toISOString()} ` +
+        `while attempt ${op.attempt} was in flight; the request may have left, so only evidence may move it on`,
       data: { attempt: op.attempt, fencedOut: op.fence, newFence: op.fence + 1 },
       at: now,
     },

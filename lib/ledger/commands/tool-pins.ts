@@ -94,7 +94,9 @@ async function recordPins(ledger: Ledger, seen: readonly SeenTool[], now: Date):
             subjectId: s.tool,
             actor: SYSTEM_ACTOR,
             action: "contract.tool_changed",
-            reason: `the upstream's definition of ${s.tool} differs from the one its contract was classified against; not listed, calls refused until an admin confirms it`,
+            reason:
+              `the upstream's definition of ${s.tool} differs from the one its contract was classified against; ` +
+              "not listed, calls refused until an admin confirms it",
             data: { pinnedHash: pin.hash, upstreamHash: hash },
             at: now,
           },

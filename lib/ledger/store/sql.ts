@@ -125,7 +125,9 @@ export const SELECT = {
   contractHead: `SELECT t."currentVersion", ${aliased("d", Prisma.DependencyScalarFieldEnum)} FROM "ToolContract" t
     LEFT JOIN "ContractVersion" c ON c."tool" = t."tool" AND c."version" = t."currentVersion" ${DEPENDENCY_OF_CONTRACT}
     WHERE t."tool" = ?`,
-  operationContext: `SELECT o.*, ${aliased("d", Prisma.DependencyScalarFieldEnum)}, ${aliased("a", Prisma.AttemptScalarFieldEnum)} FROM "Operation" o
+  operationContext:
+    `SELECT o.*, ${aliased("d", Prisma.DependencyScalarFieldEnum)}, ` +
+    `${aliased("a", Prisma.AttemptScalarFieldEnum)} FROM "Operation" o
     LEFT JOIN "ContractVersion" c ON c."tool" = o."tool" AND c."version" = o."contractVersion" ${DEPENDENCY_OF_CONTRACT}
     LEFT JOIN "Attempt" a ON a."operationId" = o."id" AND a."number" = o."attempt"
     WHERE o."id" = ?`,
@@ -270,12 +272,17 @@ export function insertStatement(codec: ValueCodec, table: Table, row: object, if
   };
 }
 
+/** `"a" = ?, "b" = ?`: a placeholder for each column, joined by `separator`. */
+function placeholders(columns: [string, unknown][], separator: string): string {
+  return columns.map(([column]) => `${q(column)} = ?`).join(separator);
+}
+
 /** UPDATE ... WHERE the key columns match. */
 export function updateStatement(codec: ValueCodec, table: Table, changes: object, where: Row): Statement {
   const set = defined(changes as Row);
   const keys = Object.entries(where);
   return {
-    sql: `UPDATE ${q(table.name)} SET ${set.map(([column]) => `${q(column)} = ?`).join(", ")} WHERE ${keys.map(([column]) => `${q(column)} = ?`).join(" AND ")}`,
+    sql: `UPDATE ${q(table.name)} SET ${placeholders(set, ", ")} WHERE ${placeholders(keys, " AND ")}`,
     params: [...set, ...keys].map(([, value]) => codec.toDb(value)),
   };
 }
@@ -293,7 +300,9 @@ export function runAllowanceUpdate(
   const set = defined(changes);
   const exhausted = seen.exhaustedAt === null ? "IS NULL" : "IS NOT NULL";
   return {
-    sql: `UPDATE "RunAllowance" SET ${set.map(([column]) => `${q(column)} = ?`).join(", ")} WHERE "runId" = ? AND "retriesUsed" = ? AND "backoffUsedMs" = ? AND "exhaustedAt" ${exhausted}`,
+    sql:
+      `UPDATE "RunAllowance" SET ${placeholders(set, ", ")} ` +
+      `WHERE "runId" = ? AND "retriesUsed" = ? AND "backoffUsedMs" = ? AND "exhaustedAt" ${exhausted}`,
     params: [...set.map(([, value]) => value), runId, seen.retriesUsed, seen.backoffUsedMs].map((value) =>
       codec.toDb(value),
     ),
