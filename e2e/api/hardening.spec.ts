@@ -1,6 +1,7 @@
 // Agent API v1 hardening (docs/api.md#conventions): malformed, oversize and mistyped bodies, unknown paths, scopes and
 // revoked keys. Every error is an RFC 9457 problem document, never HTML, and a refused request writes nothing.
 import http from "node:http";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { E2E_BASE_URL, expect, test } from "../fixtures";
 import {
   api,
@@ -86,6 +87,20 @@ function postChunked(
       }
       req.end();
     })().catch(reject);
+  });
+}
+
+/** A GET with exactly this Accept-Encoding (or none), its raw body undecoded. */
+function getRaw(path: string, acceptEncoding?: string): Promise<{ headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const headers = acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding };
+    http
+      .get(new URL(path, E2E_BASE_URL), { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ headers: res.headers, bytes: Buffer.concat(chunks) }));
+      })
+      .on("error", reject);
   });
 }
 
@@ -255,6 +270,22 @@ test.describe("paths", () => {
       expect(nextMark(answer.headers()["vary"]), `${answer.url()} went through Next.js`).toBe(false);
       expect(answer.headers()["x-content-type-options"], `${answer.url()} has the security headers`).toBe("nosniff");
     }
+  });
+
+  test("a large answer is compressed when the client accepts it (br or gzip), a small one never", async () => {
+    const plain = await getRaw("/api/v1/openapi.json");
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers["vary"]).toBe("accept-encoding");
+    const gzip = await getRaw("/api/v1/openapi.json", "gzip");
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gzip.bytes).equals(plain.bytes)).toBe(true);
+    const br = await getRaw("/api/v1/openapi.json", "gzip, deflate, br");
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(brotliDecompressSync(br.bytes).equals(plain.bytes)).toBe(true);
+    expect(br.bytes.length).toBeLessThan(plain.bytes.length / 4);
+    const small = await getRaw("/api/health/live", "gzip, br");
+    expect(small.headers["content-encoding"]).toBeUndefined();
+    expect(JSON.parse(small.bytes.toString())).toEqual({ status: "ok" });
   });
 
   test("GET /api/v1 itself is a 404 problem, not an HTML page", async ({ request }) => {

@@ -2,8 +2,8 @@
 // without a Web Request or Response. In order: the path (redirected when not canonical, as Next.js did; a malformed
 // percent-escape is a 400), the route and method (OPTIONS, HEAD, 405), then for a keyed endpoint the start-up, the
 // key (lib/auth/key-authentication.ts), its scope, the handler, the test build's kill point, and every error as a
-// problem document. Security headers, HSTS and `Connection: close` during a drain are the server's
-// (scripts/next-server.mjs), on every response.
+// problem document; a large answer is compressed when the client accepts it (compression.ts). Security headers, HSTS
+// and `Connection: close` during a drain are the server's (scripts/next-server.mjs), on every response.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorReply } from "@/lib/api/error-reply";
 import { problemReply, titleFor, type Reply } from "@/lib/api/problem";
@@ -14,6 +14,7 @@ import { requireScope } from "@/lib/auth/roles";
 import { ledger } from "@/lib/ledger/ledger";
 import { ensureStarted } from "@/lib/server/startup";
 import { killAfterCommit } from "@/lib/testing/kill-point";
+import { compressed } from "./compression";
 import { METHODS, type Endpoint, type Method, type RequestContext } from "./endpoint";
 import { nodeHeaders } from "./node-headers";
 import { Router, type Route } from "./router";
@@ -45,8 +46,9 @@ export function ownsPath(url: string): boolean {
 }
 
 function send(res: ServerResponse, reply: Reply): void {
-  res.writeHead(reply.status, reply.headers);
-  res.end(reply.body ?? undefined);
+  const { headers, body } = compressed(reply, res.req.headers["accept-encoding"]);
+  res.writeHead(reply.status, headers);
+  res.end(body ?? undefined);
 }
 
 /** Next.js's permanent redirect to the canonical path, query kept. */

@@ -1,6 +1,7 @@
 // A `fetch` for long-lived outbound exchanges (MCP upstreams over Streamable HTTP, whose answers stream as SSE) under
 // the same rules as sendOutbound: every address of the host checked, the connection pinned to them, https for a
 // secret unless every address is loopback; and it tells "nothing left this machine" apart from "sent, then broke".
+// Connections are kept between requests, each only for requests whose own check gave the addresses it was opened to.
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
@@ -23,6 +24,16 @@ export interface StreamingFetchOptions {
 }
 
 export type StreamingFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * How long a kept connection may sit idle here before it is closed: below the idle limits of common servers (Node's and
+ * uvicorn's 5 s, gunicorn's 2 s), so that the upstream is not closing one just as it is reused. A shorter
+ * `Keep-Alive: timeout=N` from the upstream wins (Node's agent then keeps it N - 1 s, or not at all).
+ */
+export const KEPT_IDLE_MS = 1000;
+
+/** Errors of a kept connection the upstream closed or reset while it sat idle. */
+const CLOSED_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 /** Statuses whose Response may not have a body. */
 const NO_BODY = new Set([204, 205, 304]);
@@ -55,8 +66,33 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   };
 }
 
+interface KeptConnections {
+  /** The checked addresses the agent's connections were opened to, sorted. */
+  addresses: string;
+  agent: http.Agent;
+}
+
+/**
+ * The agent whose kept connections may carry a request to `url` checked to `addresses`: one per origin, replaced (its
+ * idle connections then close within KEPT_IDLE_MS) when the check gives other addresses, so a connection is only ever
+ * reused for a request whose own check allowed the address it is connected to.
+ */
+function keptAgent(pools: Map<string, KeptConnections>, url: URL, addresses: ResolvedAddress[]): http.Agent {
+  const key = addresses
+    .map((a) => a.address)
+    .sort()
+    .join(" ");
+  const pool = pools.get(url.origin);
+  if (pool?.addresses === key) return pool.agent;
+  const settings = { keepAlive: true, timeout: KEPT_IDLE_MS };
+  const agent = url.protocol === "https:" ? new https.Agent(settings) : new http.Agent(settings);
+  pools.set(url.origin, { addresses: key, agent });
+  return agent;
+}
+
 /** A fetch that applies the outbound rules before each request and streams the answer's body as it arrives. */
 export function streamingFetch(options: StreamingFetchOptions): StreamingFetch {
+  const pools = new Map<string, KeptConnections>();
   return async (input, init) => {
     const url = new URL(input);
     if (url.protocol !== "http:" && url.protocol !== "https:")
@@ -71,18 +107,24 @@ export function streamingFetch(options: StreamingFetchOptions): StreamingFetch {
       throw new NotSentError(
         `${secret} is only sent over https (or to a loopback address); ${host} does not resolve to loopback only.`,
       );
-    return exchange(url, host, checked.addresses, init);
+    return exchange(url, host, checked.addresses, init, keptAgent(pools, url, checked.addresses));
   };
 }
 
-function exchange(url: URL, host: string, addresses: ResolvedAddress[], init: RequestInit | undefined) {
+function exchange(
+  url: URL,
+  host: string,
+  addresses: ResolvedAddress[],
+  init: RequestInit | undefined,
+  agent: http.Agent | false,
+): Promise<Response> {
   const body = bodyText(init?.body);
   const headers = headerList(init);
   if (body !== null) headers["content-length"] = String(Buffer.byteLength(body));
   const secure = url.protocol === "https:";
   return new Promise<Response>((resolve, reject) => {
-    // Until the connection is up (TLS included), not a byte of the request has left.
-    let connected = false;
+    // Not a byte of the request has left until a new connection is up (TLS included) or it is written to a kept one.
+    let sent = false;
     let req: http.ClientRequest;
     try {
       req = (secure ? https : http).request({
@@ -91,8 +133,8 @@ function exchange(url: URL, host: string, addresses: ResolvedAddress[], init: Re
         path: `${url.pathname}${url.search}`,
         method: init?.method ?? "GET",
         headers,
-        // A fresh connection every time: a pooled one may have been opened under other settings.
-        agent: false,
+        // A new connection asks the pinned lookup; a kept one was opened to addresses this check gave too.
+        agent,
         lookup: pinnedLookup(addresses),
         // A signal of its own that follows the caller's: the SDK passes one signal to every request of a session,
         // and a listener per concurrent request on it trips Node's max-listeners warning.
@@ -103,12 +145,31 @@ function exchange(url: URL, host: string, addresses: ResolvedAddress[], init: Re
       return;
     }
     req.on("socket", (socket) => {
-      socket.once(secure ? "secureConnect" : "connect", () => {
-        connected = true;
-      });
+      if (!req.reusedSocket) {
+        socket.once(secure ? "secureConnect" : "connect", () => {
+          sent = true;
+        });
+        req.end(body ?? undefined);
+        return;
+      }
+      // A kept connection the upstream has just closed: its end or reset may be waiting to be read. The event loop
+      // polls once (an immediate scheduled from an immediate runs after the next poll) before a byte is written, so
+      // the request fails with nothing sent and goes again on a new connection, rather than being written to a
+      // closing one, which would leave it unknown whether it arrived.
+      setImmediate(() =>
+        setImmediate(() => {
+          if (req.destroyed) return;
+          sent = true;
+          req.end(body ?? undefined);
+        }),
+      );
     });
     req.on("error", (error) => {
-      reject(connected ? error : new NotSentError(`${host} could not be reached: ${messageOf(error)}`));
+      if (sent) return reject(error);
+      // Nothing was written: the kept connection had been closed under it. Once more, on a connection of its own.
+      if (req.reusedSocket && CLOSED_CODES.has(errorCode(error)) && !init?.signal?.aborted)
+        return resolve(exchange(url, host, addresses, init, false));
+      reject(new NotSentError(`${host} could not be reached: ${messageOf(error)}`));
     });
     req.on("response", (res) => {
       const responseHeaders = new Headers();
@@ -130,12 +191,15 @@ function exchange(url: URL, host: string, addresses: ResolvedAddress[], init: Re
         reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
-    req.end(body ?? undefined);
   });
+}
+
+function errorCode(error: unknown): string {
+  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : "";
 }
 
 function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const code = error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : "";
+  const code = errorCode(error);
   return code && !message.includes(code) ? `${message} (${code})` : message;
 }

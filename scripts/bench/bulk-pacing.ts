@@ -176,7 +176,9 @@ export const benchmark: BenchModule = {
       figures: figures.list(),
       targets: [
         {
-          label: `lifecycle p99 with a ${BULK_OPERATIONS.toLocaleString("en")}-operation bulk action running within ${P99_RATIO_LIMIT}x of without`,
+          label:
+            `lifecycle p99 with a ${BULK_OPERATIONS.toLocaleString("en")}-operation bulk action running within ` +
+            `${P99_RATIO_LIMIT}x of without`,
           figure: "p99 bulk running / quiet",
           statistic: "median",
           comparison: "<",
@@ -187,7 +189,9 @@ export const benchmark: BenchModule = {
         roundOrders: orders,
         agents: AGENTS,
         lifecycle: "POST /operations (201), /claim, /dispatch, /outcome confirmed: 4 requests",
-        bulk: `approve ${BULK_OPERATIONS} AWAITING_APPROVAL operations of a NON_RETRYABLE tool, started just before the round; cancelled after it`,
+        bulk:
+          `approve ${BULK_OPERATIONS} AWAITING_APPROVAL operations of a NON_RETRYABLE tool, started just before the ` +
+          `round; cancelled after it`,
         runner: "the server's bulk runner: batches of 25, a 200 ms pause between batches, 2 items in flight",
         database: "fresh SQLite file, WAL, synchronous=FULL",
       },

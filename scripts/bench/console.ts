@@ -55,7 +55,8 @@ async function ensureLargeLedger(url: string, log: (line: string) => void): Prom
     const count = await ledger.db.operation.count();
     if (count < OPERATIONS)
       throw new Error(
-        `${redact(url)} holds ${count} operations; the benchmark needs ${OPERATIONS} (npm run seed:large -- --operations ${OPERATIONS - count})`,
+        `${redact(url)} holds ${count} operations; the benchmark needs ${OPERATIONS} (npm run seed:large -- --operations ` +
+          `${OPERATIONS - count})`,
       );
   } finally {
     await ledger.close();
@@ -271,7 +272,8 @@ async function main(): Promise<void> {
   for (const figure of result.figures) {
     const s = spread(figure.rounds);
     console.log(
-      `${figure.label.padEnd(62)} ${figure.unit.padStart(5)}  min ${s.min.toFixed(1)}  median ${s.median.toFixed(1)}  max ${s.max.toFixed(1)}`,
+      `${figure.label.padEnd(62)} ${figure.unit.padStart(5)}  min ${s.min.toFixed(1)}  median ${s.median.toFixed(1)}  ` +
+        `max ${s.max.toFixed(1)}`,
     );
   }
   for (const [name, plan] of Object.entries(result.notes.plans as Record<string, string[]>))

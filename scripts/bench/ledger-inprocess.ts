@@ -59,7 +59,8 @@ export const benchmark: BenchModule = {
           r.ledger / r["raw, a COMMIT per transaction"],
         );
         log(
-          `round ${round} (${order.join(", ")}): ${order.map((name) => `${name} ${r[name].toFixed(0)}/s`).join(", ")}; ledger / raw (same group commit) ${(r.ledger / r["raw, group commit"]).toFixed(2)}`,
+          `round ${round} (${order.join(", ")}): ${order.map((name) => `${name} ${r[name].toFixed(0)}/s`).join(", ")}; ` +
+            `ledger / raw (same group commit) ${(r.ledger / r["raw, group commit"]).toFixed(2)}`,
         );
       }
     } finally {
@@ -80,7 +81,10 @@ export const benchmark: BenchModule = {
       notes: {
         settings: "journal_mode=WAL, synchronous=FULL, busy_timeout=5000 on both",
         concurrency: `${AGENTS} callers each`,
-        groupCommit: `raw: the next commands of all ${AGENTS} callers in one BEGIN IMMEDIATE ... COMMIT, each in a savepoint, audit events chained in memory and written in one INSERT with the chain's head before the COMMIT, as lib/ledger/store/sqlite/ does (which batches whatever is waiting, up to 32)`,
+        groupCommit:
+          `raw: the next commands of all ${AGENTS} callers in one BEGIN IMMEDIATE ... COMMIT, each in a ` +
+          `savepoint, audit events chained in memory and written in one INSERT with the chain's head before the COMMIT, ` +
+          `as lib/ledger/store/sqlite/ does (which batches whatever is waiting, up to 32)`,
         noGroupCommit:
           "raw, a COMMIT per transaction: the same commands one transaction each; context only (it compares batching with no batching)",
         lifecycle: "plan, claim, dispatch, outcome confirmed: 4 commands, 5 audit records, 1 attempt row",

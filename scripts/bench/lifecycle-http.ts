@@ -174,7 +174,14 @@ export const benchmark: BenchModule = {
           perSecond(life, life.scenarios) / inProcess,
         );
         log(
-          `round ${round} (${order.join(", ")}): trivial ${perSecond(base, base.requests).toFixed(0)} req/s, p99 ${baseP99.toFixed(1)} ms; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p99 ${percentile(life.latenciesMs, 99).toFixed(1)} ms (${(percentile(life.latenciesMs, 99) / baseP99).toFixed(2)}x trivial); RSS ${rss.toFixed(0)} MiB; claim on plan ${perSecond(short, short.scenarios).toFixed(0)} lifecycles/s, p99 ${percentile(short.latenciesMs, 99).toFixed(1)} ms; in-process ledger ${inProcess.toFixed(0)} lifecycles/s (HTTP / in-process ${(perSecond(life, life.scenarios) / inProcess).toFixed(2)})`,
+          `round ${round} (${order.join(", ")}): trivial ${perSecond(base, base.requests).toFixed(0)} req/s, p99 ` +
+            `${baseP99.toFixed(1)} ms; lifecycle ${perSecond(life, life.requests).toFixed(0)} req/s = ` +
+            `${perSecond(life, life.scenarios).toFixed(0)} lifecycles/s, p99 ` +
+            `${percentile(life.latenciesMs, 99).toFixed(1)} ms ` +
+            `(${(percentile(life.latenciesMs, 99) / baseP99).toFixed(2)}x trivial); RSS ${rss.toFixed(0)} MiB; ` +
+            `claim on plan ${perSecond(short, short.scenarios).toFixed(0)} lifecycles/s, p99 ` +
+            `${percentile(short.latenciesMs, 99).toFixed(1)} ms; in-process ledger ${inProcess.toFixed(0)} ` +
+            `lifecycles/s (HTTP / in-process ${(perSecond(life, life.scenarios) / inProcess).toFixed(2)})`,
         );
       }
     } finally {
@@ -223,14 +230,20 @@ export const benchmark: BenchModule = {
         },
       ],
       notes: {
-        trivialRoute: `GET ${TRIVIAL_PATH}: the liveness probe, a route handler answering the constant {"status":"ok"} (no key check, no database), in the same build and server as the API`,
+        trivialRoute:
+          `GET ${TRIVIAL_PATH}: the liveness probe, a route handler answering the constant {"status":"ok"} ` +
+          `(no key check, no database), in the same build and server as the API`,
         roundOrders: orders,
         agents: AGENTS,
         lifecycle: "POST /operations (201), /claim, /dispatch, /outcome confirmed: 4 requests",
         claimOnPlan: "POST /operations with claim (201), /dispatch, /outcome confirmed: 3 requests",
-        inProcessLedger: `the same 4-step lifecycle through the ledger service called in the runner's process (scripts/bench/ledger-lifecycle.ts, as ledger-inprocess runs it), ${AGENTS} callers, a fresh SQLite file with the server's settings (WAL, synchronous=FULL), in its turn in every round`,
+        inProcessLedger:
+          `the same 4-step lifecycle through the ledger service called in the runner's process ` +
+          `(scripts/bench/ledger-lifecycle.ts, as ledger-inprocess runs it), ${AGENTS} callers, a fresh SQLite file with ` +
+          `the server's settings (WAL, synchronous=FULL), in its turn in every round`,
         server:
-          "the production server as npm run serve starts it: scripts/serve.ts, scripts/launch.ts, scripts/next-server.mjs (CPU and RSS of next-server.mjs's process tree)",
+          "the production server as npm run serve starts it: scripts/serve.ts, scripts/launch.ts, " +
+          "scripts/next-server.mjs (CPU and RSS of next-server.mjs's process tree)",
         loadGenerator:
           "undici Pool, one keep-alive connection per agent, closed loop, in the runner's process on the same machine",
         database: "fresh SQLite file, WAL, synchronous=FULL",

@@ -399,25 +399,43 @@ export const benchmark: BenchModule = {
       notes: {
         roundOrders: orders,
         clients: AGENTS,
-        upstream: `${UPSTREAM_SCRIPT} --http 0 (Streamable HTTP on 127.0.0.1), no effects, calls or control file: charge writes nothing, lookup reads nothing`,
+        upstream:
+          `${UPSTREAM_SCRIPT} --http 0 (Streamable HTTP on 127.0.0.1), no effects, calls or control file: charge ` +
+          `writes nothing, lookup reads nothing`,
         direct: `${AGENTS} SDK Clients (Streamable HTTP), each initialized once, calling the upstream's lookup / charge in a closed loop`,
-        gateway: `${AGENTS} SDK Clients of POST /mcp with the bootstrap key, calling test__lookup / test__charge; the gateway's upstream is the same process as a url upstream (OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on)`,
+        gateway:
+          `${AGENTS} SDK Clients of POST /mcp with the bootstrap key, calling test__lookup / test__charge; the ` +
+          `gateway's upstream is the same process as a url upstream (OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on)`,
         server:
-          "the production server as npm run serve starts it: scripts/serve.ts, scripts/launch.ts, scripts/next-server.mjs (CPU of next-server.mjs's process tree)",
+          "the production server as npm run serve starts it: scripts/serve.ts, scripts/launch.ts, " +
+          "scripts/next-server.mjs (CPU of next-server.mjs's process tree)",
         lookupContract: LOOKUP_CONTRACT,
         chargeContract: CHARGE_CONTRACT,
         newOperations:
-          "every call has arguments no earlier call had (lookup id / charge customer per round, client and call), so each is a new operation: plan with claim, dispatch, upstream call, outcome",
+          "every call has arguments no earlier call had (lookup id / charge customer per round, client and call), so " +
+          "each is a new operation: plan with claim, dispatch, upstream call, outcome",
         replay:
-          "each client repeats the lookups it made through the gateway in the warm-up, with the same explicit keys (_meta.opledger/idempotencyKey): answered from the ledger with _meta.opledger/replayed, the upstream not called",
-        forwarder: `${FORWARDER_SCRIPT}: ${AGENTS} SDK Clients of a Node HTTP server that only forwards tools/list and tools/call to the same upstream over one kept SDK Client; a session per client (the SDK's Streamable HTTP server transport with a session id, JSON answers, a low-level Server per session); no ledger, no key, no Next: the floor any MCP gateway on this machine starts from`,
-        stdio: `the same test upstream over stdio (${STDIO_COMMAND.slice(1).join(" ")}): the gateway's upstream "${STDIO_UPSTREAM}" (${AGENTS} gateway clients calling ${STDIO_UPSTREAM}__lookup, PURE) beside mcp-proxy ${mcpProxyVersion()} (npm; its command line with its defaults, --port and --host 127.0.0.1) in front of its own copy of the same command; ${AGENTS} SDK Clients calling lookup through it. CPU per call of each side's process tree, the stdio upstream included`,
+          "each client repeats the lookups it made through the gateway in the warm-up, with the same explicit keys " +
+          "(_meta.opledger/idempotencyKey): answered from the ledger with _meta.opledger/replayed, the upstream not called",
+        forwarder:
+          `${FORWARDER_SCRIPT}: ${AGENTS} SDK Clients of a Node HTTP server that only forwards tools/list and ` +
+          `tools/call to the same upstream over one kept SDK Client; a session per client (the SDK's Streamable HTTP ` +
+          `server transport with a session id, JSON answers, a low-level Server per session); no ledger, no key, no ` +
+          `Next: the floor any MCP gateway on this machine starts from`,
+        stdio:
+          `the same test upstream over stdio (${STDIO_COMMAND.slice(1).join(" ")}): the gateway's upstream ` +
+          `"${STDIO_UPSTREAM}" (${AGENTS} gateway clients calling ${STDIO_UPSTREAM}__lookup, PURE) beside mcp-proxy ` +
+          `${mcpProxyVersion()} (npm; its command line with its defaults, --port and --host 127.0.0.1) in front of its ` +
+          `own copy of the same command; ${AGENTS} SDK Clients calling lookup through it. CPU per call of each ` +
+          `side's process tree, the stdio upstream included`,
         clientFetch:
-          "every SDK client (the runner's, and the forwarder's upstream client) sends its requests with a signal of its own (scripts/bench/mcp-fetch.ts), so no abort listeners pile up on its session's signal",
+          "every SDK client (the runner's, and the forwarder's upstream client) sends its requests with a signal of its " +
+          "own (scripts/bench/mcp-fetch.ts), so no abort listeners pile up on its session's signal",
         oneClient: `one client each way for half of --seconds: the added time without queueing behind ${AGENTS} clients`,
         addedTime: "the gateway's percentile minus the direct calls' percentile in the same round",
         cpuPerCall:
-          "CPU time (user + system) per call used by the runner's MCP clients (process.cpuUsage), the test upstream and the opledger server, the bare forwarder or mcp-proxy (/proc/PID/stat of each process tree) during the contender's round",
+          "CPU time (user + system) per call used by the runner's MCP clients (process.cpuUsage), the test upstream and " +
+          "the opledger server, the bare forwarder or mcp-proxy (/proc/PID/stat of each process tree) during the contender's round",
         loadAverage: `${LOAD_AVERAGE}: os.loadavg()[0] when each round ends, printed beside the one-client target`,
         database: "fresh SQLite file, WAL, synchronous=FULL",
       },

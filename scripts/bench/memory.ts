@@ -67,7 +67,8 @@ export const benchmark: BenchModule = {
         peaks.push(Math.max(...memory.stop()));
         rates.push(life.scenarios / life.seconds);
         log(
-          `round ${round}: RSS before ${idle.at(-1)?.toFixed(0)} MiB, peak under load ${peaks.at(-1)?.toFixed(0)} MiB, ${rates.at(-1)?.toFixed(0)} lifecycles/s`,
+          `round ${round}: RSS before ${idle.at(-1)?.toFixed(0)} MiB, peak under load ${peaks.at(-1)?.toFixed(0)} MiB, ` +
+            `${rates.at(-1)?.toFixed(0)} lifecycles/s`,
         );
       }
     } finally {
@@ -97,7 +98,9 @@ export const benchmark: BenchModule = {
         },
       ],
       notes: {
-        rss: "VmRSS of the production server (scripts/next-server.mjs, started as npm run serve starts it; its launcher not counted) and its descendants, sampled every 100 ms",
+        rss:
+          "VmRSS of the production server (scripts/next-server.mjs, started as npm run serve starts it; its launcher " +
+          "not counted) and its descendants, sampled every 100 ms",
         operations: OPERATIONS,
         agents: AGENTS,
       },

@@ -179,7 +179,11 @@ async function measure(
       }
       figures.record(`claim on plan + provider / DBOS${suffix}`, "ratio", dbosRound.seconds / effect.seconds);
       log(
-        `round ${round} (${order.join(", ")}), ${jobs} jobs each: ${order.map((name) => `${name} ${(jobs / secondsOf(s[name])).toFixed(0)}/s`).join(", ")}; ledger / pg-boss ${(s["pg-boss"] / s.ledger).toFixed(2)}, ledger / Graphile Worker ${(s["Graphile Worker"] / s.ledger).toFixed(2)}, claim on plan + provider / DBOS ${(dbosRound.seconds / effect.seconds).toFixed(2)}`,
+        `round ${round} (${order.join(", ")}), ${jobs} jobs each: ` +
+          `${order.map((name) => `${name} ${(jobs / secondsOf(s[name])).toFixed(0)}/s`).join(", ")}; ledger / pg-boss ` +
+          `${(s["pg-boss"] / s.ledger).toFixed(2)}, ledger / Graphile Worker ` +
+          `${(s["Graphile Worker"] / s.ledger).toFixed(2)}, claim on plan + provider / DBOS ` +
+          `${(dbosRound.seconds / effect.seconds).toFixed(2)}`,
       );
     }
     // What each of the two does per call, on the durable cluster only (the counts are the cluster's, so one at a time).
@@ -271,18 +275,33 @@ export const benchmark: BenchModule = {
       notes: {
         clusters,
         server:
-          "PostgreSQL 15, throwaway clusters started by the benchmark on the same machine: initdb defaults (fsync, synchronous_commit, full_page_writes on), then the test cluster's fsync=off, synchronous_commit=off, full_page_writes=off",
+          "PostgreSQL 15, throwaway clusters started by the benchmark on the same machine: initdb defaults (fsync, " +
+          "synchronous_commit, full_page_writes on), then the test cluster's fsync=off, synchronous_commit=off, full_page_writes=off",
         agents: AGENTS,
         poolSize: POOL_SIZE,
         pgBoss:
           "pg-boss 10.4.2, its own database, supervise and schedule off, default queue policy; send, fetch, complete awaited by the agent",
-        graphileWorker: `graphile-worker 0.18.0, its own database, run() with concurrency ${POOL_SIZE} and maxPoolSize ${POOL_SIZE} (its LISTEN connection included; it warns when concurrency exceeds the pool), ${AGENTS} agents adding jobs, otherwise default options (no local queue, no batched completion); each agent addJob()s and waits for the worker's job:complete; a round ends when the job table is empty (its completions are committed after the worker moves on)`,
+        graphileWorker:
+          `graphile-worker 0.18.0, its own database, run() with concurrency ${POOL_SIZE} and maxPoolSize ` +
+          `${POOL_SIZE} (its LISTEN connection included; it warns when concurrency exceeds the pool), ${AGENTS} agents ` +
+          `adding jobs, otherwise default options (no local queue, no batched completion); each agent addJob()s and ` +
+          `waits for the worker's job:complete; a round ends when the job table is empty (its completions are ` +
+          `committed after the worker moves on)`,
         ledger:
-          "planOperation, claimLease (fence), dispatchOperation, reportOutcome confirmed, called in-process on the ledger store's pipelined connections (batched commands); claim on plan: planOperation with claim, then dispatch and outcome; claim on plan + provider: the provider call (POST to a provider process) between dispatch and outcome",
-        dbos: `@dbos-inc/dbos-sdk ${peerVersion("@dbos-inc/dbos-sdk")}, in the runner's process, its own system database with a pool of ${POOL_SIZE}: one workflow with one step (DBOS.runStep) around the same provider call, DBOS.startWorkflow with a workflow id per job, then getResult; ${AGENTS} concurrent; other options at their defaults`,
+          "planOperation, claimLease (fence), dispatchOperation, reportOutcome confirmed, called in-process on the " +
+          "ledger store's pipelined connections (batched commands); claim on plan: planOperation with claim, then " +
+          "dispatch and outcome; claim on plan + provider: the provider call (POST to a provider process) between dispatch and outcome",
+        dbos:
+          `@dbos-inc/dbos-sdk ${peerVersion("@dbos-inc/dbos-sdk")}, in the runner's process, its own system database ` +
+          `with a pool of ${POOL_SIZE}: one workflow with one step (DBOS.runStep) around the same provider call, ` +
+          `DBOS.startWorkflow with a workflow id per job, then getResult; ${AGENTS} concurrent; other options at their defaults`,
         provider:
-          "a Node process of its own answering POST /charges with a new id, called through the same undici client by the ledger's agents and by DBOS's step",
-        workCounting: `on the durable cluster after its rounds, ${COUNTED_JOBS} calls per contender, untimed: transaction ids handed out (write transactions), the database's commits (pg_stat_database), pg_stat_wal's records, writes and syncs, and strace -f -c -e trace=fsync,fdatasync on the postmaster and its backends`,
+          "a Node process of its own answering POST /charges with a new id, called through the same undici client by the " +
+          "ledger's agents and by DBOS's step",
+        workCounting:
+          `on the durable cluster after its rounds, ${COUNTED_JOBS} calls per contender, untimed: ` +
+          `transaction ids handed out (write transactions), the database's commits (pg_stat_database), pg_stat_wal's ` +
+          `records, writes and syncs, and strace -f -c -e trace=fsync,fdatasync on the postmaster and its backends`,
       },
     };
   },

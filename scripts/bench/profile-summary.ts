@@ -137,7 +137,8 @@ function main(): void {
   console.log(`${path.basename(file)}: ${(total / 1000).toFixed(1)} s busy in ${busy} samples`);
   for (const [area, time] of [...ms].sort((a, b) => b[1] - a[1]))
     console.log(
-      `${((100 * time) / total).toFixed(1).padStart(5)}%  ${time.toFixed(0).padStart(7)} ms  ${String(samples.get(area)).padStart(7)} samples  ${area}`,
+      `${((100 * time) / total).toFixed(1).padStart(5)}%  ${time.toFixed(0).padStart(7)} ms  ` +
+        `${String(samples.get(area)).padStart(7)} samples  ${area}`,
     );
 }
 

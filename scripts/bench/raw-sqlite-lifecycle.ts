@@ -45,20 +45,25 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
     operation: db.prepare(`SELECT * FROM "Operation" WHERE id = ?`),
     attempt: db.prepare(`SELECT * FROM "Attempt" WHERE operationId = ? AND number = ?`),
     insertOperation: db.prepare(
-      `INSERT INTO "Operation" (id, tool, contractVersion, effect, idempotencyKey, argsJson, argsHash, agentId, phase, attempt, evidence, fence, version, createdAt, updatedAt)
+      `INSERT INTO "Operation" (id, tool, contractVersion, effect, idempotencyKey, argsJson, argsHash, agentId, phase, attempt,
+        evidence, fence, version, createdAt, updatedAt)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PLANNED', 0, 'none', 0, 0, ?, ?)`,
     ),
     claim: db.prepare(
-      `UPDATE "Operation" SET fence = ?, leaseOwner = ?, leaseExpiresAt = ?, version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`,
+      `UPDATE "Operation" SET fence = ?, leaseOwner = ?, leaseExpiresAt = ?, version = version + 1, updatedAt = ? WHERE id = ?
+        AND version = ?`,
     ),
     dispatch: db.prepare(
-      `UPDATE "Operation" SET phase = 'DISPATCHED', attempt = ?, evidence = 'none', notBefore = NULL, firstDispatchedAt = COALESCE(firstDispatchedAt, ?), version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`,
+      `UPDATE "Operation" SET phase = 'DISPATCHED', attempt = ?, evidence = 'none', notBefore = NULL, firstDispatchedAt =
+        COALESCE(firstDispatchedAt, ?), version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`,
     ),
     confirm: db.prepare(
-      `UPDATE "Operation" SET phase = 'CONFIRMED', providerId = ?, notBefore = NULL, version = version + 1, updatedAt = ? WHERE id = ? AND version = ?`,
+      `UPDATE "Operation" SET phase = 'CONFIRMED', providerId = ?, notBefore = NULL, version = version + 1, updatedAt = ? WHERE
+        id = ? AND version = ?`,
     ),
     insertAttempt: db.prepare(
-      `INSERT INTO "Attempt" (id, operationId, number, workerId, fence, result, backoffMs, dispatchedAt) VALUES (?, ?, ?, ?, ?, 'in_flight', 0, ?)`,
+      `INSERT INTO "Attempt" (id, operationId, number, workerId, fence, result, backoffMs, dispatchedAt) VALUES (?, ?, ?, ?, ?,
+        'in_flight', 0, ?)`,
     ),
     finishAttempt: db.prepare(`UPDATE "Attempt" SET result = 'confirmed', providerId = ?, finishedAt = ? WHERE id = ?`),
     readHead: db.prepare(`SELECT seq, hash FROM "AuditChain" WHERE id = 1`),
@@ -78,7 +83,8 @@ export function openRawLedger(file: string, contractVersion: number): RawLedger 
         () => `(?, 'operation', ?, 'system', 'system', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       statement = db.prepare(
-        `INSERT INTO "AuditEvent" (id, subjectType, subjectId, actorType, actorId, actorLabel, action, fromPhase, toPhase, reason, data, createdAt, seq, hash) VALUES ${values.join(", ")}`,
+        `INSERT INTO "AuditEvent" (id, subjectType, subjectId, actorType, actorId, actorLabel, action, fromPhase, toPhase,
+          reason, data, createdAt, seq, hash) VALUES ${values.join(", ")}`,
       );
       insertAudits.set(rows, statement);
     }

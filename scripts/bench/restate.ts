@@ -237,7 +237,8 @@ export const benchmark: BenchModule = {
         figures.record("opledger PostgreSQL / Restate calls/s", "ratio", pg.rate / peer.rate);
         figures.record("opledger PostgreSQL p99 / Restate p99", "ratio", pg.p99 / peer.p99);
         log(
-          `round ${round} (${order.join(", ")}): ${order.map((name) => `${name} ${results[name].rate.toFixed(0)}/s, p99 ${results[name].p99.toFixed(1)} ms`).join("; ")}`,
+          `round ${round} (${order.join(", ")}): ` +
+            `${order.map((name) => `${name} ${results[name].rate.toFixed(0)}/s, p99 ${results[name].p99.toFixed(1)} ms`).join("; ")}`,
         );
       }
       for (const name of SIDES) {
@@ -269,14 +270,26 @@ export const benchmark: BenchModule = {
           "@restatedev/restate-server": peerVersion("@restatedev/restate-server"),
           "@restatedev/restate-sdk": peerVersion("@restatedev/restate-sdk"),
         },
-        restate: `restate-server as a throwaway (scratch base directory, default configuration, telemetry off), one node; a Node service on @restatedev/restate-sdk (HTTP/2, registered through the admin API) whose handler makes the provider call in one ctx.run; each client POSTs /${RESTATE_SERVICE}/${RESTATE_HANDLER} on the ingress with an idempotency-key header and waits for the result`,
+        restate:
+          `restate-server as a throwaway (scratch base directory, default configuration, telemetry off), one ` +
+          `node; a Node service on @restatedev/restate-sdk (HTTP/2, registered through the admin API) whose handler ` +
+          `makes the provider call in one ctx.run; each client POSTs /${RESTATE_SERVICE}/${RESTATE_HANDLER} on the ` +
+          `ingress with an idempotency-key header and waits for the result`,
         opledger:
-          "the production server (npm run serve: scripts/serve.ts, scripts/launch.ts, scripts/next-server.mjs) on a fresh SQLite file (WAL, synchronous=FULL) and on a database of a durable throwaway PostgreSQL 15 cluster (initdb defaults); each agent POSTs /operations with the claim and an idempotency key, /dispatch, the provider call, /outcome confirmed",
+          "the production server (npm run serve: scripts/serve.ts, scripts/launch.ts, scripts/next-server.mjs) on a " +
+          "fresh SQLite file (WAL, synchronous=FULL) and on a database of a durable throwaway PostgreSQL 15 cluster " +
+          "(initdb defaults); each agent POSTs /operations with the claim and an idempotency key, /dispatch, the " +
+          "provider call, /outcome confirmed",
         provider:
-          "a Node process of its own answering POST /charges with a new id, called through the same undici client by opledger's agents and by the Restate service",
+          "a Node process of its own answering POST /charges with a new id, called through the same undici client by " +
+          "opledger's agents and by the Restate service",
         loadGenerator:
           "undici Pool, one keep-alive connection per client, closed loop, in the runner's process (the 'clients' CPU)",
-        workCounting: `an untimed pass of ${COUNT_SECONDS} s per side after the rounds, strace -f -c -e trace=${FLUSHES.join(",")} attached to the writer's process tree (restate-server; the opledger SQLite server; the PostgreSQL postmaster and its backends), Restate's /metrics and PostgreSQL's pg_stat_wal / pg_stat_database / transaction ids read before and after`,
+        workCounting:
+          `an untimed pass of ${COUNT_SECONDS} s per side after the rounds, strace -f -c -e ` +
+          `trace=${FLUSHES.join(",")} attached to the writer's process tree (restate-server; the opledger SQLite server; ` +
+          `the PostgreSQL postmaster and its backends), Restate's /metrics and PostgreSQL's pg_stat_wal / ` +
+          `pg_stat_database / transaction ids read before and after`,
       },
     };
   },

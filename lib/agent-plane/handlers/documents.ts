@@ -2,7 +2,7 @@
 // or one bound to a person; agent keys read their own operations only, not the whole ledger's figures), its OpenAPI
 // 3.1 contract (public: it holds no data), and a 404 problem document for any other /api/v1 path, never an HTML page.
 import { openApiDocument } from "@/lib/api/openapi";
-import { jsonReply, problemReply } from "@/lib/api/problem";
+import { jsonReply, problemReply, type Reply } from "@/lib/api/problem";
 import { metricsSnapshot, prometheusText, wallClockTotals } from "@/lib/ledger/reads/metrics";
 import { keyed, publicEndpoint } from "../endpoint";
 
@@ -15,7 +15,9 @@ export const metricsEndpoint = keyed(["metrics", "operator"], async ({ ledger })
   };
 });
 
-export const openApiEndpoint = publicEndpoint(() => jsonReply(openApiDocument()));
+/** The same document every time: built once, so its compressed forms are made once too (../compression.ts). */
+let openApi: Reply | undefined;
+export const openApiEndpoint = publicEndpoint(() => (openApi ??= jsonReply(openApiDocument())));
 
 export const notFoundEndpoint = publicEndpoint(({ path }) =>
   problemReply({
