@@ -43,30 +43,32 @@ afterEach(async () => {
 });
 
 describe("OTLP export", () => {
-  it.each([
-    ["http/protobuf", "application/x-protobuf"],
-    ["http/json", "application/json"],
-  ])("sends spans over %s as %s", async (protocol, contentType) => {
-    const sink = await receiver();
-    try {
-      Object.assign(process.env, {
-        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-        OTEL_SERVICE_NAME: "opledger-export-test",
-      });
-      expect(await startTracing(process.env)).toBe(true);
-      const traceId = await inSpan("opledger plan", { root: true }, (span) =>
-        Promise.resolve(span.spanContext().traceId),
-      );
-      await stopTracing();
-      expect(sink.received.map((r) => [r.path, r.contentType])).toEqual([["/v1/traces", contentType]]);
-      const body = sink.received[0]!.body;
-      expect(body.includes("opledger plan")).toBe(true);
-      expect(body.includes("opledger-export-test")).toBe(true);
-      if (protocol === "http/json") expect(body.toString()).toContain(traceId);
-      else expect(body.includes(Buffer.from(traceId, "hex"))).toBe(true);
-    } finally {
-      await sink.close();
+  it("sends spans over http/protobuf and over http/json, each with its content type", async () => {
+    for (const [protocol, contentType] of [
+      ["http/protobuf", "application/x-protobuf"],
+      ["http/json", "application/json"],
+    ] as const) {
+      const sink = await receiver();
+      try {
+        Object.assign(process.env, {
+          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+          OTEL_SERVICE_NAME: "opledger-export-test",
+        });
+        expect(await startTracing(process.env)).toBe(true);
+        const traceId = await inSpan("opledger plan", { root: true }, (span) =>
+          Promise.resolve(span.spanContext().traceId),
+        );
+        await stopTracing();
+        expect(sink.received.map((r) => [r.path, r.contentType])).toEqual([["/v1/traces", contentType]]);
+        const body = sink.received[0]!.body;
+        expect(body.includes("opledger plan")).toBe(true);
+        expect(body.includes("opledger-export-test")).toBe(true);
+        if (protocol === "http/json") expect(body.toString()).toContain(traceId);
+        else expect(body.includes(Buffer.from(traceId, "hex"))).toBe(true);
+      } finally {
+        await sink.close();
+      }
     }
   });
 });
