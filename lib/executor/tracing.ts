@@ -3,7 +3,6 @@
 // one per attempt, the backoff as its own span, the gate's decision as an event; every request to the ledger carries
 // the active span's traceparent, so the operation records the agent's trace id.
 import { context, propagation, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
-import type { Decision } from "./client";
 
 const tracer = () => trace.getTracer("opledger-executor");
 
@@ -23,7 +22,7 @@ export function inExecutorSpan<T>(name: string, attributes: Attributes, work: (s
 }
 
 /** The gate's decision, as an event on the span of the attempt it followed. */
-export function decisionEvent(span: Span, decision: Decision): void {
+export function decisionEvent(span: Span, decision: { action: string; reason: string }): void {
   span.addEvent("opledger.decision", {
     "opledger.decision": decision.action,
     "opledger.decision.reason": decision.reason,
