@@ -92,6 +92,15 @@ function gatewayFields(input: boolean): JsonObject {
   };
 }
 
+/** A contract's opt-in to argument and result values in spans (docs/observability.md). */
+const TRACE_ARGUMENTS = {
+  type: "boolean",
+  default: false,
+  description:
+    "OpenTelemetry spans of this tool's calls may carry the call's argument and result values " +
+    "(gen_ai.tool.call.arguments, gen_ai.tool.call.result); without it they carry none.",
+} as const;
+
 const scope = (...scopes: string[]): Json[] => scopes.map((s) => ({ apiKey: [s] }));
 /** Any valid key, whatever its scopes. */
 const anyKey: Json[] = [{ apiKey: [] }];
@@ -258,6 +267,12 @@ function schemas(): JsonObject {
         leaseOwner: nullable("string", { description: "workerId of the current lease holder." }),
         leaseExpiresAt: nullableDateTime("When the current lease ends unless extended."),
         fence: { type: "integer", minimum: 0, description: "The current fencing token." },
+        traceId: nullable("string", {
+          pattern: "^[0-9a-f]{32}$",
+          description:
+            "The W3C trace id of the call that planned the operation: the caller's traceparent (or MCP " +
+            "params._meta.traceparent), else the trace of opledger's own span when tracing is configured; null otherwise.",
+        }),
         createdAt: dateTime("When the operation was planned."),
         updatedAt: dateTime("Last change."),
         decision: ref("Decision"),
@@ -305,6 +320,10 @@ function schemas(): JsonObject {
             "delay or a wait for a person).",
         },
         providerId: nullable("string"),
+        traceId: nullable("string", {
+          pattern: "^[0-9a-f]{32}$",
+          description: "The W3C trace id of the call that dispatched this attempt (as the operation's traceId).",
+        }),
         dispatchedAt: dateTime("When the attempt left."),
         finishedAt: nullableDateTime("When its outcome was recorded."),
       },
@@ -430,6 +449,7 @@ function schemas(): JsonObject {
         },
         ...gatewayFields(true),
         ...errorRulesApi.contractInputFields,
+        traceArguments: { ...TRACE_ARGUMENTS, description: `${TRACE_ARGUMENTS.description} Absent: false.` },
         expectedVersion: {
           type: "integer",
           minimum: 0,
@@ -474,6 +494,7 @@ function schemas(): JsonObject {
         "toolError",
         "mode",
         "errorRules",
+        "traceArguments",
         "author",
         "createdAt",
       ],
@@ -498,6 +519,7 @@ function schemas(): JsonObject {
         approvals: { type: "integer", minimum: 1, maximum: 10, description: "Approvals needed (quorum)." },
         ...gatewayFields(false),
         ...errorRulesApi.contractFields,
+        traceArguments: TRACE_ARGUMENTS,
         author: { type: "string", description: "The label of who saved this version." },
         createdAt: dateTime("When this version was written."),
       },

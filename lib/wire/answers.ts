@@ -41,6 +41,8 @@ export interface Operation {
   repeatOf: string | null;
   /** MCP gateway: when the call's final answer (its result, or its failure) was written to the client in full. */
   deliveredAt: string | null;
+  /** The W3C trace id of the call that planned the operation (its traceparent, or opledger's own span). */
+  traceId: string | null;
   phase: Phase;
   attempt: number;
   maxAttempts: number;
@@ -74,6 +76,8 @@ export interface Attempt {
   providerId: string | null;
   dispatchedAt: string;
   finishedAt: string | null;
+  /** The W3C trace id of the call that dispatched this attempt. */
+  traceId: string | null;
 }
 
 export interface AuditEvent {
@@ -155,6 +159,8 @@ export interface Contract {
   toolError: ToolErrorMeaning;
   mode: "enforce" | "observe";
   errorRules: ErrorRule[];
+  /** Argument and result values in the call's spans (off by default). */
+  traceArguments: boolean;
   author: string;
   createdAt: string;
 }

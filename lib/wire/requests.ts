@@ -78,6 +78,8 @@ export interface ContractInput {
   keyFrom?: string | null;
   toolError?: ToolErrorMeaning | null;
   mode?: "enforce" | "observe" | null;
+  /** Argument and result values in the call's spans; off when left out. */
+  traceArguments?: boolean;
   /** Ordered error rules, read before the global table. */
   errorRules?: ErrorRule[] | null;
   /** The version this change started from; the server refuses (409 contract_conflict) if it moved on. */

@@ -96,6 +96,7 @@ describe("the answers of lib/wire", () => {
       createdAt: "required",
       updatedAt: "required",
       decision: "required",
+      traceId: "required",
     } as const satisfies Fields<answers.Operation>;
     expectFields("Operation", operation);
     const { attempts, audit, replays, repeated } = {
@@ -118,6 +119,7 @@ describe("the answers of lib/wire", () => {
       providerId: "required",
       dispatchedAt: "required",
       finishedAt: "required",
+      traceId: "required",
     } satisfies Fields<answers.Attempt>);
     expectFields("AuditEvent", {
       id: "required",
@@ -162,6 +164,7 @@ describe("the answers of lib/wire", () => {
       toolError: "required",
       mode: "required",
       errorRules: "required",
+      traceArguments: "required",
       author: "required",
       createdAt: "required",
     } satisfies Fields<answers.Contract>);
@@ -271,6 +274,7 @@ describe("the requests of lib/wire", () => {
       toolError: "optional",
       mode: "optional",
       errorRules: "optional",
+      traceArguments: "optional",
       expectedVersion: "optional",
     } satisfies Fields<requests.ContractInput>);
   });

@@ -3,13 +3,16 @@ import type { Ledger } from "@/lib/ledger/ledger";
 import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
 import { INITIAL_PHASE } from "@/lib/retry-gate/phases";
-import { principalId, type Actor } from "../actor";
+import { principalId, traceOf, type Actor } from "../actor";
+import { callTraceId } from "@/lib/telemetry/call-trace-id";
 import { holdForApproval } from "./authority";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
 import { newId, newIdempotencyKey } from "../ids";
 import { claimLease, leaseClaimAudit } from "./lease";
+import { commandSpan, spanArguments } from "./command-span";
+import { LEDGER } from "@/lib/telemetry/attributes";
 import { answerDelivered, repeatKey } from "./repeated-call";
 import { loadContext } from "../reads/operation-context";
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
@@ -141,8 +144,25 @@ export interface PlanDraft {
  * Plans in one transaction of the store, in which `write` writes the new operation: planOperation's insert, or a
  * command composed with the plan (lib/ledger/commands/gateway-call.ts). A call that is an existing operation is answered
  * as a replayed plan (claimed, when asked), after that transaction, and so is a plan that lost the race for its key.
+ * The plan runs inside its span (command-span.ts).
  */
-export async function planWith<T>(
+export function planWith<T>(
+  ledger: Ledger,
+  input: PlanInput,
+  actor: Actor,
+  now: Date,
+  write: (tx: LedgerTx, plan: PlanDraft) => Promise<T>,
+): Promise<{ created: T } | { replayed: PlanResult }> {
+  return commandSpan("plan", actor, (span) => {
+    if (span.isRecording()) span.setAttribute(LEDGER.tool, input.tool);
+    return planInTransaction(ledger, input, actor, now, (tx, plan) => {
+      spanArguments(span, plan.contract, plan.draft.argsJson);
+      return write(tx, plan);
+    });
+  });
+}
+
+async function planInTransaction<T>(
   ledger: Ledger,
   input: PlanInput,
   actor: Actor,
@@ -253,6 +273,7 @@ function draftOf(
     callKey: input.callKey ?? null,
     repeatOf: input.repeatOf ?? null,
     approvalRequestedBy: principalId(actor),
+    traceId: callTraceId(traceOf(actor)),
   };
   const first = decide(gateInput(draft, contract, dependency, now));
   const audit: AuditInput[] = [
