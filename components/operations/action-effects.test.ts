@@ -20,6 +20,7 @@ const waiting: OperationDetail = {
   replayOf: null,
   repeatOf: null,
   deliveredAt: null,
+  traceId: null,
   phase: "AWAITING_APPROVAL",
   attempt: 1,
   maxAttempts: 3,

@@ -11,8 +11,10 @@ import { readNodeJsonValue } from "@/lib/api/request-body";
 import { scopesOf } from "@/lib/auth/api-keys";
 import { authenticateApiKey, type KeyAuthentication } from "@/lib/auth/key-authentication";
 import { requireScope } from "@/lib/auth/roles";
+import { withTrace } from "@/lib/ledger/actor";
 import { ledger } from "@/lib/ledger/ledger";
 import { ensureStarted } from "@/lib/server/startup";
+import { callerTraceOfHeaders } from "@/lib/telemetry/caller-trace";
 import { killAfterCommit } from "@/lib/testing/kill-point";
 import { METHODS, type Endpoint, type Method, type RequestContext } from "./endpoint";
 import { nodeHeaders } from "./node-headers";
@@ -103,7 +105,9 @@ async function answer(req: IncomingMessage, res: ServerResponse, endpoint: Endpo
   const verified = await authenticateApiKey(shared, ctx.headers, now);
   if (!verified.ok) return send(res, keyRefusal(verified));
   if (endpoint.scopes.length > 0) requireScope(scopesOf(verified.key), ...endpoint.scopes);
-  const keyCtx = { ...ctx, ledger: shared, key: verified.key, actor: verified.actor, now };
+  // The caller's traceparent: what this request plans and dispatches records its trace id (docs/observability.md).
+  const actor = withTrace(verified.actor, callerTraceOfHeaders(ctx.headers));
+  const keyCtx = { ...ctx, ledger: shared, key: verified.key, actor, now };
   if (endpoint.kind === "stream") return endpoint.serve(req, res, keyCtx);
   const reply = await endpoint.handle(keyCtx);
   if (endpoint.command) await killAfterCommit(endpoint.command, reply);

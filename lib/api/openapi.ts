@@ -258,6 +258,12 @@ function schemas(): JsonObject {
         leaseOwner: nullable("string", { description: "workerId of the current lease holder." }),
         leaseExpiresAt: nullableDateTime("When the current lease ends unless extended."),
         fence: { type: "integer", minimum: 0, description: "The current fencing token." },
+        traceId: nullable("string", {
+          pattern: "^[0-9a-f]{32}$",
+          description:
+            "The W3C trace id of the call that planned the operation: the caller's traceparent (or MCP " +
+            "params._meta.traceparent), else the trace of opledger's own span when tracing is configured; null otherwise.",
+        }),
         createdAt: dateTime("When the operation was planned."),
         updatedAt: dateTime("Last change."),
         decision: ref("Decision"),
@@ -282,6 +288,10 @@ function schemas(): JsonObject {
             "The backoff the gate prescribed before this attempt, as far as it was waited (not the agent's own delay or a wait for a person).",
         },
         providerId: nullable("string"),
+        traceId: nullable("string", {
+          pattern: "^[0-9a-f]{32}$",
+          description: "The W3C trace id of the call that dispatched this attempt (as the operation's traceId).",
+        }),
         dispatchedAt: dateTime("When the attempt left."),
         finishedAt: nullableDateTime("When its outcome was recorded."),
       },

@@ -1,5 +1,6 @@
 // Who is acting: a signed-in person, an API key (bound to a person, the bootstrap key, or an agent identity) or
 // opledger itself. Decisions compare principal ids; labels are for people to read (docs/authority.md#principals).
+import type { CallerTrace } from "@/lib/telemetry/caller-trace";
 
 export type PersonRole = "viewer" | "operator" | "admin";
 
@@ -22,6 +23,11 @@ export type Actor =
       scopes: readonly string[];
       /** The person an operator or admin key acts as; null for agent keys and the bootstrap key. */
       person: Person | null;
+      /**
+       * The trace of the call the key makes, when it sent a valid traceparent (docs/observability.md): what the call
+       * plans and dispatches records its trace id, and opledger's spans join it.
+       */
+      trace?: CallerTrace;
     }
   | { type: "system"; id: "system"; label: string };
 
@@ -48,4 +54,14 @@ export function principalId(actor: Actor): string {
 export function actorLabel(actor: Actor): string {
   if (actor.type === "api_key" && actor.person) return `${actor.person.label} (key ${actor.label})`;
   return actor.label;
+}
+
+/** The caller's trace the actor carries, if any (only an API key's call brings one). */
+export function traceOf(actor: Actor): CallerTrace | undefined {
+  return actor.type === "api_key" ? actor.trace : undefined;
+}
+
+/** The actor making a call that belongs to the caller's trace; the same actor when the call came without one. */
+export function withTrace<A extends Actor>(actor: A, trace: CallerTrace | undefined): A {
+  return trace && actor.type === "api_key" ? { ...actor, trace } : actor;
 }

@@ -5,7 +5,8 @@ import { breakerAllowsDispatch } from "@/lib/retry-gate/breaker";
 import { decide, retryCountedWhenScheduled } from "@/lib/retry-gate/decide";
 import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
 import type { Decision, GateInput, Phase } from "@/lib/retry-gate/types";
-import type { Actor } from "../actor";
+import { traceOf, type Actor } from "../actor";
+import { callTraceId } from "@/lib/telemetry/call-trace-id";
 import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError, type LedgerErrorCode } from "../errors";
@@ -216,6 +217,7 @@ export function dispatchStep(
       backoffMs,
       providerId: null,
       resultJson: null,
+      traceId: callTraceId(traceOf(actor)),
       dispatchedAt: now,
       finishedAt: null,
     });

@@ -2,7 +2,8 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
-import { principalId, type Actor } from "../actor";
+import { principalId, traceOf, type Actor } from "../actor";
+import { callTraceId } from "@/lib/telemetry/call-trace-id";
 import { holdForApproval } from "./authority";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { canonicalJson, sha256 } from "../canonical-json";
@@ -252,6 +253,7 @@ function draftOf(
     callKey: input.callKey ?? null,
     repeatOf: input.repeatOf ?? null,
     approvalRequestedBy: principalId(actor),
+    traceId: callTraceId(traceOf(actor)),
   };
   const first = decide(gateInput(draft, contract, dependency, now));
   const audit: AuditInput[] = [

@@ -6,7 +6,8 @@ import type { AuditInput } from "@/lib/ledger/audit/append";
 import { decide } from "@/lib/retry-gate/decide";
 import { canReplay, replayNeedsApproval } from "@/lib/retry-gate/replay";
 import type { EffectClass, EffectEvidence, Phase } from "@/lib/retry-gate/types";
-import { principalId, type Actor } from "../actor";
+import { principalId, traceOf, type Actor } from "../actor";
+import { callTraceId } from "@/lib/telemetry/call-trace-id";
 import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
 import { newId } from "../ids";
@@ -105,6 +106,8 @@ function replayDraft(
     replayOf: original.id,
     ...newOperationState(now),
     approvalRequestedBy: principalId(actor),
+    // The replay's own call, not the original's.
+    traceId: callTraceId(traceOf(actor)),
   };
 }
 

@@ -75,6 +75,8 @@ export interface OperationView {
   repeatOf: string | null;
   /** MCP gateway: when the call's final answer (its result, or its failure) was written to the client in full. */
   deliveredAt: string | null;
+  /** The W3C trace id of the call that planned it (docs/observability.md); null when it came without a trace. */
+  traceId: string | null;
   phase: Phase;
   attempt: number;
   maxAttempts: number;
@@ -120,6 +122,7 @@ export function operationView(
     replayOf: op.replayOf,
     repeatOf: op.repeatOf,
     deliveredAt: iso(op.deliveredAt),
+    traceId: op.traceId,
     phase: input.operation.phase,
     attempt: op.attempt,
     maxAttempts: contract.maxAttempts,
@@ -151,6 +154,8 @@ export interface AttemptView {
   errorMessage: string | null;
   backoffMs: number;
   providerId: string | null;
+  /** The W3C trace id of the call that dispatched this attempt; null when it came without a trace. */
+  traceId: string | null;
   dispatchedAt: string;
   finishedAt: string | null;
 }
@@ -166,6 +171,7 @@ export function attemptView(a: Attempt): AttemptView {
     errorMessage: a.errorMessage,
     backoffMs: a.backoffMs,
     providerId: a.providerId,
+    traceId: a.traceId,
     dispatchedAt: a.dispatchedAt.toISOString(),
     finishedAt: iso(a.finishedAt),
   };

@@ -34,6 +34,7 @@ function draft(id: string, key: string): Operation {
     callKey: null,
     repeatOf: null,
     deliveredAt: new Date("2026-11-30T12:00:01.003Z"),
+    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
     phase: "PLANNED",
     attempt: 0,
     evidence: "none",

@@ -30,6 +30,7 @@ import { observeCall } from "./observe-call";
 import { answerFromState } from "./operation-answer";
 import { toolContract } from "./tool-contract";
 import { seenTool } from "./tool-definition";
+import { inCallersTrace } from "./call-trace";
 
 export type { GatewayServerContext };
 
@@ -54,9 +55,10 @@ export async function gatewayTools(ctx: GatewayServerContext): Promise<Tool[]> {
 }
 
 export async function gatewayToolCall(
-  ctx: GatewayServerContext,
+  request: GatewayServerContext,
   params: CallToolRequest["params"],
 ): Promise<CallToolResult> {
+  const ctx = inCallersTrace(request, params._meta);
   const name = params.name;
   const args = params.arguments ?? {};
   const parsed = parseGatewayToolName(name);
