@@ -1,7 +1,7 @@
 // The console's trace links: built from the template only for a W3C trace id, the id alone without a template, and
 // nothing at all without a trace id.
 import { describe, expect, it } from "vitest";
-import { runTraceIds, traceLink, traceReference, validTraceId } from "./trace-link";
+import { runTraces, traceLink, traceReference, validTraceId } from "./trace-link";
 
 const ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const OTHER = "0af7651916cd43dd8448eb211c80319c";
@@ -56,11 +56,14 @@ describe("traceReference", () => {
   });
 });
 
-describe("runTraceIds", () => {
-  it("lists each trace once, in plan order, leaving out operations without one", () => {
-    expect(
-      runTraceIds([{ traceId: OTHER }, { traceId: null }, { traceId: ID }, { traceId: OTHER }, { traceId: "bad" }]),
-    ).toEqual([OTHER, ID]);
-    expect(runTraceIds([{ traceId: null }])).toEqual([]);
+describe("runTraces", () => {
+  it("links the run once when its operations share a trace, each operation when they do not, and nothing without", () => {
+    expect(runTraces([{ traceId: ID }, { traceId: null }, { traceId: ID }])).toEqual({ kind: "run", traceId: ID });
+    expect(runTraces([{ traceId: OTHER }, { traceId: ID }, { traceId: OTHER }, { traceId: "bad" }])).toEqual({
+      kind: "per-operation",
+      traces: 2,
+    });
+    expect(runTraces([{ traceId: null }, { traceId: "0".repeat(32) }])).toEqual({ kind: "none" });
+    expect(runTraces([])).toEqual({ kind: "none" });
   });
 });

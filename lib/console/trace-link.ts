@@ -33,12 +33,20 @@ export function traceReference(
   return href === null ? { kind: "id", traceId: id } : { kind: "link", traceId: id, href };
 }
 
-/** The distinct trace ids of a run's operations, in the order the operations were planned. */
-export function runTraceIds(operations: readonly { traceId: string | null }[]): string[] {
+/**
+ * How the run page links its traces. An agent framework usually opens one trace for a whole run: then the run has one
+ * link. When its operations were planned in several traces (a trace per step), one link would send the on-call person
+ * to the wrong trace for the slow step, so each operation's trace is linked beside it instead.
+ */
+export type RunTraces = { kind: "none" } | { kind: "run"; traceId: string } | { kind: "per-operation"; traces: number };
+
+export function runTraces(operations: readonly { traceId: string | null }[]): RunTraces {
   const ids = new Set<string>();
   for (const op of operations) {
     const id = validTraceId(op.traceId);
     if (id !== null) ids.add(id);
   }
-  return [...ids];
+  const [first] = ids;
+  if (first === undefined) return { kind: "none" };
+  return ids.size === 1 ? { kind: "run", traceId: first } : { kind: "per-operation", traces: ids.size };
 }
