@@ -4,7 +4,7 @@
 import { expect, test } from "../fixtures/login";
 import { api, expectJson, putContract, uniqueId, uniqueTool, type Api, type Operation } from "../fixtures/api";
 import { TEST_TRACE_URL } from "../fixtures/test-env";
-import { callerSpan, newTraceId, receivedSpans, type CallerSpan, type ReceivedSpan } from "../fixtures/traces";
+import { callerSpan, newTraceId, pathUp, receivedSpans, spanWith, type CallerSpan } from "../fixtures/traces";
 import { screenshot } from "../demo/screenshot";
 
 const traceLink = (traceId: string) => TEST_TRACE_URL.replace("{traceId}", traceId);
@@ -12,11 +12,6 @@ const traceLink = (traceId: string) => TEST_TRACE_URL.replace("{traceId}", trace
 /** One call of the agent, sent with its own span's traceparent. */
 function tracedCall<T>(client: Api, caller: CallerSpan, method: string, path: string, data: unknown) {
   return client.send<T>(method, path, { data, headers: { traceparent: caller.traceparent } });
-}
-
-/** The span opledger started for a call: the one whose parent is the caller's span. */
-function spanUnder(spans: readonly ReceivedSpan[], caller: CallerSpan): ReceivedSpan | undefined {
-  return spans.find((s) => s.parentSpanId === caller.spanId);
 }
 
 test("an HTTP agent's traceparent: opledger's spans join its trace under each call, and the console links the trace", async ({
@@ -73,19 +68,6 @@ test("an HTTP agent's traceparent: opledger's spans join its trace under each ca
     [2, later],
   ]);
 
-  // The spans, exported in batches every 200 ms: each call's server span under the caller's span.
-  await expect
-    .poll(async () => {
-      const spans = await receivedSpans(first);
-      return (["plan", "claim", "dispatch", "outcome"] as const).map((call) => spanUnder(spans, calls[call])?.name);
-    })
-    .toEqual([
-      "POST /api/v1/operations",
-      "POST /api/v1/operations/{id}/claim",
-      "POST /api/v1/operations/{id}/dispatch",
-      "POST /api/v1/operations/{id}/outcome",
-    ]);
-
   await login("viewer");
   await page.goto(`/operations/${planned.id}`);
   const planning = page.getByRole("link", { name: "Trace of the call that planned it, opens in a new tab" });
@@ -105,4 +87,29 @@ test("an HTTP agent's traceparent: opledger's spans join its trace under each ca
   // The run's one operation was planned in one trace: the run has one link to it.
   await page.goto(`/runs/${runId}`);
   await expect(page.getByRole("link", { name: /^Trace of the run\b/ })).toHaveAttribute("href", traceLink(first));
+
+  // The spans, exported in batches every 200 ms: each command's span in the agent's trace under that call's span,
+  // with the operation, the phase after it and the gate's decision; the retry's in the later step's trace.
+  const commandSpan = async (traceId: string, command: string, caller: CallerSpan, phaseAfter?: string) => {
+    const spans = await receivedSpans(traceId);
+    const span = spanWith(spans, `opledger ${command}`, {
+      "opledger.operation.id": planned.id,
+      ...(phaseAfter ? { "opledger.phase.after": phaseAfter } : {}),
+    });
+    return span ? { path: pathUp(spans, span, caller.spanId), attributes: span.attributes } : null;
+  };
+  for (const command of ["plan", "claim", "dispatch", "outcome"] as const) {
+    await expect.poll(async () => (await commandSpan(first, command, calls[command]))?.path.at(-1)).toBe("caller");
+  }
+  expect((await commandSpan(first, "outcome", calls.outcome))?.attributes).toMatchObject({
+    "opledger.tool": tool,
+    "opledger.effect": "IDEMPOTENT",
+    "opledger.attempt": 1,
+    "opledger.phase.before": "DISPATCHED",
+    "opledger.phase.after": "RETRY_SCHEDULED",
+    "opledger.decision": "RETRY_SAME_KEY",
+  });
+  await expect
+    .poll(async () => (await commandSpan(later, "dispatch", calls.retry, "DISPATCHED"))?.attributes)
+    .toMatchObject({ "opledger.attempt": 2, "opledger.decision": "WAIT" });
 });
