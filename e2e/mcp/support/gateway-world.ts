@@ -26,6 +26,8 @@ export interface GatewayOperation {
   runId: string | null;
   repeatOf: string | null;
   deliveredAt: string | null;
+  /** The W3C trace id of the tools/call that planned it (its params._meta.traceparent), or null. */
+  traceId: string | null;
 }
 
 export class GatewayWorld {
