@@ -111,6 +111,10 @@ function drain(signal) {
   console.log(`opledger: ${signal}: no new connections; finishing the requests in flight`);
   server.close(async () => {
     await app.close().catch((error) => console.error("opledger: closing Next.js failed:", error));
+    // The spans still in the batch are exported before exit (lib/telemetry/start-tracing.ts; absent when not tracing).
+    await globalThis[Symbol.for("opledger.tracing")]
+      ?.shutdown()
+      .catch((error) => console.error("opledger: exporting the last spans failed:", error));
     console.log(`opledger: drained in ${Date.now() - started} ms; exiting`);
     process.exit(0);
   });

@@ -10,6 +10,8 @@ import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
 import { newId, newIdempotencyKey } from "../ids";
 import { claimLease, leaseClaimAudit } from "./lease";
+import { commandSpan } from "./command-span";
+import { LEDGER } from "@/lib/telemetry/attributes";
 import { answerDelivered, repeatKey } from "./repeated-call";
 import { loadContext } from "../reads/operation-context";
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
@@ -141,8 +143,22 @@ export interface PlanDraft {
  * Plans in one transaction of the store, in which `write` writes the new operation: planOperation's insert, or a
  * command composed with the plan (lib/ledger/commands/gateway-call.ts). A call that is an existing operation is answered
  * as a replayed plan (claimed, when asked), after that transaction, and so is a plan that lost the race for its key.
+ * The plan runs inside its span (command-span.ts).
  */
-export async function planWith<T>(
+export function planWith<T>(
+  ledger: Ledger,
+  input: PlanInput,
+  actor: Actor,
+  now: Date,
+  write: (tx: LedgerTx, plan: PlanDraft) => Promise<T>,
+): Promise<{ created: T } | { replayed: PlanResult }> {
+  return commandSpan("plan", actor, (span) => {
+    if (span.isRecording()) span.setAttribute(LEDGER.tool, input.tool);
+    return planInTransaction(ledger, input, actor, now, write);
+  });
+}
+
+async function planInTransaction<T>(
   ledger: Ledger,
   input: PlanInput,
   actor: Actor,

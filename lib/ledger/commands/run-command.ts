@@ -10,6 +10,7 @@ import { loadContext, type OperationContext } from "../reads/operation-context";
 import { WriteConflict, type LedgerTx } from "../store/types";
 import { withWriteRetry } from "../write-retry";
 import { checkLane, type Lane } from "./authority";
+import { commandSpan, spanOperationBefore } from "./command-span";
 
 export type Tx = LedgerTx;
 export type { OperationContext };
@@ -67,9 +68,25 @@ export type OperationCommandName =
  * Runs one command on one operation in one transaction of the ledger's store, retried on write conflicts. A key
  * outside the command's lane for this operation gets not_found, as if it did not exist.
  * A stale fence is refused with nothing changed, and the refusal itself is audited (in its own transaction, since
- * the command's transaction rolls back).
+ * the command's transaction rolls back). The command runs inside its span (command-span.ts).
  */
-export async function operationCommand<T>(
+export function operationCommand<T>(
+  ledger: Ledger,
+  id: string,
+  actor: Actor,
+  command: OperationCommandName,
+  now: Date,
+  work: (tx: Tx, ctx: OperationContext) => Promise<T>,
+): Promise<T> {
+  return commandSpan(command, actor, (span) =>
+    runOperationCommand(ledger, id, actor, command, now, (tx, ctx) => {
+      spanOperationBefore(span, ctx.op);
+      return work(tx, ctx);
+    }),
+  );
+}
+
+async function runOperationCommand<T>(
   ledger: Ledger,
   id: string,
   actor: Actor,

@@ -1,0 +1,23 @@
+// Tracing into memory for tests: the SDK started as the server starts it (lib/telemetry/start-tracing.ts), with the
+// SDK's in-memory exporter instead of OTLP; stopTracing puts the API's no-ops back.
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { startTracing } from "@/lib/telemetry/start-tracing";
+
+export async function startInMemoryTracing(): Promise<InMemorySpanExporter> {
+  const exporter = new InMemorySpanExporter();
+  await startTracing({ OTEL_TRACES_EXPORTER: "console" }, [new SimpleSpanProcessor(exporter)]);
+  return exporter;
+}
+
+/** The one finished span of that name (fails when there is none or several). */
+export function only(exporter: InMemorySpanExporter, name: string): ReadableSpan {
+  const found = exporter.getFinishedSpans().filter((span) => span.name === name);
+  if (found.length !== 1) {
+    const names = exporter.getFinishedSpans().map((span) => span.name);
+    throw new Error(`${found.length} spans named ${name}; finished: ${names.join(", ")}`);
+  }
+  return found[0]!;
+}
+
+/** The span id of a span's parent, or undefined for a root span. */
+export const parentId = (span: ReadableSpan): string | undefined => span.parentSpanContext?.spanId;
