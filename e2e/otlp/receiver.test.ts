@@ -1,6 +1,10 @@
 // The e2e run's OTLP receiver: it reads OTLP/HTTP JSON (plain or gzipped) as the OTLP specification encodes it, gives
 // the spans back by trace id, and refuses protobuf, which the e2e servers are configured not to send.
 import { gzipSync } from "node:zlib";
+import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./receiver";
 
@@ -84,6 +88,43 @@ describe("the OTLP receiver", () => {
       events: [{ name: "gate.decision", attributes: { action: "proceed" } }],
     });
     expect((await spans(OTHER_TRACE)).map((s) => s.name)).toEqual(["sweep"]);
+  });
+
+  it("reads what the SDK's OTLP/HTTP JSON exporter sends, the servers' own exporter: ids, parents, kinds", async () => {
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ "service.name": "opledger-e2e" }),
+      spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` }))],
+    });
+    const tracer = provider.getTracer("receiver-test");
+    const parent = tracer.startSpan("tools/call test__charge", { kind: SpanKind.SERVER }, ROOT_CONTEXT);
+    const child = tracer.startSpan(
+      "execute_tool test__charge",
+      { attributes: { "gen_ai.tool.call.id": "01OP", "opledger.attempt": 1 } },
+      trace.setSpan(ROOT_CONTEXT, parent),
+    );
+    child.addEvent("opledger.decision", { "opledger.decision": "PROCEED" });
+    child.end();
+    parent.end();
+    await provider.forceFlush();
+    await provider.shutdown();
+
+    const { traceId, spanId } = parent.spanContext();
+    expect((await spans(traceId)).map((s) => ({ ...s, startTimeUnixNano: "", endTimeUnixNano: "" }))).toEqual([
+      {
+        service: "opledger-e2e",
+        traceId,
+        spanId: child.spanContext().spanId,
+        parentSpanId: spanId,
+        name: "execute_tool test__charge",
+        kind: 1,
+        attributes: { "gen_ai.tool.call.id": "01OP", "opledger.attempt": 1 },
+        events: [{ name: "opledger.decision", attributes: { "opledger.decision": "PROCEED" } }],
+        links: [],
+        startTimeUnixNano: "",
+        endTimeUnixNano: "",
+      },
+      expect.objectContaining({ spanId, parentSpanId: null, name: "tools/call test__charge", kind: 2 }),
+    ]);
   });
 
   it("refuses protobuf with 415, and answers its health probe", async () => {
