@@ -36,7 +36,9 @@ export function TraceLink({
   }
   return (
     <span className="inline-flex flex-wrap items-center gap-2" data-trace-id={trace.traceId}>
-      <span className="sr-only">Trace id of {of}: </span>
+      <span className="text-ink-subtle">
+        Trace<span className="sr-only"> id of {of}:</span>
+      </span>
       <span ref={idRef} translate="no" className="font-mono text-[12.5px] break-all text-ink">
         {trace.traceId}
       </span>

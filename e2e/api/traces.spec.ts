@@ -87,6 +87,7 @@ test("an HTTP agent's traceparent: opledger's spans join its trace under each ca
   // The run's one operation was planned in one trace: the run has one link to it.
   await page.goto(`/runs/${runId}`);
   await expect(page.getByRole("link", { name: /^Trace of the run\b/ })).toHaveAttribute("href", traceLink(first));
+  await screenshot(page, "run-trace-link");
 
   // The spans, exported in batches every 200 ms: each command's span in the agent's trace under that call's span,
   // with the operation, the phase after it and the gate's decision; the retry's in the later step's trace.

@@ -20,6 +20,7 @@ import {
   TEST_ADMIN_PASSWORD,
   TEST_BOOTSTRAP_API_KEY,
 } from "../fixtures/test-env";
+import { screenshot } from "../demo/screenshot";
 import { codeOf, GatewayWorld, operationOf, textOf } from "./support/gateway-world";
 
 const run = promisify(execFile);
@@ -186,7 +187,9 @@ test("prompts and resources of the upstreams are relayed unchanged, prompts name
   await client.close();
 });
 
-test("a tools/call with _meta.traceparent: the gateway's spans join the client's trace, and the upstream gets it", async () => {
+test("a tools/call with _meta.traceparent: the gateway's spans join the client's trace, and the upstream gets it", async ({
+  browser,
+}) => {
   const client = await world.client();
   const caller = callerSpan(newTraceId());
   const answer = (await client.callTool({
@@ -197,6 +200,23 @@ test("a tools/call with _meta.traceparent: the gateway's spans join the client's
   expect(answer.isError ?? false).toBe(false);
   const id = operationOf(answer);
   expect((await world.operation(id)).traceId).toBe(caller.traceId);
+  // This server has no OPLEDGER_TRACE_URL: its console shows the trace id, and a Copy button reached by the keyboard.
+  const context = await browser.newContext({ baseURL: world.url });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.url });
+  const page = await context.newPage();
+  await signInThroughApi(page, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+  await page.goto(`/operations/${id}`);
+  const shown = page.locator(`header [data-trace-id="${caller.traceId}"]`);
+  await expect(shown).toContainText(caller.traceId);
+  await expect(page.getByRole("link", { name: /^Trace of/ })).toHaveCount(0);
+  const copy = shown.getByRole("button", { name: "Copy the trace id of the call that planned it" });
+  await copy.focus();
+  await page.keyboard.press("Enter");
+  await expect(shown.getByRole("status")).toHaveText("Copied to the clipboard.");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(caller.traceId);
+  await screenshot(page, "operation-trace-id-copy");
+  await context.close();
+
   // The upstream's call came in the same trace, its parent the gateway's span for the upstream request.
   const upstreamCall = world.calls().find((c) => c.tool === "put_record" && c.args.id === "traced-1");
   const passed = new RegExp(`^00-${caller.traceId}-([0-9a-f]{16})-01$`).exec(upstreamCall?.traceparent ?? "");
