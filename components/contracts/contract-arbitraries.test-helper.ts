@@ -82,6 +82,7 @@ export const contractView: fc.Arbitrary<ContractView> = fc
     toolError: fc.constantFrom(...TOOL_ERROR_MEANINGS),
     mode: fc.constantFrom(...CONTRACT_MODES),
     errorRules: fc.array(errorRule, { maxLength: 3 }),
+    traceArguments: fc.boolean(),
     author: fc.constant("alice@example.com"),
     createdAt: fc.constant("2026-01-01T10:00:00.000Z"),
   })

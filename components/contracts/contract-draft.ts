@@ -41,6 +41,8 @@ export interface ContractDraft {
   mode: ContractView["mode"];
   /** In order: the first rule that matches decides. */
   errorRules: ErrorRuleDraft[];
+  /** Spans may carry the call's argument and result values (docs/observability.md); kept as the version had it. */
+  traceArguments: boolean;
 }
 
 /**
@@ -74,6 +76,7 @@ export const NEW_CONTRACT_DRAFT: ContractDraft = {
   toolError: GATEWAY_DEFAULTS.toolError,
   mode: GATEWAY_DEFAULTS.mode,
   errorRules: [],
+  traceArguments: false,
 };
 
 /**
@@ -121,6 +124,7 @@ export function draftOf(c: ContractView): ContractDraft {
     toolError: c.toolError,
     mode: c.mode,
     errorRules: c.errorRules.map(ruleDraftOf),
+    traceArguments: c.traceArguments,
   };
 }
 
@@ -186,6 +190,7 @@ export function bodyOf(d: ContractDraft, expectedVersion: number | undefined): C
     toolError: d.toolError,
     mode: d.mode,
     errorRules: d.errorRules.map(ruleOf),
+    traceArguments: d.traceArguments,
     ...(expectedVersion === undefined ? {} : { expectedVersion }),
   };
 }

@@ -235,6 +235,15 @@ export const CONTRACT_SECTIONS: ContractSection[] = [
             choices: MODE_CHOICES,
             compact: true,
           },
+          {
+            kind: "checkbox",
+            key: "traceArguments",
+            name: "traceArguments",
+            label: "Arguments in traces",
+            help:
+              "OpenTelemetry spans of this tool's calls carry its argument and result values. Off (the default): " +
+              "they carry none; turn it on only for a tool whose arguments hold no secret or personal data.",
+          },
         ],
       },
     ],

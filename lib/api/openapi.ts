@@ -92,6 +92,15 @@ function gatewayFields(input: boolean): JsonObject {
   };
 }
 
+/** A contract's opt-in to argument and result values in spans (docs/observability.md). */
+const TRACE_ARGUMENTS = {
+  type: "boolean",
+  default: false,
+  description:
+    "OpenTelemetry spans of this tool's calls may carry the call's argument and result values " +
+    "(gen_ai.tool.call.arguments, gen_ai.tool.call.result); without it they carry none.",
+} as const;
+
 const scope = (...scopes: string[]): Json[] => scopes.map((s) => ({ apiKey: [s] }));
 /** Any valid key, whatever its scopes. */
 const anyKey: Json[] = [{ apiKey: [] }];
@@ -401,6 +410,7 @@ function schemas(): JsonObject {
         },
         ...gatewayFields(true),
         ...errorRulesApi.contractInputFields,
+        traceArguments: { ...TRACE_ARGUMENTS, description: `${TRACE_ARGUMENTS.description} Absent: false.` },
         expectedVersion: {
           type: "integer",
           minimum: 0,
@@ -445,6 +455,7 @@ function schemas(): JsonObject {
         "toolError",
         "mode",
         "errorRules",
+        "traceArguments",
         "author",
         "createdAt",
       ],
@@ -469,6 +480,7 @@ function schemas(): JsonObject {
         approvals: { type: "integer", minimum: 1, maximum: 10, description: "Approvals needed (quorum)." },
         ...gatewayFields(false),
         ...errorRulesApi.contractFields,
+        traceArguments: TRACE_ARGUMENTS,
         author: { type: "string", description: "The label of who saved this version." },
         createdAt: dateTime("When this version was written."),
       },

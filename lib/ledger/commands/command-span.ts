@@ -3,9 +3,9 @@
 // (docs/observability.md). Put around a command by the one wrapper every command runs in (operationCommand, planWith),
 // never inside a command's body.
 import type { Span } from "@opentelemetry/api";
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
 import type { Decision } from "@/lib/retry-gate/types";
-import { LEDGER } from "@/lib/telemetry/attributes";
+import { GEN_AI, LEDGER } from "@/lib/telemetry/attributes";
 import { inSpan } from "@/lib/telemetry/spans";
 import { traceOf, type Actor } from "../actor";
 import { LedgerError } from "../errors";
@@ -35,6 +35,11 @@ export function spanOperationBefore(span: Span, op: Operation): void {
     [LEDGER.phaseBefore]: op.phase,
     [LEDGER.attempt]: op.attempt,
   });
+}
+
+/** The call's arguments (canonical JSON), only when its contract opts in with traceArguments. */
+export function spanArguments(span: Span, contract: ContractVersion, argsJson: string): void {
+  if (contract.traceArguments && span.isRecording()) span.setAttribute(GEN_AI.toolCallArguments, argsJson);
 }
 
 type Attributes = Record<string, string | number>;

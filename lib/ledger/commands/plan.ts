@@ -10,7 +10,7 @@ import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
 import { newId, newIdempotencyKey } from "../ids";
 import { claimLease, leaseClaimAudit } from "./lease";
-import { commandSpan } from "./command-span";
+import { commandSpan, spanArguments } from "./command-span";
 import { LEDGER } from "@/lib/telemetry/attributes";
 import { answerDelivered, repeatKey } from "./repeated-call";
 import { loadContext } from "../reads/operation-context";
@@ -154,7 +154,10 @@ export function planWith<T>(
 ): Promise<{ created: T } | { replayed: PlanResult }> {
   return commandSpan("plan", actor, (span) => {
     if (span.isRecording()) span.setAttribute(LEDGER.tool, input.tool);
-    return planInTransaction(ledger, input, actor, now, write);
+    return planInTransaction(ledger, input, actor, now, (tx, plan) => {
+      spanArguments(span, plan.contract, plan.draft.argsJson);
+      return write(tx, plan);
+    });
   });
 }
 

@@ -23,6 +23,7 @@ const v1: ContractView = {
   toolError: "fatal",
   mode: "enforce",
   errorRules: [],
+  traceArguments: false,
   author: "alice@example.test",
   createdAt: "2026-11-30T12:00:00.000Z",
 };

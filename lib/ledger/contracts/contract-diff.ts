@@ -38,6 +38,7 @@ export const CONTRACT_FIELDS = [
   { path: "toolError", label: "A tool error means" },
   { path: "errorRules", label: "Error rules" },
   { path: "mode", label: "Mode" },
+  { path: "traceArguments", label: "Arguments in traces" },
 ] as const satisfies readonly ContractField[];
 
 export type ContractFieldPath = (typeof CONTRACT_FIELDS)[number]["path"];
@@ -95,6 +96,8 @@ export function contractFieldValue(c: ContractView, path: ContractFieldPath): Co
       return c.errorRules.map((rule, i) => `${i + 1}. ${ruleText(rule)}`);
     case "mode":
       return c.mode;
+    case "traceArguments":
+      return c.traceArguments;
     default:
       return assertNever(path, "contract field");
   }

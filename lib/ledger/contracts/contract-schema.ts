@@ -137,6 +137,8 @@ export const contractBodySchema = z
     mode: z.enum(CONTRACT_MODES).nullable().optional(),
     /** Ordered error rules, read before the global error table; the first that matches decides (null: none). */
     errorRules: z.array(errorRuleSchema).max(ERROR_RULES_MAX).nullable().optional(),
+    /** Spans may carry the call's argument and result values (docs/observability.md); off by default. */
+    traceArguments: z.boolean().optional(),
     /** The version the editor started from; a save against an older one is refused, not overwritten. */
     expectedVersion: z.int().min(0).optional(),
   })
@@ -163,6 +165,7 @@ export interface ContractView extends ContractRules {
   toolError: (typeof TOOL_ERROR_MEANINGS)[number];
   mode: (typeof CONTRACT_MODES)[number];
   errorRules: ErrorRule[];
+  traceArguments: boolean;
   author: string;
   createdAt: string;
 }

@@ -25,6 +25,7 @@ function rulesOf(body: ContractBody): ContractRules {
     toolError,
     mode,
     errorRules,
+    traceArguments,
     ...rules
   } = body;
   return {
@@ -40,6 +41,7 @@ function rulesOf(body: ContractBody): ContractRules {
     ...(toolError != null && toolError !== GATEWAY_DEFAULTS.toolError ? { toolError } : {}),
     ...(mode != null && mode !== GATEWAY_DEFAULTS.mode ? { mode } : {}),
     ...(errorRules != null && errorRules.length > 0 ? { errorRules } : {}),
+    ...(traceArguments === true ? { traceArguments } : {}),
   };
 }
 
@@ -103,6 +105,7 @@ export async function putContract(
         toolError: rules.toolError ?? null,
         mode: rules.mode ?? null,
         errorRules: rules.errorRules ? JSON.stringify(rules.errorRules) : null,
+        traceArguments: rules.traceArguments ?? false,
         bodyHash,
         author: actorLabel(actor),
         createdAt: now,

@@ -33,6 +33,7 @@ export function contractView(row: ContractVersion): ContractView {
     toolError: (row.toolError as ContractView["toolError"] | null) ?? GATEWAY_DEFAULTS.toolError,
     mode: (row.mode as ContractView["mode"] | null) ?? GATEWAY_DEFAULTS.mode,
     errorRules: errorRulesOf(row),
+    traceArguments: row.traceArguments,
     author: row.author,
     createdAt: row.createdAt.toISOString(),
   };

@@ -48,7 +48,7 @@ export const OPERATION: Table = {
   ],
   booleans: [],
 };
-const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"], booleans: [] };
+const CONTRACT_VERSION: Table = { name: "ContractVersion", dates: ["createdAt"], booleans: ["traceArguments"] };
 export const DEPENDENCY: Table = {
   name: "Dependency",
   dates: ["openedAt", "lastFailureAt", "updatedAt"],

@@ -19,6 +19,7 @@ import { refusalResult, type GatewayCode, type GatewayRefusal } from "./model-an
 import { deliveryBeingCleared, deliveryBeingRecorded, type ResponseDeliveries } from "./delivered-answers";
 import { answerFromState, heldFor } from "./operation-answer";
 import { upstreamReport } from "./upstream-report";
+import { upstreamSpan } from "./upstream-span";
 
 /** The lease outlives the call's deadline by this much, so the gateway's own report is never refused as late. */
 const LEASE_MARGIN_MS = 5000;
@@ -238,10 +239,20 @@ async function attempts(
     operation = dispatched.operation;
     const remaining = Math.max(MIN_ATTEMPT_MS, deadline - now().getTime());
     // Every attempt carries the operation's one key, so an upstream that dedupes by key converges (IDEMPOTENT).
-    const sent = await ctx.upstreams.callUpstreamTool(call.upstream, call.tool, call.args, {
-      timeoutMs: remaining,
-      meta: { ...call.meta, "opledger/idempotencyKey": operation.idempotencyKey, "opledger/operation": operation.id },
-    });
+    const { traceArguments } = call.contract;
+    const sent = await upstreamSpan(
+      { tool: call.tool, operationId: operation.id, attempt: operation.attempt, args: call.args, traceArguments },
+      (traceMeta) =>
+        ctx.upstreams.callUpstreamTool(call.upstream, call.tool, call.args, {
+          timeoutMs: remaining,
+          meta: {
+            ...call.meta,
+            ...traceMeta,
+            "opledger/idempotencyKey": operation.idempotencyKey,
+            "opledger/operation": operation.id,
+          },
+        }),
+    );
     lastAnswer = sent.outcome === "answered" && sent.result.isError ? sent.result : null;
     // A final answer under the default key goes straight to its client: its outcome's write marks it delivered.
     const delivered = call.byDefault && ctx.deliveries?.markWithOutcome() === true;

@@ -30,7 +30,7 @@ import { observeCall } from "./observe-call";
 import { answerFromState } from "./operation-answer";
 import { toolContract } from "./tool-contract";
 import { seenTool } from "./tool-definition";
-import { inCallersTrace } from "./call-trace";
+import { tracedToolCall } from "./call-trace";
 
 export type { GatewayServerContext };
 
@@ -54,11 +54,11 @@ export async function gatewayTools(ctx: GatewayServerContext): Promise<Tool[]> {
   return contracted.flatMap((t) => (changed.has(t.gatewayName) ? [] : [listedTool(t.gatewayName, t.tool, t.contract)]));
 }
 
-export async function gatewayToolCall(
-  request: GatewayServerContext,
-  params: CallToolRequest["params"],
-): Promise<CallToolResult> {
-  const ctx = inCallersTrace(request, params._meta);
+export function gatewayToolCall(ctx: GatewayServerContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
+  return tracedToolCall(ctx, params, (traced) => toolCall(traced, params));
+}
+
+async function toolCall(ctx: GatewayServerContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
   const name = params.name;
   const args = params.arguments ?? {};
   const parsed = parseGatewayToolName(name);

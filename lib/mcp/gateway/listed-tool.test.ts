@@ -24,6 +24,7 @@ function contract(effect: EffectClass, over: Partial<ContractView> = {}): Contra
     toolError: "fatal",
     mode: "enforce",
     errorRules: [],
+    traceArguments: false,
     author: "a@example.test",
     createdAt: "2026-12-02T00:00:00.000Z",
     ...over,
