@@ -26,11 +26,11 @@ export function TraceLink({
         target="_blank"
         rel="noopener noreferrer"
         title={`The trace of ${of} (${trace.traceId}), in a new tab`}
-        className="inline-flex items-center gap-1 font-medium text-ink underline underline-offset-4 hover:text-ink-muted"
+        className="font-medium whitespace-nowrap text-ink underline underline-offset-4 hover:text-ink-muted"
         data-trace-link={trace.traceId}
       >
         Trace<span className="sr-only"> of {of}, opens in a new tab</span>
-        <span aria-hidden="true">↗</span>
+        <span aria-hidden="true"> ↗</span>
       </a>
     );
   }
