@@ -1,14 +1,37 @@
 // The attempts of one claimed operation: dispatch, call, report, and back off, until the gate stops saying "go again".
-import { ApiProblem, type Operation } from "./client";
+import { ApiProblem, type Operation, type OutcomeInput } from "./client";
 import { describeOutcome, logAttempt } from "./attempt-log";
 import { DEFAULT_WAIT_MS, pause } from "./backoff";
 import { onDispatchRefusal } from "./dispatch-refusal";
 import type { LeaseKeeper } from "./lease-keeper";
 import { snapshot } from "./operation-snapshot";
-import { outcomeBody, reportOutcome } from "./outcome-report";
-import { callBounded } from "./provider-call";
+import { outcomeBody, reportOutcome, type OutcomeReport } from "./outcome-report";
+import { callBounded, type ProviderCall } from "./provider-call";
+import { decisionEvent, inExecutorSpan } from "./tracing";
 import type { ToolRun } from "./run-options";
 import { leaseLost, resultFor, waiting, type RunToolResult } from "./run-result";
+
+type Attempt =
+  | { kind: "lease_lost" }
+  | {
+      kind: "reported";
+      call: Exclude<ProviderCall, { kind: "lease_lost" }>;
+      outcome: OutcomeInput;
+      report: OutcomeReport;
+    };
+
+/** One dispatched attempt's provider call and report, inside its span; the gate's decision is the span's event. */
+function attemptSpan(run: ToolRun, dispatched: Operation, fence: number, keeper: LeaseKeeper): Promise<Attempt> {
+  const attributes = { "opledger.operation.id": dispatched.id, "opledger.attempt": dispatched.attempt };
+  return inExecutorSpan(`opledger.attempt ${run.tool}`, attributes, async (span): Promise<Attempt> => {
+    const call = await callBounded(run, dispatched, keeper);
+    if (call.kind === "lease_lost") return { kind: "lease_lost" };
+    const outcome = outcomeBody(fence, call);
+    const report = await reportOutcome(run, dispatched, outcome);
+    if (report.kind === "reported") decisionEvent(span, report.operation.decision);
+    return { kind: "reported", call, outcome, report };
+  });
+}
 
 /** The dispatch / call / report loop, until the gate says something other than "go again". */
 export async function runAttempts(
@@ -36,14 +59,13 @@ export async function runAttempts(
 
     current = dispatched;
     await run.options.onStep?.({ step: "dispatched", operation: dispatched, fence });
-    const call = await callBounded(run, dispatched, keeper);
-    if (call.kind === "lease_lost") {
+    const attempt = await attemptSpan(run, dispatched, fence, keeper);
+    if (attempt.kind === "lease_lost") {
       logAttempt(run, dispatched.attempt, "lease taken over, outcome not reported", waitedMs, null);
       return leaseLost(await snapshot(run.client, current), keeper.lost ?? "stale_fence", null);
     }
 
-    const outcome = outcomeBody(fence, call);
-    const report = await reportOutcome(run, dispatched, outcome);
+    const { call, outcome, report } = attempt;
     if (report.kind === "lease_lost") {
       logAttempt(run, dispatched.attempt, `${outcome.result}, report refused (${report.code})`, waitedMs, null);
       return leaseLost(await snapshot(run.client, current), report.code, report.decision);

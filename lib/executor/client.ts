@@ -1,6 +1,7 @@
 // A small typed HTTP client for the opledger v1 API (docs/api.md): any Node program can use it, it knows nothing of the
 // server.
 import { z } from "zod";
+import { withTraceHeaders } from "./tracing";
 import { DECISION_ACTIONS, EFFECT_CLASSES, EFFECT_EVIDENCE, PHASES } from "../retry-gate/types";
 
 /*
@@ -390,6 +391,7 @@ export class OpledgerClient {
       accept: `${accept}, application/problem+json`,
     };
     if (options.body !== undefined) headers["content-type"] = "application/json";
+    withTraceHeaders(headers);
     const timeout = AbortSignal.timeout(this.requestTimeoutMs);
     return this.fetchFn(url, {
       method,

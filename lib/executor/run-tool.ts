@@ -1,9 +1,11 @@
 // runTool: runs one side-effecting tool call through the ledger API (plan, claim, dispatch, call, report) and obeys the
 // gate.
+import type { Span } from "@opentelemetry/api";
 import { claimAndRun } from "./claim-and-run";
 import type { CallProvider } from "./provider";
 import { prepareRun, type RunToolOptions, type ToolRun } from "./run-options";
 import type { RunToolResult } from "./run-result";
+import { inExecutorSpan } from "./tracing";
 
 // runTool's signature names these, so callers import them from here (and from the executor's index).
 export type { CallProvider, ProviderCallContext, ProviderError, ProviderResult } from "./provider";
@@ -25,11 +27,12 @@ export async function runTool(
   options: RunToolOptions,
 ): Promise<RunToolResult> {
   const run = prepareRun(tool, callProvider, options);
-  return start(run, args);
+  const attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool };
+  return inExecutorSpan(`execute_tool ${tool}`, attributes, (span) => start(run, args, span));
 }
 
 /** Plans, then claims and runs the attempts while the lease is kept alive. */
-async function start(run: ToolRun, args: unknown): Promise<RunToolResult> {
+async function start(run: ToolRun, args: unknown, span: Span): Promise<RunToolResult> {
   run.signal?.throwIfAborted();
   const { runId, runAllowance } = run.options;
   if (runId !== undefined && runAllowance !== undefined) {
@@ -45,6 +48,7 @@ async function start(run: ToolRun, args: unknown): Promise<RunToolResult> {
     },
     run.signal,
   );
+  span.setAttribute("gen_ai.tool.call.id", planned.id);
   await run.options.onStep?.({ step: "planned", operation: planned, fence: null });
   return claimAndRun(run, planned);
 }
