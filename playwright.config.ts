@@ -8,6 +8,8 @@ import {
   E2E_DATA_DIR,
   E2E_DATABASE_URL,
   E2E_PORT,
+  OTLP_RECEIVER_PORT,
+  OTLP_RECEIVER_URL,
   REPO_ROOT,
 } from "./e2e/fixtures/test-env";
 
@@ -62,14 +64,26 @@ export default defineConfig({
     launchOptions: CHROMIUM_LAUNCH_OPTIONS,
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
-  webServer: {
-    command: `rm -rf ${JSON.stringify(path.relative(REPO_ROOT, E2E_DATA_DIR))} && npm run serve`,
-    cwd: REPO_ROOT,
-    url: `${E2E_BASE_URL}/api/health`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: serverEnv(E2E_PORT, databaseUrl),
-  },
+  webServer: [
+    // The OTLP/HTTP receiver the servers export their spans to (serverEnv sets OTEL_EXPORTER_OTLP_ENDPOINT to it).
+    {
+      command: `${JSON.stringify(path.join("node_modules", ".bin", "tsx"))} e2e/otlp/main.ts ${OTLP_RECEIVER_PORT}`,
+      cwd: REPO_ROOT,
+      url: `${OTLP_RECEIVER_URL}/health`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
+      command: `rm -rf ${JSON.stringify(path.relative(REPO_ROOT, E2E_DATA_DIR))} && npm run serve`,
+      cwd: REPO_ROOT,
+      url: `${E2E_BASE_URL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: serverEnv(E2E_PORT, databaseUrl),
+    },
+  ],
 });

@@ -16,17 +16,21 @@ import { OperationTimeline } from "./operation-timeline";
 import { PhaseBadge } from "./phase-badge";
 import { ReconciliationEvidence } from "./reconciliation-evidence";
 import { ReplayButton } from "./replay-dialog";
+import { TraceLink } from "./trace-link";
 import { WouldHavePanel } from "./would-have-panel";
 
 export function OperationDetail({
   initial,
   canAct,
   fourEyesTied,
+  traceUrl,
 }: {
   initial: Operation;
   canAct: boolean;
   /** Four-eyes keeps this person from approving (a key bound to them runs it, or they asked): no approval offered. */
   fourEyesTied: boolean;
+  /** OPLEDGER_TRACE_URL: the template of the Trace links; null shows the trace ids to copy. */
+  traceUrl: string | null;
 }) {
   const query = useQuery({
     queryKey: consoleKeys.detail(initial.id),
@@ -54,9 +58,14 @@ export function OperationDetail({
             <EffectClassText effect={op.effect} />
             <ViaMark via={op.via} />
           </div>
-          <p className="mt-1 font-mono text-[12.5px] break-all text-ink-muted" translate="no">
-            <span className="sr-only">Operation id </span>
-            {op.id}
+          <p className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-ink-muted">
+            <span className="font-mono text-[12.5px] break-all" translate="no">
+              <span className="sr-only">Operation id </span>
+              {op.id}
+            </span>
+            <span className="text-[13px]">
+              <TraceLink template={traceUrl} traceId={op.traceId} of="the call that planned it" />
+            </span>
           </p>
           <ReplayLinks op={op} />
           <RepeatLink op={op} />
@@ -114,7 +123,7 @@ export function OperationDetail({
               {op.audit.length === 1 ? "" : "s"}, oldest first
             </span>
           </h2>
-          <OperationTimeline attempts={op.attempts} audit={op.audit} />
+          <OperationTimeline attempts={op.attempts} audit={op.audit} traceUrl={traceUrl} />
         </section>
         <div className="flex min-w-0 flex-col gap-6 xl:order-2">
           <Identity op={op} />

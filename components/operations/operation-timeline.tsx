@@ -6,6 +6,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { ActorName } from "@/components/audit/actor-name";
 import { QuorumCount } from "./approval-deadline";
 import { PhaseBadge } from "./phase-badge";
+import { TraceLink } from "./trace-link";
 
 type Entry =
   | { at: number; order: number; kind: "audit"; event: AuditView }
@@ -104,7 +105,16 @@ function When({ at }: { at: string }) {
   );
 }
 
-export function OperationTimeline({ attempts, audit }: { attempts: AttemptView[]; audit: AuditView[] }) {
+export function OperationTimeline({
+  attempts,
+  audit,
+  traceUrl,
+}: {
+  attempts: AttemptView[];
+  audit: AuditView[];
+  /** OPLEDGER_TRACE_URL, for each attempt's Trace link. */
+  traceUrl: string | null;
+}) {
   const entries = timelineEntries(attempts, audit);
   if (entries.length === 0) {
     return <p className="text-ink-muted">Nothing has happened to this operation yet.</p>;
@@ -113,7 +123,7 @@ export function OperationTimeline({ attempts, audit }: { attempts: AttemptView[]
     <ol aria-label="Timeline" className="relative ml-2 border-l border-line-strong">
       {entries.map((entry) =>
         entry.kind === "attempt" ? (
-          <AttemptEntry key={`attempt-${entry.attempt.number}`} attempt={entry.attempt} />
+          <AttemptEntry key={`attempt-${entry.attempt.number}`} attempt={entry.attempt} traceUrl={traceUrl} />
         ) : (
           <AuditEntry key={entry.event.id} event={entry.event} />
         ),
@@ -161,7 +171,7 @@ function AuditEntry({ event }: { event: AuditView }) {
   );
 }
 
-function AttemptEntry({ attempt }: { attempt: AttemptView }) {
+function AttemptEntry({ attempt, traceUrl }: { attempt: AttemptView; traceUrl: string | null }) {
   const style = resultStyle(attempt.result);
   const took =
     attempt.finishedAt === null
@@ -177,6 +187,9 @@ function AttemptEntry({ attempt }: { attempt: AttemptView }) {
             {style.label}
           </span>
           <When at={attempt.dispatchedAt} />
+          <span className="ml-auto text-xs empty:hidden">
+            <TraceLink template={traceUrl} traceId={attempt.traceId} of={`attempt ${attempt.number}`} />
+          </span>
         </div>
         <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-0.5 text-xs sm:grid-cols-[max-content_1fr_max-content_1fr]">
           <dt className="text-ink-subtle">Worker</dt>

@@ -5,11 +5,15 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { consoleGet, ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
 import { PhaseBadge } from "@/components/operations/phase-badge";
+import { TraceLink } from "@/components/operations/trace-link";
 import { spentTime } from "@/components/metrics/durations";
 import { Notice } from "@/components/ui/form-controls";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { RunTimeline, TimelineAttempt } from "@/lib/ledger/reads/run-timeline";
+import { runTraces } from "@/lib/console/trace-link";
+import type { TracedRunTimeline } from "@/lib/console/run-timeline-traces";
+import type { TimelineAttempt } from "@/lib/ledger/reads/run-timeline";
 import type { Phase } from "@/lib/retry-gate/types";
+import { RunTraces } from "./run-traces";
 import { offsetLabel, position, ticks, type TimeScale } from "./timeline-scale";
 
 const RESULT_COLOUR: Record<string, string> = {
@@ -61,16 +65,19 @@ function AttemptMarks({ attempt, scale }: { attempt: TimelineAttempt; scale: Tim
   );
 }
 
-export function RunTimelineView({ initial }: { initial: RunTimeline }) {
+/** `traceUrl` is OPLEDGER_TRACE_URL, the template of the Trace links (null: the trace ids are shown to copy). */
+export function RunTimelineView({ initial, traceUrl }: { initial: TracedRunTimeline; traceUrl: string | null }) {
   const query = useQuery({
     queryKey: runKey(initial.runId),
-    queryFn: ({ signal }) => consoleGet<RunTimeline>(`/api/console/runs/${encodeURIComponent(initial.runId)}`, signal),
+    queryFn: ({ signal }) =>
+      consoleGet<TracedRunTimeline>(`/api/console/runs/${encodeURIComponent(initial.runId)}`, signal),
     initialData: initial,
     refetchInterval: (q) => (keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
   });
   const run = query.data;
   const scale: TimeScale = { from: Date.parse(run.from), to: Date.parse(run.to) };
   const marks = ticks(scale);
+  const traces = runTraces(run.operations);
   return (
     <div className="flex flex-col gap-4">
       {query.isError ? (
@@ -86,6 +93,7 @@ export function RunTimelineView({ initial }: { initial: RunTimeline }) {
         {spentTime(scale.to - scale.from)} from the first plan (<RelativeTime value={run.from} />
         ).
       </p>
+      <RunTraces traces={traces} template={traceUrl} />
       {run.truncated ? (
         <Notice tone="info">Only the first {run.operations.length} operations of this run are drawn.</Notice>
       ) : null}
@@ -160,6 +168,11 @@ export function RunTimelineView({ initial }: { initial: RunTimeline }) {
               <th scope="col" className="py-1 pr-3 font-medium">
                 Attempts (backoff before → call)
               </th>
+              {traces.kind === "per-operation" ? (
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Trace
+                </th>
+              ) : null}
             </tr>
           </thead>
           <tbody>
@@ -194,6 +207,11 @@ export function RunTimelineView({ initial }: { initial: RunTimeline }) {
                     </ol>
                   )}
                 </td>
+                {traces.kind === "per-operation" ? (
+                  <td className="py-1.5 pr-3 text-xs">
+                    <TraceLink template={traceUrl} traceId={op.traceId} of={`operation ${op.id}`} />
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>

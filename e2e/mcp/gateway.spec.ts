@@ -6,11 +6,13 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
 import { extraPort, ServerProcess } from "../fixtures/server-process";
 import { freshDatabase } from "../scale-out/support/fresh-database";
 import { signInThroughApi } from "../fixtures/login";
+import { callerSpan, newTraceId, pathUp, receivedSpans, spanWith } from "../fixtures/traces";
 import {
   REPO_ROOT,
   SCREENSHOT_DIR,
@@ -18,6 +20,7 @@ import {
   TEST_ADMIN_PASSWORD,
   TEST_BOOTSTRAP_API_KEY,
 } from "../fixtures/test-env";
+import { screenshot } from "../demo/screenshot";
 import { codeOf, GatewayWorld, operationOf, textOf } from "./support/gateway-world";
 
 const run = promisify(execFile);
@@ -181,6 +184,77 @@ test("prompts and resources of the upstreams are relayed unchanged, prompts name
   const read = await client.readResource({ uri: first?.uri ?? "" });
   expect(read.contents[0]?.uri).toBe(first?.uri);
   await expect(client.readResource({ uri: "demo://no/such/resource" })).rejects.toThrow();
+  await client.close();
+});
+
+test("a tools/call with _meta.traceparent: the gateway's spans join the client's trace, and the upstream gets it", async ({
+  browser,
+}) => {
+  const client = await world.client();
+  const caller = callerSpan(newTraceId());
+  const answer = (await client.callTool({
+    name: "test__put_record",
+    arguments: { id: "traced-1", value: "v1" },
+    _meta: { traceparent: caller.traceparent },
+  })) as CallToolResult;
+  expect(answer.isError ?? false).toBe(false);
+  const id = operationOf(answer);
+  expect((await world.operation(id)).traceId).toBe(caller.traceId);
+  // This server has no OPLEDGER_TRACE_URL: its console shows the trace id, and a Copy button reached by the keyboard.
+  const context = await browser.newContext({ baseURL: world.url });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: world.url });
+  const page = await context.newPage();
+  await signInThroughApi(page, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+  await page.goto(`/operations/${id}`);
+  const shown = page.locator(`header [data-trace-id="${caller.traceId}"]`);
+  await expect(shown).toContainText(caller.traceId);
+  await expect(page.getByRole("link", { name: /^Trace of/ })).toHaveCount(0);
+  const copy = shown.getByRole("button", { name: "Copy the trace id of the call that planned it" });
+  await copy.focus();
+  await page.keyboard.press("Enter");
+  await expect(shown.getByRole("status")).toHaveText("Copied to the clipboard.");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(caller.traceId);
+  await screenshot(page, "operation-trace-id-copy");
+  await context.close();
+
+  // The upstream's call came in the same trace, its parent the gateway's span for the upstream request.
+  const upstreamCall = world.calls().find((c) => c.tool === "put_record" && c.args.id === "traced-1");
+  const passed = new RegExp(`^00-${caller.traceId}-([0-9a-f]{16})-01$`).exec(upstreamCall?.traceparent ?? "");
+  expect(passed, `the upstream's traceparent: ${upstreamCall?.traceparent}`).not.toBeNull();
+  const upstreamParent = passed?.[1] ?? "";
+  const sessionId = (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+
+  await expect
+    .poll(async () => {
+      const spans = await receivedSpans(caller.traceId);
+      const served = spanWith(spans, "tools/call test__put_record", { "mcp.method.name": "tools/call" });
+      const executed = spanWith(spans, "execute_tool test__put_record", { "gen_ai.tool.call.id": id });
+      const upstream = spans.find((s) => s.spanId === upstreamParent);
+      return {
+        served: served && {
+          kind: served.kind,
+          path: pathUp(spans, served, caller.spanId),
+          session: served.attributes["mcp.session.id"],
+        },
+        executed: executed && { path: pathUp(spans, executed, caller.spanId), attributes: executed.attributes },
+        upstream: upstream && { kind: upstream.kind, path: pathUp(spans, upstream, caller.spanId).slice(-3) },
+      };
+    })
+    .toEqual({
+      served: { kind: 2, path: ["tools/call test__put_record", "caller"], session: sessionId },
+      executed: {
+        path: ["execute_tool test__put_record", "tools/call test__put_record", "caller"],
+        attributes: expect.objectContaining({
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": "test__put_record",
+          "gen_ai.tool.call.id": id,
+        }) as unknown,
+      },
+      upstream: { kind: 3, path: ["execute_tool test__put_record", "tools/call test__put_record", "caller"] },
+    });
+  // No argument values without the contract's traceArguments: the value written appears in no span of the trace.
+  const everything = JSON.stringify(await receivedSpans(caller.traceId));
+  expect(everything).not.toContain("traced-1");
   await client.close();
 });
 

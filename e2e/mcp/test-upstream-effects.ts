@@ -6,6 +6,8 @@ export interface RecordedCall {
   tool: string;
   /** The call's arguments without the reserved `_test` switch. */
   args: Record<string, unknown>;
+  /** The W3C traceparent the call's `params._meta` carried (the gateway passes its own span's on), if any. */
+  traceparent?: string;
   /** ISO time of the record. */
   at: string;
   pid: number;

@@ -61,3 +61,24 @@ describe("single sign-on and the public URL", () => {
     expect(() => parseEnv({ ...trio, [name]: value })).toThrow(new RegExp(`${name} must be an http\\(s\\) URL`));
   });
 });
+
+describe("the console's trace link template", () => {
+  it("takes an http(s) URL with {traceId} in it, and nothing", () => {
+    const template = "https://jaeger.example.test/trace/{traceId}?uiFind={traceId}";
+    expect(parseEnv({ OPLEDGER_TRACE_URL: ` ${template} ` }).OPLEDGER_TRACE_URL).toBe(template);
+    expect(parseEnv({ OPLEDGER_TRACE_URL: "" }).OPLEDGER_TRACE_URL).toBeUndefined();
+    expect(parseEnv({}).OPLEDGER_TRACE_URL).toBeUndefined();
+  });
+
+  it("refuses at start-up, naming OPLEDGER_TRACE_URL, a template without {traceId} or not an http(s) URL", () => {
+    const refused: [string, RegExp][] = [
+      ["https://jaeger.example.test/trace/", /OPLEDGER_TRACE_URL must contain \{traceId\}/],
+      ["javascript:alert('{traceId}')", /OPLEDGER_TRACE_URL must be an http\(s\) URL/],
+      ["jaeger.example.test/trace/{traceId}", /OPLEDGER_TRACE_URL must be an http\(s\) URL/],
+    ];
+    for (const [value, message] of refused) {
+      expect(() => parseEnv({ OPLEDGER_TRACE_URL: value })).toThrow(EnvError);
+      expect(() => parseEnv({ OPLEDGER_TRACE_URL: value })).toThrow(message);
+    }
+  });
+});

@@ -12,6 +12,14 @@ const optionalHttpUrl = optionalText.pipe(
   z.url({ protocol: /^https?$/, error: "must be an http(s) URL, such as https://opledger.example.com" }).optional(),
 );
 
+/** Where the console's Trace links go: the trace id takes the place of `{traceId}` (lib/console/trace-link.ts). */
+const traceUrlTemplate = optionalText.pipe(
+  z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL, such as https://jaeger.example/trace/{traceId}" })
+    .refine((v) => v.includes("{traceId}"), "must contain {traceId}, where the console puts the trace id")
+    .optional(),
+);
+
 const OIDC_TRIO = ["OPLEDGER_OIDC_ISSUER", "OPLEDGER_OIDC_CLIENT_ID", "OPLEDGER_OIDC_CLIENT_SECRET"] as const;
 
 const envSchema = z
@@ -41,6 +49,8 @@ const envSchema = z
     OPLEDGER_OUTBOUND_ALLOW_PRIVATE: z.enum(["on", "off"]).default("off"),
     /** A JSON file declaring the MCP upstreams behind the gateway (`/mcp`); read at start-up and when it changes. */
     OPLEDGER_MCP_UPSTREAMS: optionalText,
+    /** A link template for the console's Trace links, such as https://jaeger.example/trace/{traceId}; none: ids to copy. */
+    OPLEDGER_TRACE_URL: traceUrlTemplate,
     /** Ed25519 private key (PKCS#8 PEM, or its base64 DER) that signs checkpoints of the audit chain's head. */
     OPLEDGER_AUDIT_SIGNING_KEY: optionalText,
     /** A signed checkpoint is written after this many new audit events (and at least every interval below). */

@@ -26,6 +26,8 @@ export interface GatewayOperation {
   runId: string | null;
   repeatOf: string | null;
   deliveredAt: string | null;
+  /** The W3C trace id of the tools/call that planned it (its params._meta.traceparent), or null. */
+  traceId: string | null;
 }
 
 export class GatewayWorld {
@@ -74,6 +76,8 @@ export class GatewayWorld {
       OPLEDGER_SECRET_E2E_EFFECTS: path.join(dir, "effects.jsonl"),
       OPLEDGER_SECRET_E2E_CALLS: path.join(dir, "calls.jsonl"),
       OPLEDGER_SECRET_E2E_CONTROL: path.join(dir, "control.json"),
+      // No trace link template: this console shows each trace id with a Copy button (gateway.spec.ts looks at it).
+      OPLEDGER_TRACE_URL: "",
     };
     const database = await freshDatabase(`mcp_gateway_${port}`);
     const server = await ServerProcess.start({ name: "MCP gateway", port, databaseUrl: database.url, env });

@@ -37,8 +37,18 @@ function text(message: string, isError = false): CallToolResult {
   return { content: [{ type: "text", text: message }], ...(isError ? { isError: true } : {}) };
 }
 
-function record(tool: string, args: Record<string, unknown>): RecordedCall {
-  return { tool, args, at: new Date().toISOString(), pid: process.pid };
+/** A call's `params._meta`, as the SDK hands it to a tool's callback. */
+type CallMeta = { _meta?: Record<string, unknown> };
+
+function record(tool: string, args: Record<string, unknown>, extra: CallMeta = {}): RecordedCall {
+  const traceparent = extra._meta?.traceparent;
+  return {
+    tool,
+    args,
+    ...(typeof traceparent === "string" ? { traceparent } : {}),
+    at: new Date().toISOString(),
+    pid: process.pid,
+  };
 }
 
 /**
@@ -50,9 +60,10 @@ async function runCall(
   tool: string,
   { _test, ...args }: Record<string, unknown> & { _test?: string | undefined },
   effect: boolean,
+  extra: CallMeta,
   answer: () => CallToolResult,
 ): Promise<CallToolResult> {
-  if (files.calls) appendRecord(files.calls, record(tool, args));
+  if (files.calls) appendRecord(files.calls, record(tool, args, extra));
   const behaviour = behaviourFor(tool, _test, files.control);
   if ("problem" in behaviour) return text(behaviour.problem, true);
   switch (behaviour.kind) {
@@ -151,8 +162,8 @@ export function createTestUpstream(files: TestUpstreamFiles): McpServer {
       outputSchema: { chargeId: z.string() },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
-    (args) =>
-      runCall(files, "charge", args, true, () => {
+    (args, extra) =>
+      runCall(files, "charge", args, true, extra, () => {
         const chargeId = `ch_${randomBytes(8).toString("hex")}`;
         return {
           ...text(`charged ${args.customer} ${args.amount}`),
@@ -167,7 +178,7 @@ export function createTestUpstream(files: TestUpstreamFiles): McpServer {
       inputSchema: PUT_RECORD.fields,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    (args) => runCall(files, "put_record", args, true, () => text(`stored ${args.id}`)),
+    (args, extra) => runCall(files, "put_record", args, true, extra, () => text(`stored ${args.id}`)),
   );
   const lookup = server.registerTool(
     "lookup",
@@ -176,8 +187,8 @@ export function createTestUpstream(files: TestUpstreamFiles): McpServer {
       inputSchema: LOOKUP.fields,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) =>
-      runCall(files, "lookup", args, false, () => {
+    (args, extra) =>
+      runCall(files, "lookup", args, false, extra, () => {
         const stored = (files.effects ? readEffects(files.effects) : [])
           .filter((effect) => effect.tool === "put_record" && effect.args.id === args.id)
           .at(-1);

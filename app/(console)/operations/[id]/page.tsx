@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { OperationDetail } from "@/components/operations/operation-detail";
 import { hasRole } from "@/lib/auth/roles";
+import { env } from "@/lib/config/env";
 import { requirePageUser, userActor } from "@/lib/auth/session";
 import { fourEyesKeepsOut } from "@/lib/ledger/commands/key-owners";
 import { ledger } from "@/lib/ledger/ledger";
@@ -29,5 +30,12 @@ export default async function OperationPage({ params }: Props) {
   // The buttons are only hidden from a viewer, and approval from a person four-eyes keeps out; every action checks the
   // role and the rule again on the server.
   const tied = await fourEyesKeepsOut(ledger(), id, userActor(user));
-  return <OperationDetail initial={operation} canAct={hasRole(user.role, "operator")} fourEyesTied={tied} />;
+  return (
+    <OperationDetail
+      initial={operation}
+      canAct={hasRole(user.role, "operator")}
+      fourEyesTied={tied}
+      traceUrl={env().OPLEDGER_TRACE_URL ?? null}
+    />
+  );
 }

@@ -6,9 +6,10 @@ import { RunAllowancePanel } from "@/components/runs/run-allowance";
 import { RunTimelineView } from "@/components/runs/run-timeline";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageUser } from "@/lib/auth/session";
+import { env } from "@/lib/config/env";
 import { ledger } from "@/lib/ledger/ledger";
 import { LedgerError } from "@/lib/ledger/errors";
-import { runTimeline } from "@/lib/ledger/reads/run-timeline";
+import { tracedRunTimeline } from "@/lib/console/run-timeline-traces";
 import { runAllowanceOf } from "@/lib/ledger/runs/run-allowances";
 
 type Props = { params: Promise<{ runId: string }> };
@@ -25,7 +26,7 @@ export default async function RunPage({ params }: Props) {
   const now = new Date();
   const allowance = await runAllowanceOf(ledger(), runId, now);
   try {
-    timeline = await runTimeline(ledger(), runId, now);
+    timeline = await tracedRunTimeline(ledger(), runId, now);
   } catch (error) {
     if (error instanceof LedgerError && error.code === "not_found") notFound();
     throw error;
@@ -41,7 +42,7 @@ export default async function RunPage({ params }: Props) {
       />
       <div className="flex flex-col gap-6">
         {allowance ? <RunAllowancePanel allowance={allowance} /> : null}
-        <RunTimelineView initial={timeline} />
+        <RunTimelineView initial={timeline} traceUrl={env().OPLEDGER_TRACE_URL ?? null} />
       </div>
     </>
   );
