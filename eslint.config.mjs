@@ -6,8 +6,8 @@ import tseslint from "typescript-eslint";
 
 const PRISMA_MESSAGE = "Ask ledger() (lib/ledger/ledger.ts) instead of the Prisma client.";
 const PRISMA_PATTERNS = [
-  { group: ["@/lib/db/*"], message: PRISMA_MESSAGE },
-  { group: ["@/lib/generated/*"], allowTypeImports: true, message: PRISMA_MESSAGE },
+  { group: ["@/lib/platform/db/*"], message: PRISMA_MESSAGE },
+  { group: ["@/lib/platform/generated/*"], allowTypeImports: true, message: PRISMA_MESSAGE },
 ];
 
 export default defineConfig([
@@ -16,7 +16,7 @@ export default defineConfig([
   globalIgnores([
     ".next*/**",
     "node_modules/**",
-    "lib/generated/**",
+    "lib/platform/generated/**",
     "next-env.d.ts",
     "test-results/**",
     "playwright-report/**",
@@ -39,8 +39,8 @@ export default defineConfig([
       "app/**/*.tsx",
       "components/**/*.ts",
       "components/**/*.tsx",
-      "lib/actions/**",
-      "lib/api/**",
+      "lib/console/actions/**",
+      "lib/platform/http/**",
       "lib/agent-plane/**",
     ],
     rules: { "no-restricted-imports": ["error", { patterns: [...PRISMA_PATTERNS] }] },

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { defineConfig } from "prisma/config";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { defaultDatabaseUrl, ensureSqliteDirectory } from "./lib/config/database-url";
+import { defaultDatabaseUrl, ensureSqliteDirectory } from "./lib/platform/config/database-url";
 
 // The schema reads DATABASE_URL; give the CLI the same default the app uses.
 const url = (process.env.DATABASE_URL ??= defaultDatabaseUrl());

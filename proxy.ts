@@ -1,14 +1,14 @@
 // Runs before routing. Pages: a Content-Security-Policy with a fresh script nonce, the path asked for (so sign-in can
 // bring the person back to it), and a 307 to sign-in, before anything renders, when no session cookie decodes. Server
-// actions: one sent from another site gets a 403 (lib/auth/same-site.ts), arguments nested too deep for React's
+// actions: one sent from another site gets a 403 (lib/platform/auth/same-site.ts), arguments nested too deep for React's
 // decoder a 400. API: a malformed percent-escape gets a 400 problem document instead of Next's bare 500. Never the only
 // check: every page, server action and route handler checks the session and the role itself (the redirect and the
 // refusals here are early answers).
 import { getToken } from "next-auth/jwt";
 import { NextResponse, type NextRequest } from "next/server";
-import { jsonTextTooDeep } from "@/lib/api/request-body";
-import { crossSiteRefusal } from "@/lib/api/same-origin";
-import { REQUESTED_PATH_HEADER, signInPath } from "@/lib/auth/requested-path";
+import { jsonTextTooDeep } from "@/lib/platform/http/request-body";
+import { crossSiteRefusal } from "@/lib/platform/http/same-origin";
+import { REQUESTED_PATH_HEADER, signInPath } from "@/lib/platform/auth/requested-path";
 
 /** Pages and files anyone may fetch without a session. */
 const PUBLIC_PATHS = new Set(["/signin", "/favicon.ico", "/robots.txt", "/icon.svg"]);

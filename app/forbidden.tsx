@@ -3,8 +3,8 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { Forbidden } from "@/components/auth/forbidden";
-import { REQUESTED_PATH_HEADER } from "@/lib/auth/requested-path";
-import { currentUser } from "@/lib/auth/session";
+import { REQUESTED_PATH_HEADER } from "@/lib/platform/auth/requested-path";
+import { currentUser } from "@/lib/platform/auth/session";
 
 export const metadata: Metadata = { title: "Forbidden" };
 

@@ -1,10 +1,10 @@
-// The session secret: a configured one must be 32 characters or more (the same sentence as lib/config/env.ts), a
+// The session secret: a configured one must be 32 characters or more (the same sentence as lib/platform/config/env.ts), a
 // generated one is written 0600 beside the SQLite database and kept.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EnvError, parseEnv } from "../lib/config/env";
+import { EnvError, parseEnv } from "../lib/platform/config/env";
 import { MIN_AUTH_SECRET_LENGTH, resolveAuthSecret } from "./auth-secret";
 
 let root: string;
@@ -47,7 +47,7 @@ describe("resolveAuthSecret", () => {
     expect(modeOf(secretFile())).toBe(0o600);
   });
 
-  it("refuses a configured secret shorter than 32 characters with the sentence lib/config/env.ts uses", () => {
+  it("refuses a configured secret shorter than 32 characters with the sentence lib/platform/config/env.ts uses", () => {
     process.env.NEXTAUTH_SECRET = "too short";
     const fromEnv = (() => {
       try {

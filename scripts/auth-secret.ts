@@ -3,9 +3,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { DATA_FILE_MODE, restrictToOwner, sqliteFilePath } from "../lib/config/database-url";
+import { DATA_FILE_MODE, restrictToOwner, sqliteFilePath } from "../lib/platform/config/database-url";
 
-/** The same floor lib/config/env.ts sets on NEXTAUTH_SECRET. */
+/** The same floor lib/platform/config/env.ts sets on NEXTAUTH_SECRET. */
 export const MIN_AUTH_SECRET_LENGTH = 32;
 
 function tooShort(where: string, remedy = ""): Error {
@@ -14,7 +14,7 @@ function tooShort(where: string, remedy = ""): Error {
 
 export function resolveAuthSecret(databaseUrl: string): string {
   const configured = process.env.NEXTAUTH_SECRET;
-  // Measured as lib/config/env.ts measures it (trimmed), but passed on as set: next-auth reads the variable as is.
+  // Measured as lib/platform/config/env.ts measures it (trimmed), but passed on as set: next-auth reads the variable as is.
   if (configured && configured.trim().length > 0) {
     if (configured.trim().length < MIN_AUTH_SECRET_LENGTH) throw tooShort("NEXTAUTH_SECRET");
     return configured;

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import ipaddr from "ipaddr.js";
-import type { Env } from "../lib/config/env";
+import type { Env } from "../lib/platform/config/env";
 import { resolveAuthSecret } from "./auth-secret";
 
 /** Where the server listens when HOSTNAME is not set: this machine only. */

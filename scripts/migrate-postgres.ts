@@ -1,8 +1,8 @@
 // `npx tsx scripts/migrate-postgres.ts`: applies prisma/postgresql/migrations to DATABASE_URL (what `prisma migrate
 // deploy` does, without its engines).
 import path from "node:path";
-import { MigrationError } from "../lib/migrate/migrations-folder";
-import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../lib/migrate/postgres";
+import { MigrationError } from "../lib/platform/migrate/migrations-folder";
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from "../lib/platform/migrate/postgres";
 
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL ?? "";

@@ -1,5 +1,5 @@
 // `npm run db:migrate`: applies pending migrations to DATABASE_URL, whichever engine it names.
-import { parseEnv } from "../lib/config/env";
+import { parseEnv } from "../lib/platform/config/env";
 import { prepareDatabase } from "./prepare-database";
 
 try {

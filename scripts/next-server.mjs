@@ -19,7 +19,7 @@ const require = createRequire(import.meta.url);
 /** The headers every response carries; next.config.js gives Next.js's responses the same list. */
 const SECURITY_HEADERS = require("./security-headers.cjs");
 
-/** lib/config/database-url.ts OWNER_ONLY_UMASK: the database, its -wal and -shm, the demo's state: 0600. */
+/** lib/platform/config/database-url.ts OWNER_ONLY_UMASK: the database, its -wal and -shm, the demo's state: 0600. */
 process.umask(0o077);
 
 /** Longer than the idle timeout of common load balancers and HTTP client pools (60 s). */
@@ -37,12 +37,12 @@ const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME || "127.0.0.1";
 const httpsPublicUrl = (process.env.NEXTAUTH_URL ?? "").toLowerCase().startsWith("https://");
 
-/** OPLEDGER_TRUSTED_PROXIES, validated by lib/config/env.ts before this server starts. */
+/** OPLEDGER_TRUSTED_PROXIES, validated by lib/platform/config/env.ts before this server starts. */
 const trustedProxies = Number(process.env.OPLEDGER_TRUSTED_PROXIES ?? 0);
 
 /**
  * Served over https: the public URL says so, or a trusted TLS-terminating proxy does. X-Forwarded-Proto is read like
- * X-Forwarded-For (lib/auth/client-address.ts): the entry written by the outermost trusted proxy, counted from the
+ * X-Forwarded-For (lib/platform/auth/client-address.ts): the entry written by the outermost trusted proxy, counted from the
  * right; with no trusted proxy it is the client's own word, and is ignored.
  */
 function servedOverHttps(req) {
@@ -82,7 +82,7 @@ const server = http.createServer((req, res) => {
     if (draining) setImmediate(() => server.closeIdleConnections());
   });
   // With no proxy in front, X-Forwarded-For is whatever the client wrote: dropped, so Next (or the agent plane) fills
-  // it from the socket and sign-in throttling keys on the real address (lib/auth/client-address.ts).
+  // it from the socket and sign-in throttling keys on the real address (lib/platform/auth/client-address.ts).
   // X-Forwarded-Proto likewise: Next.js then takes the scheme from the socket, so nothing believes a client's "https".
   if (trustedProxies === 0) {
     delete req.headers["x-forwarded-for"];
@@ -111,7 +111,7 @@ function drain(signal) {
   console.log(`opledger: ${signal}: no new connections; finishing the requests in flight`);
   server.close(async () => {
     await app.close().catch((error) => console.error("opledger: closing Next.js failed:", error));
-    // The spans still in the batch are exported before exit (lib/telemetry/start-tracing.ts; absent when not tracing).
+    // The spans still in the batch are exported before exit (lib/platform/telemetry/start-tracing.ts; absent when not tracing).
     await globalThis[Symbol.for("opledger.tracing")]
       ?.shutdown()
       .catch((error) => console.error("opledger: exporting the last spans failed:", error));

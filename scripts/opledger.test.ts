@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createUser } from "@/lib/auth/users";
+import { createUser } from "@/lib/platform/auth/users";
 import { checkpointHead } from "@/lib/ledger/audit/checkpoint";
 import { parseSigningKey, parseVerifyingKey } from "@/lib/ledger/audit/signing-key";
 import { rewriteAuditChain } from "@/tests/helpers/audit-tamper";

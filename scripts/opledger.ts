@@ -4,10 +4,10 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { API_SCOPES, createApiKey, PERSON_SCOPES, revokeApiKey, type ApiScope } from "../lib/auth/api-keys";
-import { ROLES, type Role } from "../lib/auth/roles";
-import { createUser } from "../lib/auth/users";
-import { parseEnv } from "../lib/config/env";
+import { API_SCOPES, createApiKey, PERSON_SCOPES, revokeApiKey, type ApiScope } from "../lib/platform/auth/api-keys";
+import { ROLES, type Role } from "../lib/platform/auth/roles";
+import { createUser } from "../lib/platform/auth/users";
+import { parseEnv } from "../lib/platform/config/env";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../lib/ledger/actor";
 import {
@@ -17,7 +17,7 @@ import {
   type VerifyingKey,
 } from "@/lib/ledger/audit/signing-key";
 import { verifyAuditChain, type ExpectedHead, type VerifyAuditOptions } from "@/lib/ledger/audit/verify-chain";
-import { runStdioBridgeCommand } from "@/lib/mcp/bridge/stdio-bridge";
+import { runStdioBridgeCommand } from "@/lib/agent-plane/mcp/bridge/stdio-bridge";
 import { prepareDatabase } from "./prepare-database";
 
 const CLI_ACTOR: Actor = { type: "system", id: "system", label: "opledger CLI" };

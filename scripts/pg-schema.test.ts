@@ -28,7 +28,7 @@ describe("the PostgreSQL schema", () => {
       line === generated[i] ? [] : [`${line.trim()} -> ${generated[i]?.trim()}`],
     );
     expect(changed).toEqual([
-      'output     = "../lib/generated/prisma" -> output     = "../../lib/generated/prisma-pg"',
+      'output     = "../lib/platform/generated/prisma" -> output     = "../../lib/platform/generated/prisma-pg"',
       'provider = "sqlite" -> provider = "postgresql"',
     ]);
   });
@@ -39,10 +39,10 @@ describe("the PostgreSQL schema", () => {
     );
   });
 
-  it("gives both generated clients the same models, which lets lib/db/prisma.ts type the PostgreSQL client as the SQLite one", () => {
+  it("gives both generated clients the same models, which lets lib/platform/db/prisma.ts type the PostgreSQL client as the SQLite one", () => {
     expect(
-      runtimeDataModel(path.join("lib", "generated", "prisma-pg")),
+      runtimeDataModel(path.join("lib", "platform", "generated", "prisma-pg")),
       "regenerate both clients: npm run postinstall",
-    ).toBe(runtimeDataModel(path.join("lib", "generated", "prisma")));
+    ).toBe(runtimeDataModel(path.join("lib", "platform", "generated", "prisma")));
   });
 });

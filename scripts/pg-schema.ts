@@ -28,9 +28,9 @@ export function postgresSchemaFrom(source: string): string {
   );
   schema = replaceOnce(
     schema,
-    /(\boutput\s*=\s*)"\.\.\/lib\/generated\/prisma"/,
-    '$1"../../lib/generated/prisma-pg"',
-    'generator output "../lib/generated/prisma"',
+    /(\boutput\s*=\s*)"\.\.\/lib\/platform\/generated\/prisma"/,
+    '$1"../../lib/platform/generated/prisma-pg"',
+    'generator output "../lib/platform/generated/prisma"',
   );
   return HEADER + schema;
 }

@@ -9,8 +9,8 @@ import {
   OWNER_ONLY_UMASK,
   restrictSqliteFiles,
   sqliteFilePath,
-} from "../lib/config/database-url";
-import { readMigrationsFolder } from "../lib/migrate/migrations-folder";
+} from "../lib/platform/config/database-url";
+import { readMigrationsFolder } from "../lib/platform/migrate/migrations-folder";
 
 function assertWritableDirectory(file: string): void {
   const dir = path.dirname(path.resolve(file));
@@ -23,7 +23,7 @@ function assertWritableDirectory(file: string): void {
 }
 
 /**
- * SQLite goes through `prisma migrate deploy`; PostgreSQL through lib/migrate, because Prisma's JS schema engine cannot
+ * SQLite goes through `prisma migrate deploy`; PostgreSQL through lib/platform/migrate, because Prisma's JS schema engine cannot
  * apply there.
  */
 function migrationCommand(databaseUrl: string): string[] {

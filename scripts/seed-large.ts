@@ -7,14 +7,14 @@
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { Client } from "pg";
-import { sqliteFilePath } from "../lib/config/database-url";
-import { parseEnv } from "../lib/config/env";
+import { sqliteFilePath } from "../lib/platform/config/database-url";
+import { parseEnv } from "../lib/platform/config/env";
 import { openLedger } from "@/lib/ledger/ledger";
 import { DEMO_CONTRACTS } from "../lib/demo/contracts";
 import { eventHash, type ChainedEvent } from "@/lib/ledger/audit/chain";
 import { canonicalJson, sha256 } from "../lib/ledger/canonical-json";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
-import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import { applySqliteSettings } from "@/lib/platform/db/sqlite-settings";
 import { ulid } from "ulid";
 import { prepareDatabase } from "./prepare-database";
 

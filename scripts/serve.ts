@@ -1,6 +1,6 @@
 // `npm run serve`: checks the configuration, applies pending migrations, then starts the built console and API (on
 // 127.0.0.1 unless HOSTNAME says otherwise).
-import { EnvError, parseEnv } from "../lib/config/env";
+import { EnvError, parseEnv } from "../lib/platform/config/env";
 import { launchServer } from "./launch";
 import { createFilesOwnerOnly, prepareDatabase } from "./prepare-database";
 

@@ -4,13 +4,13 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { createUser } from "../lib/auth/users";
-import { parseEnv, type Env } from "../lib/config/env";
+import { createUser } from "../lib/platform/auth/users";
+import { parseEnv, type Env } from "../lib/platform/config/env";
 import { openLedger } from "@/lib/ledger/ledger";
 import { demoDataDir } from "../lib/demo/data-dir";
 import { writeDemoUpstreamsFile } from "../lib/demo/mcp/demo-upstreams";
 import { seedDemo } from "../lib/demo/seed";
-import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import { applySqliteSettings } from "@/lib/platform/db/sqlite-settings";
 import { launchServer, publicUrl } from "./launch";
 import { createFilesOwnerOnly, prepareDatabase } from "./prepare-database";
 import { buildIsFresh } from "./build-freshness";

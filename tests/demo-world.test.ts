@@ -7,7 +7,7 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LookupEvidencePanel } from "@/components/operations/lookup-evidence";
-import { createApiKey } from "@/lib/auth/api-keys";
+import { createApiKey } from "@/lib/platform/auth/api-keys";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { DemoAgent } from "@/lib/demo/agent";
 import { PAYMENTS_AUTH_ENV } from "@/lib/demo/config";
@@ -23,7 +23,7 @@ import { reconcileSuggestion } from "@/lib/ledger/outbound/provider-lookup";
 import { getOperation } from "@/lib/ledger/reads/operations";
 import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { recoverExpiredLeases } from "@/lib/ledger/commands/sweep";
-import type { OutboundOptions } from "@/lib/outbound/send";
+import type { OutboundOptions } from "@/lib/services/outbound/send";
 import { startAgentPlane, type AgentPlaneServer } from "@/tests/helpers/agent-plane";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 

@@ -4,15 +4,15 @@
 // each attempt record its trace id.
 import type { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from "vitest";
-import { createApiKey } from "@/lib/auth/api-keys";
+import { createApiKey } from "@/lib/platform/auth/api-keys";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { runTool } from "@/lib/executor/run-tool";
-import { stopTracing } from "@/lib/telemetry/start-tracing";
+import { stopTracing } from "@/lib/platform/telemetry/start-tracing";
 import { only, parentId, startInMemoryTracing } from "./helpers/in-memory-tracing";
 import { withContract } from "./helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "./helpers/test-db";
 
-vi.mock("@/lib/server/startup", () => ({ ensureStarted: () => Promise.resolve() }));
+vi.mock("@/lib/platform/server/startup", () => ({ ensureStarted: () => Promise.resolve() }));
 const { startAgentPlane } = await import("./helpers/agent-plane");
 
 let exporter: InMemorySpanExporter;

@@ -5,10 +5,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { gatewayToolCall, type GatewayServerContext } from "@/lib/mcp/gateway/gateway-server";
-import type { CallOptions, UpstreamCall } from "@/lib/mcp/upstreams/types";
-import { callerTrace } from "@/lib/telemetry/caller-trace";
-import { stopTracing } from "@/lib/telemetry/start-tracing";
+import { gatewayToolCall, type GatewayServerContext } from "@/lib/agent-plane/mcp/gateway/gateway-server";
+import type { CallOptions, UpstreamCall } from "@/lib/services/upstreams/types";
+import { callerTrace } from "@/lib/platform/telemetry/caller-trace";
+import { stopTracing } from "@/lib/platform/telemetry/start-tracing";
 import { only, parentId, startInMemoryTracing } from "./helpers/in-memory-tracing";
 import { agent, withContract } from "./helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "./helpers/test-db";

@@ -22,16 +22,16 @@ import { recordDelivery } from "@/lib/ledger/commands/repeated-call";
 import { confirmToolDefinition } from "@/lib/ledger/commands/confirm-tool-definition";
 import { forceBreaker } from "@/lib/ledger/dependencies/dependencies";
 import { LedgerError } from "@/lib/ledger/errors";
-import { TASK_POLL_MS, taskResult, WITHDRAWN_REASON } from "@/lib/mcp/gateway/call-task";
+import { TASK_POLL_MS, taskResult, WITHDRAWN_REASON } from "@/lib/agent-plane/mcp/gateway/call-task";
 import {
   gatewayServer,
   gatewayToolCall,
   gatewayTools,
   type GatewayServerContext,
-} from "@/lib/mcp/gateway/gateway-server";
-import { serveMcp } from "@/lib/mcp/gateway/mcp-endpoint";
-import { ToolListChanges } from "@/lib/mcp/gateway/tool-list-changes";
-import { openUpstreams, type Upstreams } from "@/lib/mcp/upstreams/registry";
+} from "@/lib/agent-plane/mcp/gateway/gateway-server";
+import { serveMcp } from "@/lib/agent-plane/mcp/gateway/mcp-endpoint";
+import { ToolListChanges } from "@/lib/agent-plane/mcp/gateway/tool-list-changes";
+import { openUpstreams, type Upstreams } from "@/lib/services/upstreams/registry";
 import { readCalls, readEffects, writeControl } from "../e2e/mcp/test-upstream-effects";
 import { agent, alice, withContract } from "./helpers/ledger-fixtures";
 import type { Actor } from "@/lib/ledger/actor";

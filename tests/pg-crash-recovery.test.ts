@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
 import { openLedger } from "@/lib/ledger/ledger";
-import { migratePostgres } from "@/lib/migrate/postgres";
+import { migratePostgres } from "@/lib/platform/migrate/postgres";
 import { durabilityOf, startThrowawayCluster, type ThrowawayCluster } from "@/scripts/bench/pg-throwaway";
 import { auditActionsUpTo, expectNoLostWrite, lane, nothingAcknowledged } from "./helpers/acknowledged-lanes";
 import { withContract } from "./helpers/ledger-fixtures";

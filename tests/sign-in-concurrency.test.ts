@@ -1,20 +1,20 @@
 // Fifty concurrent wrong-password guesses against one account, sent through two ledger handles on one database (two
 // instances of opledger): the lockout holds at its limit, so exactly five guesses reach a password check.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import * as passwords from "@/lib/auth/passwords";
-import { accountLocked } from "@/lib/auth/sign-in-limiter";
-import { MAX_FAILED_SIGN_INS, signInWithPassword, type SignInResult } from "@/lib/auth/sign-in";
-import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import * as passwords from "@/lib/platform/auth/passwords";
+import { accountLocked } from "@/lib/platform/auth/sign-in-limiter";
+import { MAX_FAILED_SIGN_INS, signInWithPassword, type SignInResult } from "@/lib/platform/auth/sign-in";
+import { applySqliteSettings } from "@/lib/platform/db/sqlite-settings";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { insertUser } from "./helpers/console-users";
 import { createTestDb, type TestDb } from "./helpers/test-db";
 
-vi.mock("@/lib/auth/passwords", async (importOriginal) => {
+vi.mock("@/lib/platform/auth/passwords", async (importOriginal) => {
   const actual = await importOriginal<typeof passwords>();
   return { ...actual, verifyPassword: vi.fn(actual.verifyPassword) };
 });
 const verifyPassword = vi.mocked(passwords.verifyPassword);
-const realVerifyPassword = (await vi.importActual<typeof passwords>("@/lib/auth/passwords")).verifyPassword;
+const realVerifyPassword = (await vi.importActual<typeof passwords>("@/lib/platform/auth/passwords")).verifyPassword;
 
 const GUESSES = 50;
 const PASSWORD = "correct horse battery staple";

@@ -4,10 +4,10 @@
 import fs from "node:fs";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "@/lib/db/prisma";
+import type { Db } from "@/lib/platform/db/prisma";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
-import { errorResponse } from "@/lib/api/error-reply";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { errorResponse } from "@/lib/platform/http/error-reply";
+import { PrismaClient } from "@/lib/platform/generated/prisma/client";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import { verifyAuditChain } from "@/lib/ledger/audit/verify-chain";
 import { LedgerError } from "@/lib/ledger/errors";
@@ -250,7 +250,7 @@ async function writeBesideRolledBackTransaction(db: Db): Promise<{ lost: boolean
 
 describe.skipIf(testPostgresUrl() !== null)(
   "Prisma's better-sqlite3 adapter without opledger's guard (canaries: when these fail upstream fixed it, and " +
-    "lib/db/sqlite-connection-guard.ts can go)",
+    "lib/platform/db/sqlite-connection-guard.ts can go)",
   () => {
     let bare: PrismaClient;
     beforeEach(() => {

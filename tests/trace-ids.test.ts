@@ -3,11 +3,11 @@
 // HTTP through the agent plane on a real database (both engines: scripts/test-unit-pg.sh).
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Ledger } from "@/lib/ledger/ledger";
-import { createApiKey } from "@/lib/auth/api-keys";
+import { createApiKey } from "@/lib/platform/auth/api-keys";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { withContract } from "@/tests/helpers/ledger-fixtures";
 
-vi.mock("@/lib/server/startup", () => ({ ensureStarted: () => Promise.resolve() }));
+vi.mock("@/lib/platform/server/startup", () => ({ ensureStarted: () => Promise.resolve() }));
 const { startAgentPlane } = await import("@/tests/helpers/agent-plane");
 
 const PLANNED = "4bf92f3577b34da6a3ce929d0e0e4736";

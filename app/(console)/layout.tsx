@@ -5,7 +5,7 @@ import { LiveNav } from "@/components/shell/live-nav";
 import { SkipLink } from "@/components/shell/skip-link";
 import { TopBar } from "@/components/shell/top-bar";
 import { UserMenu } from "@/components/shell/user-menu";
-import { requirePageUser } from "@/lib/auth/session";
+import { requirePageUser } from "@/lib/platform/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { countQueues } from "@/lib/ledger/reads/operations";
 

@@ -2,8 +2,8 @@
 import type { Metadata } from "next";
 import { LedgerTable } from "@/components/operations/ledger-table";
 import { PageHeader } from "@/components/ui/page-header";
-import { hasRole } from "@/lib/auth/roles";
-import { requirePageUser } from "@/lib/auth/session";
+import { hasRole } from "@/lib/platform/auth/roles";
+import { requirePageUser } from "@/lib/platform/auth/session";
 import { readOperationPage } from "@/lib/console/ledger-page";
 import { ledgerRequest, readLedgerLocation } from "@/lib/console/ledger-search";
 import { ledger } from "@/lib/ledger/ledger";

@@ -2,10 +2,10 @@
 // headed.
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { safeCallbackUrl } from "@/lib/auth/callback-url";
+import { safeCallbackUrl } from "@/lib/platform/auth/callback-url";
 import { SignInForm } from "@/components/auth/sign-in-form";
-import { authOptions } from "@/lib/auth/auth-options";
-import { currentUser } from "@/lib/auth/session";
+import { authOptions } from "@/lib/platform/auth/auth-options";
+import { currentUser } from "@/lib/platform/auth/session";
 
 export const metadata: Metadata = { title: "Sign in" };
 

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ACTIONS_COLUMN } from "@/components/ui/table-header";
-import type { ApiKeyListItem, UserListItem } from "@/lib/auth/admin";
+import type { ApiKeyListItem, UserListItem } from "@/lib/platform/auth/admin";
 import { actsAsPerson } from "@/lib/console/key-owners";
 import { CreateApiKeyDialog } from "./create-api-key-dialog";
 import { RevokeApiKeyDialog } from "./revoke-api-key-dialog";

@@ -1,8 +1,8 @@
 "use client";
 // "Change role" for one user; it ends their sessions, so they sign in again under the new role.
-import { changeRoleAction } from "@/lib/actions/admin-actions";
-import type { UserListItem } from "@/lib/auth/admin";
-import type { Role } from "@/lib/auth/roles";
+import { changeRoleAction } from "@/lib/console/actions/admin-actions";
+import type { UserListItem } from "@/lib/platform/auth/admin";
+import type { Role } from "@/lib/platform/auth/roles";
 import { buttonClass } from "@/components/ui/button-styles";
 import { RoleChoice } from "./choices";
 import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";

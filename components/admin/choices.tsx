@@ -2,8 +2,8 @@
 // Radio group for a user's role, checkboxes for an API key's scopes, each choice with what it allows, and the person an
 // operator or admin key acts as.
 import { useId } from "react";
-import type { ApiScope } from "@/lib/auth/api-keys";
-import type { Role } from "@/lib/auth/roles";
+import type { ApiScope } from "@/lib/platform/auth/api-keys";
+import type { Role } from "@/lib/platform/auth/roles";
 import { inputClass } from "@/components/ui/form-controls";
 import { FieldErrors } from "./field";
 

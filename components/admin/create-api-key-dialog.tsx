@@ -2,8 +2,8 @@
 // "Create API key": name, scopes and, for an operator or admin key, the person it acts as; then the key itself, shown
 // this once with a copy button and a warning.
 import { useRef, useState, type FormEvent } from "react";
-import { createApiKeyAction } from "@/lib/actions/admin-actions";
-import type { ApiScope } from "@/lib/auth/api-keys";
+import { createApiKeyAction } from "@/lib/console/actions/admin-actions";
+import type { ApiScope } from "@/lib/platform/auth/api-keys";
 import { actsAsPerson, keyOwnerChoices, ownerHint, type KeyOwnerCandidate } from "@/lib/console/key-owners";
 import { buttonClass } from "@/components/ui/button-styles";
 import { OwnerChoice, ScopeChoice } from "./choices";

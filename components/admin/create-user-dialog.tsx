@@ -1,7 +1,7 @@
 "use client";
 // "Create user": email, name, role and an initial password the admin hands over out of band.
-import { createUserAction } from "@/lib/actions/admin-actions";
-import type { Role } from "@/lib/auth/roles";
+import { createUserAction } from "@/lib/console/actions/admin-actions";
+import type { Role } from "@/lib/platform/auth/roles";
 import { buttonClass } from "@/components/ui/button-styles";
 import { RoleChoice } from "./choices";
 import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";

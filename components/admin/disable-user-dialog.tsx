@@ -1,7 +1,7 @@
 "use client";
 // "Disable" (destructive: says what happens and asks for a reason) and "Enable" for one user.
-import { disableUserAction, enableUserAction } from "@/lib/actions/admin-actions";
-import type { UserListItem } from "@/lib/auth/admin";
+import { disableUserAction, enableUserAction } from "@/lib/console/actions/admin-actions";
+import type { UserListItem } from "@/lib/platform/auth/admin";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";

@@ -1,7 +1,7 @@
 "use client";
 // "Reset password" for one user: sets a new password and lifts a lockout.
-import { resetPasswordAction } from "@/lib/actions/admin-actions";
-import type { UserListItem } from "@/lib/auth/admin";
+import { resetPasswordAction } from "@/lib/console/actions/admin-actions";
+import type { UserListItem } from "@/lib/platform/auth/admin";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";

@@ -1,7 +1,7 @@
 "use client";
 // "Revoke" an API key: irreversible, so the dialog says what stops working and asks for a reason.
-import { revokeApiKeyAction } from "@/lib/actions/admin-actions";
-import type { ApiKeyListItem } from "@/lib/auth/admin";
+import { revokeApiKeyAction } from "@/lib/console/actions/admin-actions";
+import type { ApiKeyListItem } from "@/lib/platform/auth/admin";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { DialogFooter } from "./dialog-footer";

@@ -1,8 +1,8 @@
 // Pills for a user's status and role and an API key's state: a text label always, colour only repeating it.
 import { StatusPill } from "@/components/ui/status-pill";
-import type { UserStatus } from "@/lib/auth/admin";
-import type { ApiScope } from "@/lib/auth/api-keys";
-import type { Role } from "@/lib/auth/roles";
+import type { UserStatus } from "@/lib/platform/auth/admin";
+import type { ApiScope } from "@/lib/platform/auth/api-keys";
+import type { Role } from "@/lib/platform/auth/roles";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 
 const NEUTRAL = { toneClassName: "bg-surface-sunken text-ink-muted ring-line-strong", dotClassName: "bg-ink-subtle" };

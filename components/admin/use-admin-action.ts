@@ -1,7 +1,7 @@
 "use client";
 // Runs an admin server action from a form: pending state, field errors and the failure message, success to a callback.
 import { useCallback, useState, useTransition, type FormEvent } from "react";
-import type { ActionResult } from "@/lib/actions/console-action";
+import type { ActionResult } from "@/lib/console/actions/console-action";
 
 export interface ActionFailure {
   code: string;

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ACTIONS_COLUMN } from "@/components/ui/table-header";
-import type { UserListItem } from "@/lib/auth/admin";
+import type { UserListItem } from "@/lib/platform/auth/admin";
 import { ChangeRoleDialog } from "./change-role-dialog";
 import { CreateUserDialog } from "./create-user-dialog";
 import { DisableUserDialog, EnableUserDialog } from "./disable-user-dialog";

@@ -1,6 +1,6 @@
 // What a signed-in person sees on a page their role does not allow: which role it needs and whom to ask.
 import Link from "next/link";
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/platform/auth/roles";
 
 export interface ForbiddenProps {
   /** The role the page needs. */

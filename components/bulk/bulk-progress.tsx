@@ -5,8 +5,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { buttonClass } from "@/components/ui/button-styles";
 import { inputClass, Notice } from "@/components/ui/form-controls";
-import { consoleGet, keepPolling } from "@/components/operations/console-api";
-import { cancelBulkAction } from "@/lib/actions/bulk-actions";
+import { consoleGet, keepPolling } from "@/components/console-api";
+import { cancelBulkAction } from "@/lib/console/actions/bulk-actions";
 import type { BulkJobView } from "@/lib/ledger/bulk/job";
 import { formText } from "@/components/ui/form-text";
 

@@ -1,6 +1,6 @@
 // What a bulk action is asked about: the rows picked, or every operation matching the page's filter, and the words
 // the console uses for each action.
-import type { BulkPreviewInput } from "@/lib/actions/bulk-actions";
+import type { BulkPreviewInput } from "@/lib/console/actions/bulk-actions";
 import { ageToMs, type LedgerFilter } from "@/lib/console/ledger-search";
 import type { BulkActionName } from "@/lib/ledger/bulk/request";
 import { assertNever } from "@/lib/retry-gate/exhaustive";

@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { contractBodySchema } from "@/lib/ledger/contracts/contract-schema";
-import { fieldErrors } from "@/lib/api/request-body";
+import { fieldErrors } from "@/lib/platform/http/request-body";
 import { contractView, rulesOf } from "./contract-arbitraries.test-helper";
 import {
   bodyOf,

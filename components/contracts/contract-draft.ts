@@ -2,7 +2,7 @@
 // it.
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { ContractBody, ContractView } from "@/lib/ledger/contracts/contract-schema";
-import type { ClassifyDraft } from "@/lib/mcp/upstreams/classify-draft";
+import type { ClassifyDraft } from "@/lib/console/classify-draft";
 import { GATEWAY_DEFAULTS } from "@/lib/ledger/contracts/contract-view";
 import type { ApprovalPolicy, EffectClass, KeyPolicy } from "@/lib/retry-gate/types";
 import type { ReconcileMethod } from "./contract-words";

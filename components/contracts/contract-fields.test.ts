@@ -1,7 +1,7 @@
 // The contract form's table of fields: every setting of the draft is asked once, and every problem the schema finds
 // with a field's value is shown next to that field.
 import { describe, expect, it } from "vitest";
-import { fieldErrors } from "@/lib/api/request-body";
+import { fieldErrors } from "@/lib/platform/http/request-body";
 import { contractBodySchema } from "@/lib/ledger/contracts/contract-schema";
 import { bodyOf, fieldMessages, formErrors, NEW_CONTRACT_DRAFT, type ContractDraft } from "./contract-draft";
 import type { ContractField } from "./contract-field-types";

@@ -4,7 +4,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { Fragment, useEffect, useId, useRef, useState, useTransition, type FormEvent, type ReactNode } from "react";
-import { saveContract } from "@/lib/actions/contract-actions";
+import { saveContract } from "@/lib/console/actions/contract-actions";
 import type { ContractView } from "@/lib/ledger/contracts/contract-schema";
 import { buttonClass } from "@/components/ui/button-styles";
 import { useHydrated } from "@/components/ui/use-hydrated";

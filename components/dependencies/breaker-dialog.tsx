@@ -5,7 +5,7 @@ import { useEffect, useId, useRef, useState, useTransition, type FormEvent } fro
 import { FieldErrors, FieldHint, inputClass, Notice } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogClose, DialogContent, DialogTrigger } from "@/components/ui/dialog";
-import { forceDependencyBreaker } from "@/lib/actions/dependency-actions";
+import { forceDependencyBreaker } from "@/lib/console/actions/dependency-actions";
 import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies/dependencies";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 

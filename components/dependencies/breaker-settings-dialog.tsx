@@ -5,7 +5,7 @@ import { useId, useState, useTransition, type FormEvent } from "react";
 import { FieldErrors, FieldHint, inputClass, Notice } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogClose, DialogContent, DialogTrigger } from "@/components/ui/dialog";
-import { editBreakerSettings } from "@/lib/actions/dependency-actions";
+import { editBreakerSettings } from "@/lib/console/actions/dependency-actions";
 import type { DependencyView } from "@/lib/ledger/dependencies/dependencies";
 
 interface Failure {

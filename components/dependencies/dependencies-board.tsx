@@ -7,7 +7,7 @@ import { useState } from "react";
 import { MonoId } from "@/components/ui/mono-id";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ACTIONS_COLUMN, TableHeader } from "@/components/ui/table-header";
-import { consoleGet, ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
+import { consoleGet, ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/console-api";
 import { Notice } from "@/components/ui/form-controls";
 import { humanDuration } from "@/components/contracts/contract-words";
 import type { BreakerOverride, DependencyView } from "@/lib/ledger/dependencies/dependencies";

@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Notice } from "@/components/ui/form-controls";
-import { consoleGet, ConsoleApiError, keepPolling } from "@/components/operations/console-api";
+import { consoleGet, ConsoleApiError, keepPolling } from "@/components/console-api";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { ConsoleMetrics, MetricsSnapshot } from "@/lib/ledger/reads/metrics";
 import type { ActionSeries, MetricSeries, MetricWindow } from "@/lib/ledger/reads/metrics-series";

@@ -1,6 +1,6 @@
 // What a person's action on an operation does to the page: which buttons are offered, what the page shows until the
 // ledger answers, and the sentence it says once the ledger has.
-import type { SeenVersion } from "@/lib/actions/operation-actions";
+import type { SeenVersion } from "@/lib/console/actions/operation-actions";
 import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";

@@ -1,11 +1,11 @@
 // An action on an operation sent to the ledger, and its refusal in the console's words.
-import type { ActionResult } from "@/lib/actions/console-action";
+import type { ActionResult } from "@/lib/console/actions/console-action";
 import {
   approveOperationAction,
   reconcileOperationAction,
   rejectOperationAction,
   type ActionOutcome,
-} from "@/lib/actions/operation-actions";
+} from "@/lib/console/actions/operation-actions";
 import { operationMovedOn, refusalText } from "@/lib/console/refusals";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { ActionRequest } from "./action-effects";

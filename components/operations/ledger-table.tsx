@@ -11,7 +11,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHeader } from "@/components/ui/table-header";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { consoleKeys, fetchOperations, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
+import { consoleKeys, fetchOperations, keepPolling, LIVE_INTERVAL_MS } from "@/components/console-api";
 import { DecisionBadge } from "./decision-badge";
 import { LedgerFilters } from "./ledger-filters";
 import {

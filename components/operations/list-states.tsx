@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { Skeleton } from "@/components/ui/skeleton";
 import { LIVE_TICK_MS, useNow } from "@/components/ui/use-now";
-import { ConsoleApiError } from "./console-api";
+import { ConsoleApiError } from "@/components/console-api";
 
 export function TableSkeleton({ columns, rows = 8, label }: { columns: number; rows?: number; label: string }) {
   return (

@@ -3,7 +3,7 @@
 // optimistically.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { SeenVersion } from "@/lib/actions/operation-actions";
+import type { SeenVersion } from "@/lib/console/actions/operation-actions";
 import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { ActionBanner, type Banner } from "./action-banner";
 import {
@@ -16,7 +16,7 @@ import {
 } from "./action-effects";
 import { ActionRefused, isConflict, sendAction } from "./action-request";
 import { ApproveDialog } from "./approve-dialog";
-import { consoleKeys } from "./console-api";
+import { consoleKeys } from "@/components/console-api";
 import { ReconcileDialog } from "./reconcile-dialog";
 import { RejectDialog } from "./reject-dialog";
 

@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { OperationDetail as Operation } from "@/lib/ledger/reads/operations";
-import { consoleKeys, fetchOperation, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
+import { consoleKeys, fetchOperation, keepPolling, LIVE_INTERVAL_MS } from "@/components/console-api";
 import { DecisionBadge } from "./decision-badge";
 import { ListError, LiveStatus } from "./list-states";
 import { EffectClassText, ViaMark } from "./operation-cells";

@@ -10,7 +10,7 @@ import type { BulkActionName } from "@/lib/ledger/bulk/request";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TableHeader } from "@/components/ui/table-header";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
-import { consoleGet, consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "./console-api";
+import { consoleGet, consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "@/components/console-api";
 import { Age } from "./age";
 import { ApprovalDeadline, QuorumCount } from "./approval-deadline";
 import { DecisionBadge } from "./decision-badge";

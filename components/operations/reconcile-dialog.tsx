@@ -3,7 +3,7 @@
 // asking the provider; "did not happen" may also approve one retry.
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { lookupOperationAction, type LookupResult } from "@/lib/actions/lookup-actions";
+import { lookupOperationAction, type LookupResult } from "@/lib/console/actions/lookup-actions";
 import { FieldErrors } from "@/components/ui/form-controls";
 import { formText } from "@/components/ui/form-text";
 import { ActionDialog } from "./action-dialog";

@@ -4,13 +4,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { replayOperationAction } from "@/lib/actions/replay-actions";
+import { replayOperationAction } from "@/lib/console/actions/replay-actions";
 import type { OperationDetail } from "@/lib/ledger/reads/operations";
 import { canReplay, replayNeedsApproval } from "@/lib/retry-gate/replay";
 import { buttonClass } from "@/components/ui/button-styles";
 import { FieldErrors } from "@/components/ui/form-controls";
 import { ActionDialog } from "./action-dialog";
-import { consoleKeys } from "./console-api";
+import { consoleKeys } from "@/components/console-api";
 
 /** The ledger's refusal of the replay (nothing written), shown in place. */
 interface Refusal {

@@ -3,7 +3,7 @@
 // the backoff it waited drawn as a hatched gap before it; a table under it says the same in words.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { consoleGet, ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
+import { consoleGet, ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/console-api";
 import { PhaseBadge } from "@/components/operations/phase-badge";
 import { TraceLink } from "@/components/operations/trace-link";
 import { spentTime } from "@/components/metrics/durations";

@@ -1,7 +1,7 @@
 // The top bar's note when the four-eyes rule is off (OPLEDGER_FOUR_EYES=off, for a team of one): everyone working
 // the queues should know that the person who asked for an approval may also give it
 // (docs/authority.md#four-eyes-and-quorum).
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/platform/config/env";
 
 /** A server component: the setting is read from the server's environment on every page render. */
 export function FourEyesNote() {

@@ -1,7 +1,7 @@
 "use client";
 // The left navigation with its queue counts kept live: polled every 5 s, starting from the counts the server rendered.
 import { useQuery } from "@tanstack/react-query";
-import { consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
+import { consoleKeys, fetchCounts, keepPolling, LIVE_INTERVAL_MS } from "@/components/console-api";
 import type { QueueCounts } from "@/lib/console/queue-counts";
 import { Nav } from "./nav";
 

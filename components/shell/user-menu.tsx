@@ -1,7 +1,7 @@
 // The signed-in person in the top bar: email, role and a Sign out button; a sign-in link when nobody is signed in.
 import Link from "next/link";
 import { SignOutButton } from "@/components/auth/sign-out-button";
-import { currentUser } from "@/lib/auth/session";
+import { currentUser } from "@/lib/platform/auth/session";
 
 export async function UserMenu() {
   const user = await currentUser();

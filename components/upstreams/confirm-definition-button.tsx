@@ -10,8 +10,8 @@ import { useAdminDialog } from "@/components/admin/use-admin-action";
 import { formText } from "@/components/ui/form-text";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
-import type { UpstreamToolRow } from "@/lib/mcp/upstreams/upstreams-view";
-import { confirmToolDefinitionAction } from "@/lib/actions/upstream-actions";
+import type { UpstreamToolRow } from "@/lib/console/upstreams-view";
+import { confirmToolDefinitionAction } from "@/lib/console/actions/upstream-actions";
 
 function listed(words: string[]): string {
   if (words.length <= 1) return words.join("");

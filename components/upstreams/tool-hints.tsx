@@ -1,6 +1,6 @@
 // An upstream tool's hints as the upstream gave them, under a label saying they are its own and not trusted: the
 // contract, which a person writes, is what the gateway goes by.
-import type { UpstreamToolRow } from "@/lib/mcp/upstreams/upstreams-view";
+import type { UpstreamToolRow } from "@/lib/console/upstreams-view";
 
 const HINTS = [
   ["readOnlyHint", "read-only"],

@@ -1,6 +1,6 @@
 // One upstream on the Upstreams page: its name, what it runs or where it is, its state and last error, then its tools.
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { UpstreamView } from "@/lib/mcp/upstreams/upstreams-view";
+import type { UpstreamView } from "@/lib/console/upstreams-view";
 import { UpstreamStateBadge } from "./upstream-state-badge";
 import { UpstreamToolsTable } from "./upstream-tools-table";
 

@@ -1,7 +1,7 @@
 // An upstream's state as a labelled pill: ready (green), starting or restarting (blue), failed (red), idle or stopped
 // (grey).
 import { StatusPill } from "@/components/ui/status-pill";
-import type { UpstreamState } from "@/lib/mcp/upstreams/types";
+import type { UpstreamState } from "@/lib/services/upstreams/types";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 
 function tone(state: UpstreamState): { tone: string; dot: string } {

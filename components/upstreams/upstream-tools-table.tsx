@@ -2,7 +2,7 @@
 // a contract exists; admins get a Classify link for a tool without one.
 import Link from "next/link";
 import { TableHeader, type TableHeaderProps } from "@/components/ui/table-header";
-import type { UpstreamToolRow } from "@/lib/mcp/upstreams/upstreams-view";
+import type { UpstreamToolRow } from "@/lib/console/upstreams-view";
 import { ConfirmDefinitionButton } from "./confirm-definition-button";
 import { ToolHints } from "./tool-hints";
 

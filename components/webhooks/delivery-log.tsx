@@ -2,7 +2,7 @@
 // One webhook's delivery log, newest first and refreshed every few seconds: status, attempts, the last answer or error,
 // and when the next try is due.
 import { useQuery } from "@tanstack/react-query";
-import { ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
+import { ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/console-api";
 import { MonoId } from "@/components/ui/mono-id";
 import { Notice } from "@/components/ui/form-controls";
 import { RelativeTime } from "@/components/ui/relative-time";

@@ -1,6 +1,6 @@
 // A delivery's state as a pill: words first, colour only repeating them.
 import { StatusPill } from "@/components/ui/status-pill";
-import type { DeliveryStatus } from "@/lib/notify/webhook-schema";
+import type { DeliveryStatus } from "@/lib/services/notify/webhook-schema";
 
 const LOOKS: Record<DeliveryStatus, { label: string; tone: string; dot: string }> = {
   delivered: {

@@ -5,8 +5,8 @@ import { useId, useState, useTransition, type FormEvent } from "react";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogClose, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { FieldErrors, FieldHint, inputClass, Notice } from "@/components/ui/form-controls";
-import { deleteWebhookAction, sendTestEventAction } from "@/lib/actions/webhook-actions";
-import type { WebhookView } from "@/lib/notify/webhook-schema";
+import { deleteWebhookAction, sendTestEventAction } from "@/lib/console/actions/webhook-actions";
+import type { WebhookView } from "@/lib/services/notify/webhook-schema";
 
 export type WebhookChange = "test" | "delete";
 

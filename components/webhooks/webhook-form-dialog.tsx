@@ -6,9 +6,9 @@ import { useId, useState, useTransition, type FormEvent } from "react";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogClose, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import { FieldErrors, FieldHint, inputClass, Notice } from "@/components/ui/form-controls";
-import { saveWebhookAction } from "@/lib/actions/webhook-actions";
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from "@/lib/notify/event-types";
-import type { WebhookView } from "@/lib/notify/webhook-schema";
+import { saveWebhookAction } from "@/lib/console/actions/webhook-actions";
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from "@/lib/services/notify/event-types";
+import type { WebhookView } from "@/lib/services/notify/webhook-schema";
 import { EVENT_HELP } from "./webhooks-api";
 
 interface Failure {

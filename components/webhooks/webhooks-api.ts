@@ -1,6 +1,6 @@
 // The Webhooks page's reads: the list and one webhook's delivery log, with their React Query keys.
-import { consoleGet } from "@/components/operations/console-api";
-import type { DeliveryView, WebhookView } from "@/lib/notify/webhook-schema";
+import { consoleGet } from "@/components/console-api";
+import type { DeliveryView, WebhookView } from "@/lib/services/notify/webhook-schema";
 
 export interface WebhooksResponse {
   items: WebhookView[];

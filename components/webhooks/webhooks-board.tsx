@@ -3,7 +3,7 @@
 // send a test event and delete, each confirmed with a reason and audited.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/operations/console-api";
+import { ConsoleApiError, keepPolling, LIVE_INTERVAL_MS } from "@/components/console-api";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Notice } from "@/components/ui/form-controls";
 import { RelativeTime } from "@/components/ui/relative-time";

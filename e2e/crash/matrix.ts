@@ -1,6 +1,6 @@
 // The crash matrix: the boundaries a worker is killed at, the effect classes, their contracts, and what a worker
 // process is told.
-import type { ReconcileRule } from "@/lib/wire/answers";
+import type { ReconcileRule } from "@/lib/platform/wire/answers";
 import type { ContractInput } from "../fixtures/api";
 
 export const EFFECT_CLASSES = ["PURE", "IDEMPOTENT", "REPLAYABLE", "UNKNOWN", "NON_RETRYABLE"] as const;

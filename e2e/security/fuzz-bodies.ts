@@ -268,7 +268,7 @@ export function hostileBody(valid: Record<string, unknown> | undefined): fc.Arbi
     .map(({ body, contentType }) => ({ ...body, contentType }));
 }
 
-/** Every query parameter a GET route reads (lib/api/schemas.ts listQuery, the console routes' own schemas). */
+/** Every query parameter a GET route reads (lib/agent-plane/schemas.ts listQuery, the console routes' own schemas). */
 export const QUERY_NAMES = [
   "phase",
   "tool",

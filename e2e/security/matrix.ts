@@ -138,7 +138,7 @@ export const ACTION_NOT_EXPOSED = "not exposed";
 const OTHER_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 // ---------------------------------------------------------------------------------------------------------------
-// The authority rules (docs/authority.md), as lib/auth/roles.ts and lib/ledger/commands/authority.ts apply them
+// The authority rules (docs/authority.md), as lib/platform/auth/roles.ts and lib/ledger/commands/authority.ts apply them
 
 /** requireScope: an admin-scope key may do everything; otherwise one of the named scopes (any key when none). */
 export function passesScope(key: KeyPrincipal, scopes: readonly MatrixScope[]): boolean {
@@ -162,7 +162,7 @@ const isPerson = (key: KeyPrincipal) => key.person !== null && RANK[key.person] 
 // ---------------------------------------------------------------------------------------------------------------
 // Rows
 
-/** The methods a v1 route refuses with a 405 problem document (lib/api/problem.ts otherMethods), for everyone. */
+/** The methods a v1 route refuses with a 405 problem document (lib/platform/http/problem.ts otherMethods), for everyone. */
 function refusedMethods(route: string, served: Method[], path: (w: World) => string): RouteRow[] {
   return OTHER_METHODS.filter((m) => !served.includes(m)).map((method) => ({
     kind: "route",
@@ -644,7 +644,7 @@ export const MATRIX: readonly MatrixRow[] = [
       !reaches(key, p) ? "404 not_found" : isPerson(key) ? "409 not_replayable" : "403 person_required",
   },
 
-  // Console server actions (lib/actions/*.ts, "use server").
+  // Console server actions (lib/console/actions/*.ts, "use server").
   ...(
     [
       [
@@ -660,28 +660,28 @@ export const MATRIX: readonly MatrixRow[] = [
     ] as const
   ).map(([name, valid]): ActionRow => ({
     kind: "action",
-    file: "lib/actions/admin-actions.ts",
+    file: "lib/console/actions/admin-actions.ts",
     name,
     role: "admin",
     valid,
   })),
   {
     kind: "action",
-    file: "lib/actions/contract-actions.ts",
+    file: "lib/console/actions/contract-actions.ts",
     name: "saveContract",
     role: "admin",
     valid: (w) => ({ tool: w.tool, mode: "edit", body: { ...contractBody(w), expectedVersion: 1 } }),
   },
   {
     kind: "action",
-    file: "lib/actions/dependency-actions.ts",
+    file: "lib/console/actions/dependency-actions.ts",
     name: "forceDependencyBreaker",
     role: "operator",
     valid: (w) => ({ name: w.dependency, state: "open", reason }),
   },
   {
     kind: "action",
-    file: "lib/actions/dependency-actions.ts",
+    file: "lib/console/actions/dependency-actions.ts",
     name: "editBreakerSettings",
     role: "admin",
     valid: (w) => ({ name: w.dependency, ...breakerBody() }),
@@ -694,7 +694,7 @@ export const MATRIX: readonly MatrixRow[] = [
     ] as const
   ).map(([name, valid]): ActionRow => ({
     kind: "action",
-    file: "lib/actions/webhook-actions.ts",
+    file: "lib/console/actions/webhook-actions.ts",
     name,
     role: "admin",
     valid,
@@ -707,49 +707,49 @@ export const MATRIX: readonly MatrixRow[] = [
     ] as const
   ).map(([name, valid]): ActionRow => ({
     kind: "action",
-    file: "lib/actions/bulk-actions.ts",
+    file: "lib/console/actions/bulk-actions.ts",
     name,
     role: "operator",
     valid,
   })),
   {
     kind: "action",
-    file: "lib/actions/upstream-actions.ts",
+    file: "lib/console/actions/upstream-actions.ts",
     name: "confirmToolDefinitionAction",
     role: "admin",
     valid: () => ({ tool: "matrix__no_such_tool", contractVersion: 1, hash: "0".repeat(64), reason }),
   },
   {
     kind: "action",
-    file: "lib/actions/replay-actions.ts",
+    file: "lib/console/actions/replay-actions.ts",
     name: "replayOperationAction",
     role: "operator",
     valid: (w) => ({ id: w.confirmedId, argsText: '{"intruder":true}', reason }),
   },
   {
     kind: "action",
-    file: "lib/actions/lookup-actions.ts",
+    file: "lib/console/actions/lookup-actions.ts",
     name: "lookupOperationAction",
     role: "operator",
     valid: (w) => ({ id: w.unknown.id }),
   },
   {
     kind: "action",
-    file: "lib/actions/operation-actions.ts",
+    file: "lib/console/actions/operation-actions.ts",
     name: "approveOperationAction",
     role: "operator",
     valid: (w) => ({ id: w.awaiting.id, seen: w.awaiting.seen, reason }),
   },
   {
     kind: "action",
-    file: "lib/actions/operation-actions.ts",
+    file: "lib/console/actions/operation-actions.ts",
     name: "rejectOperationAction",
     role: "operator",
     valid: (w) => ({ id: w.awaiting.id, seen: w.awaiting.seen, reason }),
   },
   {
     kind: "action",
-    file: "lib/actions/operation-actions.ts",
+    file: "lib/console/actions/operation-actions.ts",
     name: "reconcileOperationAction",
     role: "operator",
     valid: (w) => ({ id: w.unknown.id, seen: w.unknown.seen, reason, outcome: "applied", providerId: "prov-intruder" }),

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { expect, test, type APIRequestContext, type BrowserContext } from "@playwright/test";
-import { judgeAddress } from "@/lib/outbound/address-policy";
+import { judgeAddress } from "@/lib/services/outbound/address-policy";
 import { api, errorFields, expectProblem } from "../fixtures/api";
 import { signInThroughApi, testUser } from "../fixtures/login";
 import { LedgerSeed, type SeededOperation } from "../fixtures/seed";

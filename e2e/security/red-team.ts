@@ -79,36 +79,40 @@ const ROUTES: Record<string, string> = {
 
 /** The server actions, each with the answer the red team expects for it: a console session only, and never cross-site. */
 const ACTIONS: Record<string, string> = {
-  "lib/actions/operation-actions.ts#approveOperationAction":
+  "lib/console/actions/operation-actions.ts#approveOperationAction":
     "the human gate in the console: a session only (the agent's key: unauthenticated); cross-site: aborted, not run",
-  "lib/actions/operation-actions.ts#reconcileOperationAction":
+  "lib/console/actions/operation-actions.ts#reconcileOperationAction":
     "approveRetry in the console: a session only; cross-site: aborted, not run",
-  "lib/actions/operation-actions.ts#rejectOperationAction": "a person's decision: a session only; cross-site: aborted",
-  "lib/actions/lookup-actions.ts#lookupOperationAction":
+  "lib/console/actions/operation-actions.ts#rejectOperationAction":
+    "a person's decision: a session only; cross-site: aborted",
+  "lib/console/actions/lookup-actions.ts#lookupOperationAction":
     "a provider lookup (evidence, never an attempt): a session only",
-  "lib/actions/dependency-actions.ts#forceDependencyBreaker": "a breaker override: a session only; cross-site: aborted",
-  "lib/actions/dependency-actions.ts#editBreakerSettings":
+  "lib/console/actions/dependency-actions.ts#forceDependencyBreaker":
+    "a breaker override: a session only; cross-site: aborted",
+  "lib/console/actions/dependency-actions.ts#editBreakerSettings":
     "breaker settings: an admin's session only; cross-site: aborted",
-  "lib/actions/replay-actions.ts#replayOperationAction":
+  "lib/console/actions/replay-actions.ts#replayOperationAction":
     "a replay (the tool again, a new operation): a person's session only; cross-site: aborted, not run",
-  "lib/actions/bulk-actions.ts#previewBulkAction": "a bulk preview: an operator's session only; cross-site: aborted",
-  "lib/actions/bulk-actions.ts#runBulkAction":
+  "lib/console/actions/bulk-actions.ts#previewBulkAction":
+    "a bulk preview: an operator's session only; cross-site: aborted",
+  "lib/console/actions/bulk-actions.ts#runBulkAction":
     "a bulk run (approvals among them): an operator's session only, on a preview of its own; cross-site: aborted",
-  "lib/actions/bulk-actions.ts#cancelBulkAction": "an operator's session only; cross-site: aborted",
-  "lib/actions/upstream-actions.ts#confirmToolDefinitionAction":
+  "lib/console/actions/bulk-actions.ts#cancelBulkAction": "an operator's session only; cross-site: aborted",
+  "lib/console/actions/upstream-actions.ts#confirmToolDefinitionAction":
     "lets a changed MCP tool be called again (never an attempt of an operation): an admin's session only; cross-site: aborted",
-  "lib/actions/webhook-actions.ts#saveWebhookAction": "where notifications go: an admin's session only",
-  "lib/actions/webhook-actions.ts#deleteWebhookAction": "an admin's session only; cross-site: aborted",
-  "lib/actions/webhook-actions.ts#sendTestEventAction": "an admin's session only; cross-site: aborted",
-  "lib/actions/contract-actions.ts#saveContract":
+  "lib/console/actions/webhook-actions.ts#saveWebhookAction": "where notifications go: an admin's session only",
+  "lib/console/actions/webhook-actions.ts#deleteWebhookAction": "an admin's session only; cross-site: aborted",
+  "lib/console/actions/webhook-actions.ts#sendTestEventAction": "an admin's session only; cross-site: aborted",
+  "lib/console/actions/contract-actions.ts#saveContract":
     "weakening the contract: an admin's session only; cross-site: aborted",
-  "lib/actions/admin-actions.ts#createUserAction": "making a person: an admin's session only; cross-site: aborted",
-  "lib/actions/admin-actions.ts#changeRoleAction": "an admin's session only; cross-site: aborted",
-  "lib/actions/admin-actions.ts#disableUserAction": "an admin's session only; cross-site: aborted",
-  "lib/actions/admin-actions.ts#enableUserAction": "an admin's session only; cross-site: aborted",
-  "lib/actions/admin-actions.ts#resetPasswordAction": "taking a person's password: an admin's session only",
-  "lib/actions/admin-actions.ts#createApiKeyAction": "a key bound to a person: an admin's session only",
-  "lib/actions/admin-actions.ts#revokeApiKeyAction": "an admin's session only; cross-site: aborted",
+  "lib/console/actions/admin-actions.ts#createUserAction":
+    "making a person: an admin's session only; cross-site: aborted",
+  "lib/console/actions/admin-actions.ts#changeRoleAction": "an admin's session only; cross-site: aborted",
+  "lib/console/actions/admin-actions.ts#disableUserAction": "an admin's session only; cross-site: aborted",
+  "lib/console/actions/admin-actions.ts#enableUserAction": "an admin's session only; cross-site: aborted",
+  "lib/console/actions/admin-actions.ts#resetPasswordAction": "taking a person's password: an admin's session only",
+  "lib/console/actions/admin-actions.ts#createApiKeyAction": "a key bound to a person: an admin's session only",
+  "lib/console/actions/admin-actions.ts#revokeApiKeyAction": "an admin's session only; cross-site: aborted",
 };
 
 /** Route methods every principal gets a 405 for (the role matrix checks that against the code). */
@@ -119,7 +123,7 @@ function notServed(): RouteRow[] {
   );
 }
 
-/** Every write path: route methods from app/api, actions from lib/actions and from the build's manifest. */
+/** Every write path: route methods from app/api, actions from lib/console/actions and from the build's manifest. */
 export function writePaths(): { routes: string[]; actions: string[] } {
   const routes = routeHandlers().filter((h) => WRITE_METHODS.has(h.split(" ")[0]!));
   const actions = [...new Set([...serverActions(), ...exposedActions().keys()])];

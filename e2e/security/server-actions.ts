@@ -22,7 +22,7 @@ export function manifestPath(): string {
   return path.join(REPO_ROOT, process.env.NEXT_DIST_DIR || ".next", "server", "server-reference-manifest.json");
 }
 
-/** "lib/actions/x.ts#name" -> its id and a page, for every action the build exposes. */
+/** "lib/console/actions/x.ts#name" -> its id and a page, for every action the build exposes. */
 export function exposedActions(): Map<string, ExposedAction> {
   const manifest = JSON.parse(readFileSync(manifestPath(), "utf8")) as { node: Record<string, ManifestEntry> };
   const out = new Map<string, ExposedAction>();
@@ -86,7 +86,7 @@ export function actionResult(payload: string): unknown {
 
 /**
  * How the server refused an action call from another site before the action ran, or null when it did not: proxy.ts's
- * 403 `cross_site_request` problem (lib/auth/same-site.ts), with no action result in the answer. Next.js's own abort
+ * 403 `cross_site_request` problem (lib/platform/auth/same-site.ts), with no action result in the answer. Next.js's own abort
  * (HTTP 500 with an error digest) no longer counts: a refusal must say what it is.
  */
 export function refusedBeforeRunning(answer: ActionAnswer): string | null {

@@ -1,5 +1,5 @@
 // What the code exposes, read from the source: every app/api/**/route.ts with its exported methods, every route of the
-// agent plane (lib/agent-plane/routes.ts), and every exported server action under lib/actions.
+// agent plane (lib/agent-plane/routes.ts), and every exported server action under lib/console/actions.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../fixtures/test-env";
@@ -71,11 +71,11 @@ export function routeHandlers(): string[] {
 }
 
 /**
- * "lib/actions/file.ts#name" for every export of a "use server" file under lib/actions (every one is callable over
+ * "lib/console/actions/file.ts#name" for every export of a "use server" file under lib/console/actions (every one is callable over
  * HTTP).
  */
 export function serverActions(): string[] {
-  const dir = path.join(REPO_ROOT, "lib", "actions");
+  const dir = path.join(REPO_ROOT, "lib", "console", "actions");
   return filesUnder(dir, (name) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name)).flatMap((file) => {
     const source = readFileSync(file, "utf8");
     if (!/^\s*["']use server["'];?/.test(source)) return [];

@@ -431,7 +431,7 @@ async function behindOneProxy(base: string): Promise<void> {
   expect(await hsts("http"), "the proxy says http").toBeNull();
   expect(await hsts("https, http"), "only the client's own entry says https").toBeNull();
 
-  // Bad keys from one address until it is throttled (lib/auth/key-authentication.ts: 300 a minute), 401 until then.
+  // Bad keys from one address until it is throttled (lib/platform/auth/key-authentication.ts: 300 a minute), 401 until then.
   const flood = { "x-forwarded-for": "203.0.113.9" };
   const statuses: number[] = [];
   let throttled: Response | null = null;

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
-import { WEBHOOK_EVENT_TYPES } from "@/lib/notify/event-types";
+import { WEBHOOK_EVENT_TYPES } from "@/lib/services/notify/event-types";
 import { E2E_DB_URL } from "../fixtures/api";
 import { ensureUser, expect, signInThroughApi, test, testUser, type TestRole } from "../fixtures/login";
 import { uniqueName } from "../fixtures/seed";

@@ -2,7 +2,7 @@
 // threshold up, never one that says no-transform; the compressed body decodes to the answer itself.
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { jsonReply } from "@/lib/api/problem";
+import { jsonReply } from "@/lib/platform/http/problem";
 import { acceptedCoding, COMPRESS_FROM_BYTES, compressed } from "./compression";
 
 describe("acceptedCoding", () => {

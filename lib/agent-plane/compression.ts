@@ -3,7 +3,7 @@
 // lifecycle and the gateway are well under it, and compressing them would cost more CPU than the bytes it saves on
 // the wire). An answer that says `Cache-Control: no-transform` is sent as it is.
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import type { Reply } from "@/lib/api/problem";
+import type { Reply } from "@/lib/platform/http/problem";
 
 /**
  * Below this many characters (bytes, for the ASCII of JSON) an answer goes as it is: a few TCP segments, where

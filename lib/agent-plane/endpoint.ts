@@ -2,10 +2,10 @@
 // path parameters, query, headers, the body when it asks for it, the ledger, the key and its principal, the time), or,
 // for /mcp, one that answers on the Node response itself.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ApiScope, KeyActor } from "@/lib/auth/api-keys";
-import type { HeaderLookup } from "@/lib/auth/key-authentication";
-import type { Reply } from "@/lib/api/problem";
-import type { ApiKey } from "@/lib/generated/prisma/client";
+import type { ApiScope, KeyActor } from "@/lib/platform/auth/api-keys";
+import type { HeaderLookup } from "@/lib/platform/auth/key-authentication";
+import type { Reply } from "@/lib/platform/http/problem";
+import type { ApiKey } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 
 export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -21,7 +21,7 @@ export interface RequestContext {
   query: URLSearchParams;
   headers: HeaderLookup;
   /**
-   * The body as a JSON value within the size and depth limits (lib/api/request-body.ts), read when the handler asks:
+   * The body as a JSON value within the size and depth limits (lib/platform/http/request-body.ts), read when the handler asks:
    * after the checks of the path it makes first, as before. Validate it with validBody.
    */
   body: () => Promise<unknown>;

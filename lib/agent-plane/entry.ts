@@ -1,20 +1,20 @@
 // The agent plane's entry: a Node request for /api/v1, /mcp or a probe, answered without Next.js's routing and
 // without a Web Request or Response. In order: the path (redirected when not canonical, as Next.js did; a malformed
 // percent-escape is a 400), the route and method (OPTIONS, HEAD, 405), then for a keyed endpoint the start-up, the
-// key (lib/auth/key-authentication.ts), its scope, the handler, the test build's kill point, and every error as a
+// key (lib/platform/auth/key-authentication.ts), its scope, the handler, the test build's kill point, and every error as a
 // problem document; a large answer is compressed when the client accepts it (compression.ts). Security headers, HSTS
 // and `Connection: close` during a drain are the server's (scripts/next-server.mjs), on every response.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorReply } from "@/lib/api/error-reply";
-import { problemReply, titleFor, type Reply } from "@/lib/api/problem";
-import { readNodeJsonValue } from "@/lib/api/request-body";
-import { scopesOf } from "@/lib/auth/api-keys";
-import { authenticateApiKey, type KeyAuthentication } from "@/lib/auth/key-authentication";
-import { requireScope } from "@/lib/auth/roles";
+import { errorReply } from "@/lib/platform/http/error-reply";
+import { problemReply, titleFor, type Reply } from "@/lib/platform/http/problem";
+import { readNodeJsonValue } from "@/lib/platform/http/request-body";
+import { scopesOf } from "@/lib/platform/auth/api-keys";
+import { authenticateApiKey, type KeyAuthentication } from "@/lib/platform/auth/key-authentication";
+import { requireScope } from "@/lib/platform/auth/roles";
 import { withTrace } from "@/lib/ledger/actor";
 import { ledger } from "@/lib/ledger/ledger";
-import { ensureStarted } from "@/lib/server/startup";
-import { callerTraceOfHeaders } from "@/lib/telemetry/caller-trace";
+import { ensureStarted } from "@/lib/platform/server/startup";
+import { callerTraceOfHeaders } from "@/lib/platform/telemetry/caller-trace";
 import { killAfterCommit } from "@/lib/testing/kill-point";
 import { compressed } from "./compression";
 import { METHODS, type Endpoint, type Method, type RequestContext } from "./endpoint";

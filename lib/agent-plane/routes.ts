@@ -1,8 +1,8 @@
 // Every route the agent plane answers, in the order the router tries them. The role matrix (e2e/security/surface.ts)
 // reads this file: a v1(...) route answers all of GET, POST, PUT, PATCH and DELETE (served, or refused with a 405
 // problem), a plain(...) route only the methods it names.
-import { mcpEndpointContext } from "@/lib/mcp/gateway/endpoint-context";
-import { serveMcp } from "@/lib/mcp/gateway/mcp-endpoint";
+import { mcpEndpointContext } from "@/lib/agent-plane/mcp/gateway/endpoint-context";
+import { serveMcp } from "@/lib/agent-plane/mcp/gateway/mcp-endpoint";
 import type { Endpoint } from "./endpoint";
 import { bulkCancelEndpoint, bulkEndpoint, bulkJobEndpoint } from "./handlers/bulk";
 import { getContractEndpoint, listContractsEndpoint, putContractEndpoint } from "./handlers/contracts";

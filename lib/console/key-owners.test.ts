@@ -1,7 +1,7 @@
 // The key dialog offers exactly the people createApiKey accepts: every role and status against every person scope.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, type ApiScope } from "@/lib/auth/api-keys";
-import { ROLES, type Role } from "@/lib/auth/roles";
+import { createApiKey, type ApiScope } from "@/lib/platform/auth/api-keys";
+import { ROLES, type Role } from "@/lib/platform/auth/roles";
 import { LedgerError } from "@/lib/ledger/errors";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { insertUser, type InsertedUser } from "@/tests/helpers/console-users";

@@ -1,8 +1,8 @@
 // Whom a new API key may act as, for the key dialog's "Acts as" picker: the rule createApiKey enforces
 // (docs/authority.md#principals), said here without its server-only imports so the browser can offer only the people it
 // would accept. key-owners.test.ts runs every role against createApiKey, so the two cannot drift apart.
-import type { ApiScope } from "@/lib/auth/api-keys";
-import type { Role } from "@/lib/auth/roles";
+import type { ApiScope } from "@/lib/platform/auth/api-keys";
+import type { Role } from "@/lib/platform/auth/roles";
 
 /** An operator or admin key acts as a person; an agent or metrics key acts as itself. */
 export function actsAsPerson(scopes: readonly ApiScope[]): boolean {

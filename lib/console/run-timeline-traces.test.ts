@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/ledger/actor";
 import { planOperation } from "@/lib/ledger/commands/plan";
-import { callerTrace } from "@/lib/telemetry/caller-trace";
+import { callerTrace } from "@/lib/platform/telemetry/caller-trace";
 import { agent, at, withContract } from "@/tests/helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { tracedRunTimeline } from "./run-timeline-traces";

@@ -1,7 +1,7 @@
 // The console's way into an operation's trace: a link built from OPLEDGER_TRACE_URL's template, or the trace id to copy
 // when there is no template (docs/observability.md#the-consoles-trace-link).
 
-/** Where the trace id goes in OPLEDGER_TRACE_URL (lib/config/env.ts refuses a template without it). */
+/** Where the trace id goes in OPLEDGER_TRACE_URL (lib/platform/config/env.ts refuses a template without it). */
 export const TRACE_ID_PLACEHOLDER = "{traceId}";
 
 /** A W3C trace id: 32 lowercase hex digits, not all zeros (the W3C's "no trace"). */

@@ -1,12 +1,12 @@
 // The demo supervisor: a fresh agent-scoped key (never logged), contracts pointing at its providers (and the desk's),
 // the agent child killed and restarted, the demo MCP agent beside it, and a clean stop.
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createApiKey, scopesOf } from "@/lib/auth/api-keys";
+import { createApiKey, scopesOf } from "@/lib/platform/auth/api-keys";
 import { getContract } from "@/lib/ledger/contracts/contract-versions";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { withContract } from "@/tests/helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
-import { hostsVariable } from "@/lib/outbound/secrets";
+import { hostsVariable } from "@/lib/services/outbound/secrets";
 import { PAYMENTS_AUTH_ENV, type DemoEnv } from "./config";
 import { DEMO_KEY_NAME, startDemoWorld } from "./supervisor";
 

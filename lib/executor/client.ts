@@ -14,10 +14,10 @@ import type {
   PlanInput,
   ReconcileInput,
   RunAllowanceInput,
-} from "../wire/requests";
+} from "../platform/wire/requests";
 
-// The request bodies are the API's (lib/wire/requests.ts); the answers are read with the lenient schemas below, which
-// lib/wire/wire.test.ts checks against the API's answer types (lib/wire/answers.ts).
+// The request bodies are the API's (lib/platform/wire/requests.ts); the answers are read with the lenient schemas below, which
+// lib/platform/wire/wire.test.ts checks against the API's answer types (lib/platform/wire/answers.ts).
 export type {
   ClaimInput,
   ContractInput,

@@ -1,6 +1,6 @@
 // Who is acting: a signed-in person, an API key (bound to a person, the bootstrap key, or an agent identity) or
 // opledger itself. Decisions compare principal ids; labels are for people to read (docs/authority.md#principals).
-import type { CallerTrace } from "@/lib/telemetry/caller-trace";
+import type { CallerTrace } from "@/lib/platform/telemetry/caller-trace";
 
 export type PersonRole = "viewer" | "operator" | "admin";
 

@@ -1,9 +1,9 @@
 // The ledger's one handle: the Prisma client (reads, admin writes) and the store the operation commands write
 // through, opened together on one database and closed together. Pages, actions and routes ask ledger() for it.
-import { sqliteFilePath } from "@/lib/config/database-url";
-import { env } from "@/lib/config/env";
-import { createDb, engineOf, SQLITE_BUSY_TIMEOUT_MS, type Db, type Engine } from "@/lib/db/prisma";
-import { Turns } from "@/lib/db/sqlite-connection-guard";
+import { sqliteFilePath } from "@/lib/platform/config/database-url";
+import { env } from "@/lib/platform/config/env";
+import { createDb, engineOf, SQLITE_BUSY_TIMEOUT_MS, type Db, type Engine } from "@/lib/platform/db/prisma";
+import { Turns } from "@/lib/platform/db/sqlite-connection-guard";
 import { openPostgresStore } from "./store/postgres/postgres-store";
 import { openSqliteStore } from "./store/sqlite/sqlite-store";
 import type { LedgerStore } from "./store/types";

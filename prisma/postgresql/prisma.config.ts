@@ -18,7 +18,7 @@ const shared = {
   migrations: { path: path.join(__dirname, "migrations") },
 };
 
-// The JS engine cannot apply migrations to PostgreSQL (prisma/orm#27403): lib/migrate does. On a machine that can
+// The JS engine cannot apply migrations to PostgreSQL (prisma/orm#27403): lib/platform/migrate does. On a machine that can
 // download Prisma's engines, OPLEDGER_PRISMA_ENGINE=classic makes `prisma migrate deploy` apply the same folders
 // with the Rust engine instead; both keep one `_prisma_migrations` history (docs/deployment.md).
 export default process.env.OPLEDGER_PRISMA_ENGINE === "classic"

@@ -2,7 +2,7 @@
 // action running in the same server (docs/operators.md#act-on-many-operations-at-once: the API's p99 unchanged within
 // 20% while a 10,000-operation bulk action runs). The bulk runner works in batches with a pause between them; this
 // measures whether that is enough.
-import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import { applySqliteSettings } from "@/lib/platform/db/sqlite-settings";
 import type { Actor } from "@/lib/ledger/actor";
 import { cancelBulk } from "@/lib/ledger/bulk/job";
 import { runBulk } from "@/lib/ledger/bulk/job";

@@ -4,10 +4,10 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import Database from "better-sqlite3";
 import { Client } from "pg";
-import { sqliteFilePath } from "../../lib/config/database-url";
+import { sqliteFilePath } from "../../lib/platform/config/database-url";
 import type { Ledger } from "@/lib/ledger/ledger";
-import { PrismaClient, type Prisma } from "../../lib/generated/prisma/client";
-import { PrismaClient as PostgresPrismaClient } from "../../lib/generated/prisma-pg/client";
+import { PrismaClient, type Prisma } from "../../lib/platform/generated/prisma/client";
+import { PrismaClient as PostgresPrismaClient } from "../../lib/platform/generated/prisma-pg/client";
 import type { ConsoleCase } from "./console-queries";
 
 export interface CasePlan {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Client } from "pg";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import { putContract } from "@/lib/ledger/contracts/contract-versions";
-import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import { applySqliteSettings } from "@/lib/platform/db/sqlite-settings";
 import { prepareDatabase } from "../prepare-database";
 import { BENCH_ACTOR } from "./ledger-lifecycle";
 import { BENCH_CONTRACT, BENCH_TOOL } from "./workload";

@@ -1,6 +1,6 @@
 // Benchmark 2: the ledger service called in-process on SQLite (WAL, synchronous=FULL) beside raw better-sqlite3 writing
 // the same rows under the same group commit.
-import { sqliteFilePath } from "../../lib/config/database-url";
+import { sqliteFilePath } from "../../lib/platform/config/database-url";
 import { freshSqlite, openBenchLedger } from "./databases";
 import { ledgerLifecycle, ledgerLifecycleRate, runAgents } from "./ledger-lifecycle";
 import { openRawLedger, type RawLedger } from "./raw-sqlite-lifecycle";

@@ -26,7 +26,7 @@ const profile: CpuProfile = {
 describe("areaOf", () => {
   it("names the area of a source path, opledger's rooms before the packages", () => {
     expect(areaOf("/repo/lib/agent-plane/router.ts")).toBe("agent plane (lib/agent-plane)");
-    expect(areaOf("/repo/lib/ledger/store/sqlite/batch.ts")).toBe("ledger (lib/ledger, lib/db)");
+    expect(areaOf("/repo/lib/ledger/store/sqlite/batch.ts")).toBe("ledger (lib/ledger, lib/platform/db)");
     expect(areaOf("/repo/node_modules/next/dist/server/base-server.js")).toBe("Next.js");
     expect(areaOf("/repo/node_modules/zod/v4/core/parse.js")).toBe("zod");
     expect(areaOf("/repo/node_modules/undici/lib/fetch.js")).toBe("package undici");
@@ -57,6 +57,6 @@ describe("summarize", () => {
       timeDeltas: [500],
     };
     const { samples } = summarize(bundled, () => "/repo/lib/mcp/gateway/call.ts");
-    expect(Object.fromEntries(samples)).toEqual({ "MCP gateway and upstreams (lib/mcp)": 1 });
+    expect(Object.fromEntries(samples)).toEqual({ "MCP gateway and upstreams (lib/agent-plane/mcp)": 1 });
   });
 });

@@ -22,7 +22,15 @@ export interface DeadCitation {
 
 /** The files the check reads: the repository as a reader has it, without dependencies and generated output. */
 const SCANNED = /\.(ts|tsx|mjs|cjs|js|md|py|sh|toml|prisma|css)$/;
-const SKIP = new Set(["node_modules", ".git", ".data", ".venv", "__pycache__", ".pytest_cache", "lib/generated"]);
+const SKIP = new Set([
+  "node_modules",
+  ".git",
+  ".data",
+  ".venv",
+  "__pycache__",
+  ".pytest_cache",
+  "lib/platform/generated",
+]);
 const SKIP_OUTPUT = new Set(["test-results", "playwright-report", "bench-results"]);
 
 /**

@@ -5,7 +5,7 @@ import path from "node:path";
 import ts from "typescript";
 
 const SOURCE = /\.(ts|tsx)$/;
-const SKIP = new Set([".git", "lib/generated", "test-results", "playwright-report", ".data"]);
+const SKIP = new Set([".git", "lib/platform/generated", "test-results", "playwright-report", ".data"]);
 
 /** Every .ts/.tsx file below `root`, as paths relative to it. */
 export function sourceFiles(root: string, dir = ""): string[] {

@@ -21,7 +21,7 @@ async function restrictedImports(filePath: string, source: string): Promise<stri
   return messages.map((m) => m.message);
 }
 
-const PRISMA = 'import { prisma } from "@/lib/db/prisma";\nexport const db = prisma;\n';
+const PRISMA = 'import { prisma } from "@/lib/platform/db/prisma";\nexport const db = prisma;\n';
 const COMPONENT = 'import { Button } from "@/components/ui/button";\nexport const b = Button;\n';
 
 describe("the lint's layer guards", () => {
@@ -29,8 +29,8 @@ describe("the lint's layer guards", () => {
     "app/api/console/counts/route.ts",
     "app/(console)/layout.tsx",
     "components/ui/format-time.ts",
-    "lib/actions/operation-actions.ts",
-    "lib/api/problem.ts",
+    "lib/console/actions/operation-actions.ts",
+    "lib/platform/http/problem.ts",
     "lib/agent-plane/node-headers.ts",
   ])("refuse the Prisma client in %s", async (filePath) => {
     expect(await restrictedImports(filePath, PRISMA)).toEqual([expect.stringContaining("Ask ledger()")]);

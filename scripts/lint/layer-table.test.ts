@@ -22,19 +22,24 @@ describe("layerOf", () => {
 describe("wrongArrows", () => {
   it("names an upward arrow and passes the listed ones", () => {
     const graph = new Map([
-      ["lib/ledger/commands/plan.ts", ["lib/retry-gate/gate.ts", "lib/api/problem.ts"]],
+      ["lib/ledger/commands/plan.ts", ["lib/retry-gate/gate.ts", "lib/platform/http/problem.ts"]],
       ["lib/retry-gate/gate.ts", ["lib/retry-gate/types.ts"]],
-      ["components/ui/x.tsx", ["lib/db/prisma.ts"]],
-      ["lib/ledger/commands/plan.test.ts", ["lib/api/problem.ts"]],
+      ["components/ui/x.tsx", ["lib/platform/db/prisma.ts"]],
+      ["lib/ledger/commands/plan.test.ts", ["lib/platform/http/problem.ts"]],
     ]);
     expect(wrongArrows(graph)).toEqual([
-      { from: "lib/ledger", to: "lib/api", file: "lib/ledger/commands/plan.ts", imports: "lib/api/problem.ts" },
-      { from: "components", to: "lib/db", file: "components/ui/x.tsx", imports: "lib/db/prisma.ts" },
+      {
+        from: "lib/ledger",
+        to: "lib/platform/http",
+        file: "lib/ledger/commands/plan.ts",
+        imports: "lib/platform/http/problem.ts",
+      },
+      { from: "components", to: "lib/platform/db", file: "components/ui/x.tsx", imports: "lib/platform/db/prisma.ts" },
     ]);
   });
 
   it("holds the pure core to nothing of the project", () => {
-    expect(wrongArrows(new Map([["lib/retry-gate/gate.ts", ["lib/config/env.ts"]]]))).toHaveLength(1);
+    expect(wrongArrows(new Map([["lib/retry-gate/gate.ts", ["lib/platform/config/env.ts"]]]))).toHaveLength(1);
   });
 });
 

@@ -13,77 +13,127 @@ export interface Layer {
 /** What the console's components read and call; its pages import the components and the API's wire rules besides. */
 const CONSOLE_READS = [
   "lib/retry-gate",
-  "lib/config",
-  "lib/auth",
+  "lib/platform/config",
+  "lib/platform/auth",
   "lib/ledger",
-  "lib/notify",
-  "lib/mcp",
+  "lib/services/notify",
+  "lib/agent-plane/mcp",
   "lib/console",
-  "lib/actions",
+  "lib/console/actions",
 ];
 
 export const LAYERS: Readonly<Record<string, Layer>> = {
   "lib/retry-gate": { is: "the pure core", mayImport: [] },
-  "lib/config": { is: "the validated environment", mayImport: [] },
-  "lib/wire": {
+  "lib/platform/config": { is: "the validated environment", mayImport: [] },
+  "lib/platform/wire": {
     is: "the agent API's request and answer types, shared by the server, the client SDK and the specs",
     mayImport: ["lib/retry-gate"],
   },
   "lib/testing": { is: "the test build's hooks, compiled out of a normal build", mayImport: [] },
-  "lib/db": { is: "the Prisma client", mayImport: ["lib/config"] },
-  "lib/migrate": { is: "schema migrations", mayImport: ["lib/config", "lib/db"] },
-  "lib/outbound": { is: "outbound requests under the SSRF rules", mayImport: ["lib/config"] },
+  "lib/platform/db": { is: "the Prisma client", mayImport: ["lib/platform/config"] },
+  "lib/platform/migrate": { is: "schema migrations", mayImport: ["lib/platform/config", "lib/platform/db"] },
+  "lib/services/outbound": { is: "outbound requests under the SSRF rules", mayImport: ["lib/platform/config"] },
   "lib/ledger": {
     is: "the ledger: commands, reads, store",
-    mayImport: ["lib/retry-gate", "lib/config", "lib/db", "lib/outbound", "lib/testing"],
+    mayImport: ["lib/retry-gate", "lib/platform/config", "lib/platform/db", "lib/services/outbound", "lib/testing"],
   },
-  "lib/notify": {
+  "lib/services/notify": {
     is: "webhooks and their deliveries",
-    mayImport: ["lib/retry-gate", "lib/config", "lib/ledger", "lib/outbound"],
+    mayImport: ["lib/retry-gate", "lib/platform/config", "lib/ledger", "lib/services/outbound"],
   },
-  "lib/auth": { is: "people, keys and sessions", mayImport: ["lib/config", "lib/ledger", "lib/server"] },
-  "lib/console": { is: "the console's server-side reads", mayImport: ["lib/retry-gate", "lib/auth", "lib/ledger"] },
-  "lib/executor": { is: "the TypeScript client of the HTTP API", mayImport: ["lib/retry-gate", "lib/wire"] },
+  "lib/platform/auth": {
+    is: "people, keys and sessions",
+    mayImport: ["lib/platform/config", "lib/ledger", "lib/platform/server"],
+  },
+  "lib/console": {
+    is: "the console's server-side reads",
+    mayImport: ["lib/retry-gate", "lib/platform/auth", "lib/ledger"],
+  },
+  "lib/executor": { is: "the TypeScript client of the HTTP API", mayImport: ["lib/retry-gate", "lib/platform/wire"] },
   "lib/demo": {
     is: "the demo's providers and agent",
-    mayImport: ["lib/retry-gate", "lib/config", "lib/auth", "lib/executor", "lib/ledger", "lib/outbound"],
+    mayImport: [
+      "lib/retry-gate",
+      "lib/platform/config",
+      "lib/platform/auth",
+      "lib/executor",
+      "lib/ledger",
+      "lib/services/outbound",
+    ],
   },
-  "lib/api": {
+  "lib/platform/http": {
     is: "the API's wire rules: problems, bodies, schemas, OpenAPI",
-    mayImport: ["lib/retry-gate", "lib/auth", "lib/ledger", "lib/notify", "lib/server", "lib/testing"],
+    mayImport: [
+      "lib/retry-gate",
+      "lib/platform/auth",
+      "lib/ledger",
+      "lib/services/notify",
+      "lib/platform/server",
+      "lib/testing",
+    ],
   },
-  "lib/mcp": {
+  "lib/agent-plane/mcp": {
     is: "the MCP gateway, its upstreams and the stdio bridge",
-    mayImport: ["lib/retry-gate", "lib/config", "lib/auth", "lib/ledger", "lib/outbound", "lib/api", "lib/agent-plane"],
+    mayImport: [
+      "lib/retry-gate",
+      "lib/platform/config",
+      "lib/platform/auth",
+      "lib/ledger",
+      "lib/services/outbound",
+      "lib/platform/http",
+      "lib/agent-plane",
+    ],
   },
   "lib/agent-plane": {
     is: "the agent plane: /api/v1, /mcp and the probes in the production server",
     mayImport: [
       "lib/retry-gate",
-      "lib/config",
-      "lib/auth",
+      "lib/platform/config",
+      "lib/platform/auth",
       "lib/ledger",
-      "lib/notify",
-      "lib/mcp",
-      "lib/api",
-      "lib/server",
+      "lib/services/notify",
+      "lib/agent-plane/mcp",
+      "lib/platform/http",
+      "lib/platform/server",
       "lib/testing",
     ],
   },
-  "lib/server": {
+  "lib/platform/server": {
     is: "the server process's start-up",
-    mayImport: ["lib/config", "lib/db", "lib/auth", "lib/ledger", "lib/notify", "lib/mcp", "lib/demo"],
+    mayImport: [
+      "lib/platform/config",
+      "lib/platform/db",
+      "lib/platform/auth",
+      "lib/ledger",
+      "lib/services/notify",
+      "lib/agent-plane/mcp",
+      "lib/demo",
+    ],
   },
-  "lib/actions": {
+  "lib/console/actions": {
     is: "the console's server actions",
-    mayImport: ["lib/retry-gate", "lib/auth", "lib/ledger", "lib/notify", "lib/console", "lib/api"],
+    mayImport: [
+      "lib/retry-gate",
+      "lib/platform/auth",
+      "lib/ledger",
+      "lib/services/notify",
+      "lib/console",
+      "lib/platform/http",
+    ],
   },
   "app/api": {
     is: "the console's route handlers",
-    mayImport: ["lib/auth", "lib/ledger", "lib/notify", "lib/console", "lib/api", "lib/server"],
+    mayImport: [
+      "lib/platform/auth",
+      "lib/ledger",
+      "lib/services/notify",
+      "lib/console",
+      "lib/platform/http",
+      "lib/platform/server",
+    ],
   },
   components: { is: "the console's React components", mayImport: CONSOLE_READS },
-  app: { is: "the console's pages", mayImport: [...CONSOLE_READS, "components", "lib/api"] },
+  app: { is: "the console's pages", mayImport: [...CONSOLE_READS, "components", "lib/platform/http"] },
 };
 
 /** Tools, not layers: they may import anything. */

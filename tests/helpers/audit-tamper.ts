@@ -1,7 +1,7 @@
 // What an attacker with the database owner's rights does to the audit log: switch off the append-only triggers, change
 // an event, recompute every hash after it and the head's, and switch the triggers back on, so that the chain inside the
 // database is whole again.
-import type { Db, Engine } from "@/lib/db/prisma";
+import type { Db, Engine } from "@/lib/platform/db/prisma";
 import { eventHash, GENESIS_HASH } from "@/lib/ledger/audit/chain";
 
 /** The SQLite triggers as migration 20261130120000_audit_append_only creates them. */

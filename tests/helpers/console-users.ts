@@ -1,10 +1,10 @@
 // Console users for sign-in tests, inserted with a cheap scrypt cost: verifyPassword reads the cost from the stored
 // hash, so sign-in behaves exactly as with hashPassword's cost, only without its 50-600 ms per check.
 import { randomBytes, scryptSync } from "node:crypto";
-import type { Db } from "@/lib/db/prisma";
+import type { Db } from "@/lib/platform/db/prisma";
 import type { Actor } from "@/lib/ledger/actor";
 import { newId } from "@/lib/ledger/ids";
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/platform/auth/roles";
 
 const CHEAP = { N: 1024, r: 8, p: 1 };
 

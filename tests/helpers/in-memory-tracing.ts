@@ -1,7 +1,7 @@
-// Tracing into memory for tests: the SDK started as the server starts it (lib/telemetry/start-tracing.ts), with the
+// Tracing into memory for tests: the SDK started as the server starts it (lib/platform/telemetry/start-tracing.ts), with the
 // SDK's in-memory exporter instead of OTLP; stopTracing puts the API's no-ops back.
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { startTracing } from "@/lib/telemetry/start-tracing";
+import { startTracing } from "@/lib/platform/telemetry/start-tracing";
 
 export async function startInMemoryTracing(): Promise<InMemorySpanExporter> {
   const exporter = new InMemorySpanExporter();

@@ -1,7 +1,7 @@
 // docs/authority.md for the model-based ledger tests: the principals who plan, approve and intrude, what the ledger
 // must answer each of them, and the approval rules an operation's audit trail must show, compared by principal id.
 import { expect } from "vitest";
-import type { AuditEvent, Operation } from "@/lib/generated/prisma/client";
+import type { AuditEvent, Operation } from "@/lib/platform/generated/prisma/client";
 import { personOf, principalId, type Actor } from "@/lib/ledger/actor";
 import type { LedgerErrorCode } from "@/lib/ledger/errors";
 import { approvalTtl } from "@/lib/retry-gate/approval-expiry";

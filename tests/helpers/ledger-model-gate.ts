@@ -1,6 +1,6 @@
 // The pure retry gate as the model-based ledger tests ask it: the gate's input built from what the model put (the
 // contract version an operation was planned under) and the row it reads, and the answer each worker command must get.
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import type { LedgerErrorCode } from "@/lib/ledger/errors";
 import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
 import { decide } from "@/lib/retry-gate/decide";

@@ -2,7 +2,7 @@
 // callers were told, and the invariants checked at the end of a run.
 import fc from "fast-check";
 import { expect } from "vitest";
-import type { AuditEvent, Operation } from "@/lib/generated/prisma/client";
+import type { AuditEvent, Operation } from "@/lib/platform/generated/prisma/client";
 import { principalId, type Actor } from "@/lib/ledger/actor";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";

@@ -6,7 +6,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
-import type { Engine } from "@/lib/db/prisma";
+import type { Engine } from "@/lib/platform/db/prisma";
 import { SQLITE_WRITE_LOCK, type RaceBarrier, type RacePoint } from "@/lib/testing/race-barrier";
 import type { ServerJob, ServerResult } from "./ledger-server-process";
 

@@ -1,12 +1,12 @@
-// The signed-in person of a test of console actions and routes: lib/auth/session's requireUser replaced by one that
+// The signed-in person of a test of console actions and routes: lib/platform/auth/session's requireUser replaced by one that
 // answers the test's `session.user` (none: signed out), refusing a role too low as the real one does.
-import { ForbiddenError, type Role } from "@/lib/auth/roles";
-import type * as SessionModule from "@/lib/auth/session";
-import type { SessionUser } from "@/lib/auth/session";
+import { ForbiddenError, type Role } from "@/lib/platform/auth/roles";
+import type * as SessionModule from "@/lib/platform/auth/session";
+import type { SessionUser } from "@/lib/platform/auth/session";
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
-/** The module to hand vi.mock("@/lib/auth/session", ...), given the real one. */
+/** The module to hand vi.mock("@/lib/platform/auth/session", ...), given the real one. */
 export function mockedSession(
   actual: typeof SessionModule,
   session: { user: SessionUser | null },

@@ -3,7 +3,7 @@
 // acknowledges each write on stdout ("ack <key>") only once the ledger answered, after its COMMIT. It never stops: the
 // test kills it.
 import { createInterface } from "node:readline";
-import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import { applySqliteSettings } from "@/lib/platform/db/sqlite-settings";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { openLedger } from "@/lib/ledger/ledger";
 import { agent, T0, withContract } from "./ledger-fixtures";

@@ -3,9 +3,9 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { Db, Engine } from "@/lib/db/prisma";
+import type { Db, Engine } from "@/lib/platform/db/prisma";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
-import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import { applySqliteSettings } from "@/lib/platform/db/sqlite-settings";
 import { createDatabase, databaseUrl, dropDatabase, runDatabaseName, testPostgresUrl } from "./pg-databases";
 
 export interface TestDb {

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { migratePostgres } from "../../lib/migrate/postgres";
+import { migratePostgres } from "../../lib/platform/migrate/postgres";
 import {
   createDatabase,
   databaseUrl,

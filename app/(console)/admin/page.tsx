@@ -5,9 +5,9 @@ import { Suspense } from "react";
 import { ApiKeysSection } from "@/components/admin/api-keys-section";
 import { UsersSection } from "@/components/admin/users-section";
 import { PageHeader } from "@/components/ui/page-header";
-import { ADMIN_LIST_LIMIT, listApiKeys, listUsers, MIN_PASSWORD_LENGTH } from "@/lib/auth/admin";
-import { ForbiddenError } from "@/lib/auth/roles";
-import { requirePageUser, type SessionUser } from "@/lib/auth/session";
+import { ADMIN_LIST_LIMIT, listApiKeys, listUsers, MIN_PASSWORD_LENGTH } from "@/lib/platform/auth/admin";
+import { ForbiddenError } from "@/lib/platform/auth/roles";
+import { requirePageUser, type SessionUser } from "@/lib/platform/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { AdminSkeleton } from "./admin-skeleton";
 

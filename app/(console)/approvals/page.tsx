@@ -2,8 +2,8 @@
 import type { Metadata } from "next";
 import { OperationQueue } from "@/components/operations/operation-queue";
 import { PageHeader } from "@/components/ui/page-header";
-import { hasRole } from "@/lib/auth/roles";
-import { requirePageUser } from "@/lib/auth/session";
+import { hasRole } from "@/lib/platform/auth/roles";
+import { requirePageUser } from "@/lib/platform/auth/session";
 
 export const metadata: Metadata = { title: "Approvals" };
 

@@ -9,7 +9,7 @@ import { Notice } from "@/components/ui/form-controls";
 import { buttonClass } from "@/components/ui/button-styles";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
-import { requirePageUser } from "@/lib/auth/session";
+import { requirePageUser } from "@/lib/platform/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { AUDIT_SUBJECTS, KNOWN_AUDIT_ACTIONS, listAuditEvents } from "@/lib/ledger/reads/audit-log";
 import { PageSkeleton } from "../page-skeleton";

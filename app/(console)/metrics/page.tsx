@@ -6,7 +6,7 @@ import { MetricsBoard } from "@/components/metrics/metrics-board";
 import { PrometheusNote } from "@/components/metrics/prometheus-note";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
-import { requirePageUser } from "@/lib/auth/session";
+import { requirePageUser } from "@/lib/platform/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { consoleMetrics } from "@/lib/ledger/reads/metrics";
 import { METRIC_WINDOWS, type MetricWindow } from "@/lib/ledger/reads/metrics-series";

@@ -2,7 +2,7 @@
 // operation.
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/ui/page-header";
-import { requirePageUser } from "@/lib/auth/session";
+import { requirePageUser } from "@/lib/platform/auth/session";
 import { SearchResults } from "./search-results";
 
 export const metadata: Metadata = { title: "Search" };

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import type { SearchMatch, SearchPage } from "@/lib/ledger/reads/search";
-import { consoleGet } from "@/components/operations/console-api";
+import { consoleGet } from "@/components/console-api";
 import { ListError, TableSkeleton } from "@/components/operations/list-states";
 import { OperationLink, RunAgent, ToolName } from "@/components/operations/operation-cells";
 import { PhaseBadge } from "@/components/operations/phase-badge";

@@ -5,12 +5,12 @@ import { Suspense } from "react";
 import { UpstreamSection } from "@/components/upstreams/upstream-section";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
-import { hasRole } from "@/lib/auth/roles";
-import { requirePageUser, type SessionUser } from "@/lib/auth/session";
+import { hasRole } from "@/lib/platform/auth/roles";
+import { requirePageUser, type SessionUser } from "@/lib/platform/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { listContracts } from "@/lib/ledger/contracts/contract-versions";
-import { upstreams } from "@/lib/mcp/upstreams/upstreams";
-import { upstreamsView } from "@/lib/mcp/upstreams/upstreams-view";
+import { upstreams } from "@/lib/services/upstreams/upstreams";
+import { upstreamsView } from "@/lib/console/upstreams-view";
 import { PageSkeleton } from "../page-skeleton";
 
 export const metadata: Metadata = { title: "Upstreams" };

@@ -5,10 +5,10 @@ import { forbidden } from "next/navigation";
 import { Suspense } from "react";
 import { WebhooksBoard } from "@/components/webhooks/webhooks-board";
 import { PageHeader } from "@/components/ui/page-header";
-import { ForbiddenError } from "@/lib/auth/roles";
-import { requirePageUser } from "@/lib/auth/session";
+import { ForbiddenError } from "@/lib/platform/auth/roles";
+import { requirePageUser } from "@/lib/platform/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
-import { listWebhooks } from "@/lib/notify/webhooks";
+import { listWebhooks } from "@/lib/services/notify/webhooks";
 import { PageSkeleton } from "../page-skeleton";
 
 export const metadata: Metadata = { title: "Webhooks" };

@@ -3,7 +3,13 @@
 // `prisma migrate deploy` cannot run against a SQLite file the live server has open. Plus `user-id --email`, which the
 // fixtures need to name people by id. Run with tsx; DATABASE_URL names the database.
 import { parseArgs } from "node:util";
-import { API_SCOPES, createApiKey, PERSON_SCOPES, revokeApiKey, type ApiScope } from "../../../lib/auth/api-keys";
+import {
+  API_SCOPES,
+  createApiKey,
+  PERSON_SCOPES,
+  revokeApiKey,
+  type ApiScope,
+} from "../../../lib/platform/auth/api-keys";
 import { openLedger, type Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../../../lib/ledger/actor";
 

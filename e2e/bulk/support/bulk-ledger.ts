@@ -5,7 +5,7 @@
 //   tsx e2e/bulk/support/bulk-ledger.ts seed-waiting <databaseUrl> <tool> <runId> <count>
 //   tsx e2e/bulk/support/bulk-ledger.ts start <databaseUrl> <action> <runId> <personEmail> <reason>
 //   tsx e2e/bulk/support/bulk-ledger.ts report <databaseUrl> <runId> <jobId>
-import { applySqliteSettings } from "@/lib/db/sqlite-settings";
+import { applySqliteSettings } from "@/lib/platform/db/sqlite-settings";
 import type { Actor } from "@/lib/ledger/actor";
 import { runBulk } from "@/lib/ledger/bulk/job";
 import { previewBulk } from "@/lib/ledger/bulk/preview";

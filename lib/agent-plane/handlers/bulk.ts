@@ -3,9 +3,9 @@
 // one page of its results (?cursor=&limit=, at most 1,000 a page); /api/v1/bulk/{jobId}/cancel { reason }: stops a
 // running job after the batch in hand (what was done stays done; a finished job is 409 job_finished). An operator's
 // key (it acts as its person); approving in bulk needs a key bound to a person (person_required otherwise).
-import { jsonReply } from "@/lib/api/problem";
-import { validQuery } from "@/lib/api/query";
-import { validBody } from "@/lib/api/request-body";
+import { jsonReply } from "@/lib/platform/http/problem";
+import { validQuery } from "@/lib/platform/http/query";
+import { validBody } from "@/lib/platform/http/request-body";
 import { cancelBulk, getBulkJob, runBulk } from "@/lib/ledger/bulk/job";
 import { previewBulk } from "@/lib/ledger/bulk/preview";
 import { bulkCancelSchema, bulkJobQuery, bulkPreviewBody, bulkRunSchema } from "@/lib/ledger/bulk/request";

@@ -1,7 +1,7 @@
 // /api/v1/contracts: every tool contract at its current version; /api/v1/contracts/{tool}: read one, or create or
 // replace it (admin scope), each change a new version.
-import { jsonReply } from "@/lib/api/problem";
-import { validBody } from "@/lib/api/request-body";
+import { jsonReply } from "@/lib/platform/http/problem";
+import { validBody } from "@/lib/platform/http/request-body";
 import { contractBodySchema, TOOL_NAME } from "@/lib/ledger/contracts/contract-schema";
 import { getContract, listContracts, putContract } from "@/lib/ledger/contracts/contract-versions";
 import { LedgerError } from "@/lib/ledger/errors";

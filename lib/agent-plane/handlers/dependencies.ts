@@ -1,7 +1,7 @@
 // /api/v1/dependencies/{name}/breaker: a dependency's breaker settings and their versions; an edit (admin scope)
 // writes a new version, naming the version it replaces (409 when another edit came first).
-import { jsonReply } from "@/lib/api/problem";
-import { validBody } from "@/lib/api/request-body";
+import { jsonReply } from "@/lib/platform/http/problem";
+import { validBody } from "@/lib/platform/http/request-body";
 import { breakerSettingsSchema, DEPENDENCY_NAME } from "@/lib/ledger/dependencies/breaker-settings-schema";
 import { breakerSettingsHistory, putBreakerSettings } from "@/lib/ledger/dependencies/breaker-settings";
 import { LedgerError } from "@/lib/ledger/errors";

@@ -1,8 +1,8 @@
 // What the API answers outside the ledger: its Prometheus metrics (a key with the metrics scope, as scrapers send it,
 // or one bound to a person; agent keys read their own operations only, not the whole ledger's figures), its OpenAPI
 // 3.1 contract (public: it holds no data), and a 404 problem document for any other /api/v1 path, never an HTML page.
-import { openApiDocument } from "@/lib/api/openapi";
-import { jsonReply, problemReply, type Reply } from "@/lib/api/problem";
+import { openApiDocument } from "@/lib/agent-plane/openapi";
+import { jsonReply, problemReply, type Reply } from "@/lib/platform/http/problem";
 import { metricsSnapshot, prometheusText, wallClockTotals } from "@/lib/ledger/reads/metrics";
 import { keyed, publicEndpoint } from "../endpoint";
 

@@ -1,10 +1,10 @@
 // The probes. GET /api/health/live: liveness, 200 while this process serves HTTP; it never asks the database, so a
 // database outage takes instances out of rotation (readiness) without getting them all restarted. GET /api/health:
 // readiness, 200 only when this instance has started and its database answers; 503 otherwise.
-import { jsonReply, problemReply } from "@/lib/api/problem";
+import { jsonReply, problemReply } from "@/lib/platform/http/problem";
 import { ledger } from "@/lib/ledger/ledger";
 import { databaseAnswers } from "@/lib/ledger/reads/database-health";
-import { ensureStarted } from "@/lib/server/startup";
+import { ensureStarted } from "@/lib/platform/server/startup";
 import { publicEndpoint } from "../endpoint";
 
 export const liveEndpoint = publicEndpoint(() => jsonReply({ status: "ok" }));

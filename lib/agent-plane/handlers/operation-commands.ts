@@ -2,17 +2,24 @@
 // only), the shared lane (reconcile, reject: the planner, or a key that sees every operation) and the human gate
 // (approve, replay: a key bound to a person; an agent key gets 403 person_required from the ledger, which decides).
 import { z } from "zod";
-import { errorReply } from "@/lib/api/error-reply";
-import { jsonReply } from "@/lib/api/problem";
-import { validBody } from "@/lib/api/request-body";
-import { claimBody, decisionBody, dispatchBody, heartbeatBody, outcomeBody, reconcileBody } from "@/lib/api/schemas";
+import { errorReply } from "@/lib/platform/http/error-reply";
+import { jsonReply } from "@/lib/platform/http/problem";
+import { validBody } from "@/lib/platform/http/request-body";
+import {
+  claimBody,
+  decisionBody,
+  dispatchBody,
+  heartbeatBody,
+  outcomeBody,
+  reconcileBody,
+} from "@/lib/agent-plane/schemas";
 import { approveOperation, rejectOperation } from "@/lib/ledger/commands/approval";
 import { dispatchOperation } from "@/lib/ledger/commands/dispatch";
 import { claimLease, heartbeatLease } from "@/lib/ledger/commands/lease";
 import { reconcileOperation } from "@/lib/ledger/commands/reconcile";
 import { replayOperation } from "@/lib/ledger/commands/replay";
 import { reportOutcome } from "@/lib/ledger/commands/outcome";
-import type { ApiScope, KeyActor } from "@/lib/auth/api-keys";
+import type { ApiScope, KeyActor } from "@/lib/platform/auth/api-keys";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { keyed, type Endpoint } from "../endpoint";
 

@@ -3,10 +3,10 @@
 // arguments); GET /api/v1/operations/{id} reads one with its attempts, audit trail and the gate's current decision.
 // An agent key lists, finds and reads only the operations it planned (another's is 404).
 import { z } from "zod";
-import { jsonReply } from "@/lib/api/problem";
-import { validQuery } from "@/lib/api/query";
-import { BodyError, validBody } from "@/lib/api/request-body";
-import { listQuery, planBody } from "@/lib/api/schemas";
+import { jsonReply } from "@/lib/platform/http/problem";
+import { validQuery } from "@/lib/platform/http/query";
+import { BodyError, validBody } from "@/lib/platform/http/request-body";
+import { listQuery, planBody } from "@/lib/agent-plane/schemas";
 import { ownerFilter } from "@/lib/ledger/commands/authority";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { getOperation, listOperations } from "@/lib/ledger/reads/operations";

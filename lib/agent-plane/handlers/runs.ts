@@ -1,7 +1,7 @@
 // /api/v1/runs/{runId}: a run's allowance (deadline, retries, backoff) and what its operations used of it. Only the
 // agent key that owns the run reads or declares it (docs/run-allowance.md).
-import { jsonReply } from "@/lib/api/problem";
-import { validBody } from "@/lib/api/request-body";
+import { jsonReply } from "@/lib/platform/http/problem";
+import { validBody } from "@/lib/platform/http/request-body";
 import { getRunAllowance, putRunAllowance, runAllowanceBody } from "@/lib/ledger/runs/run-allowances";
 import { keyed } from "../endpoint";
 

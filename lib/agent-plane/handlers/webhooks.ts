@@ -2,11 +2,11 @@
 // create it or change it at the version the editor saw (409 otherwise), delete it (?expectedVersion= to delete only
 // the version seen); /{name}/test: queue a signed test event (202 with its delivery); /{name}/deliveries: the
 // delivery log, newest first (?limit= up to 200).
-import { jsonReply } from "@/lib/api/problem";
-import { validBody } from "@/lib/api/request-body";
-import { webhookName } from "@/lib/api/webhook-name";
+import { jsonReply } from "@/lib/platform/http/problem";
+import { validBody } from "@/lib/platform/http/request-body";
+import { webhookName } from "@/lib/platform/http/webhook-name";
 import { LedgerError } from "@/lib/ledger/errors";
-import { webhookBodySchema } from "@/lib/notify/webhook-schema";
+import { webhookBodySchema } from "@/lib/services/notify/webhook-schema";
 import {
   deleteWebhook,
   DELIVERY_PAGE,
@@ -15,7 +15,7 @@ import {
   listWebhooks,
   putWebhook,
   sendTestEvent,
-} from "@/lib/notify/webhooks";
+} from "@/lib/services/notify/webhooks";
 import { keyed } from "../endpoint";
 
 function limitOf(query: URLSearchParams): number {

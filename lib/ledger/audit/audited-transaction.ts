@@ -1,7 +1,7 @@
 // Prisma-side writes (contracts, people, API keys) with their audit records: one transaction, run again on a write
 // conflict, its events appended last by the engine's one appender, the same one the operation commands' store uses.
-import type { Prisma } from "@/lib/generated/prisma/client";
-import type { Engine } from "@/lib/db/prisma";
+import type { Prisma } from "@/lib/platform/generated/prisma/client";
+import type { Engine } from "@/lib/platform/db/prisma";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { auditEventJson } from "@/lib/ledger/store/postgres/one-statement-tx";
 import type { Executor, Row } from "@/lib/ledger/store/sql";

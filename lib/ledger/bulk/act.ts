@@ -1,8 +1,8 @@
 // One item of a bulk job, through the same ledger command as the single console action, as the job's actor: the
 // command checks everything again and writes the operation's own audit record.
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { OutboundOptions } from "@/lib/outbound/send";
+import type { OutboundOptions } from "@/lib/services/outbound/send";
 import type { Actor } from "../actor";
 import { approveOperation, rejectOperation } from "../commands/approval";
 import { lookupForOperation } from "../commands/auto-reconcile";

@@ -9,7 +9,7 @@ import { alicesKey, bootstrap, viewer } from "@/tests/helpers/ledger-model-autho
 import { agent } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
-import { reconcileBody } from "@/lib/api/schemas";
+import { reconcileBody } from "@/lib/agent-plane/schemas";
 import { planOperation } from "../commands/plan";
 import { reconcileOperation } from "../commands/reconcile";
 import { LedgerError } from "../errors";

@@ -1,6 +1,6 @@
 // Running a preview as a job, cancelling it, and reading its progress. The job itself is worked through by the runner
 // (runner.ts); these only change its row, each with its audit record.
-import type { BulkAction } from "@/lib/generated/prisma/client";
+import type { BulkAction } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../actor";
 import { auditedTransaction } from "../audit/audited-transaction";

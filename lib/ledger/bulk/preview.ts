@@ -1,7 +1,7 @@
 // A bulk action's preview (a dry run): the exact set, grouped by tool and effect class, what each operation will get
 // and what is skipped and why, frozen for PREVIEW_TTL_MS so the run acts on exactly what the person saw.
-import type { ContractVersion } from "@/lib/generated/prisma/client";
-import { env } from "@/lib/config/env";
+import type { ContractVersion } from "@/lib/platform/generated/prisma/client";
+import { env } from "@/lib/platform/config/env";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { DecisionAction } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";

@@ -4,9 +4,9 @@
 // for a cancellation between batches. A job whose runner died (its lease ran out) is taken over by the next runner;
 // two runners never hold one job's lease at once.
 import { randomUUID } from "node:crypto";
-import type { BulkAction, BulkItem, Operation } from "@/lib/generated/prisma/client";
+import type { BulkAction, BulkItem, Operation } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { OutboundOptions } from "@/lib/outbound/send";
+import type { OutboundOptions } from "@/lib/services/outbound/send";
 import type { Actor } from "../actor";
 import { auditedTransaction } from "../audit/audited-transaction";
 import { withWriteRetry } from "../write-retry";
@@ -30,7 +30,7 @@ export interface BulkRunnerOptions {
   leaseMs?: number;
   /** Items of a batch in flight at once (default 2). */
   concurrency?: number;
-  /** How provider lookups go out (tests: loopback); lib/outbound's defaults otherwise. */
+  /** How provider lookups go out (tests: loopback); lib/services/outbound's defaults otherwise. */
   outbound?: OutboundOptions;
   /** This runner's name in the lease (default: a fresh id). */
   owner?: string;

@@ -1,6 +1,6 @@
 // The exact set a bulk action is about: every operation matching the filter (or each listed id), oldest first, not a
 // page of it. More than the limit is refused: the person narrows the filter instead of acting on a part they never saw.
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { operationWhere } from "@/lib/ledger/reads/operations";
 import { LedgerError } from "../errors";

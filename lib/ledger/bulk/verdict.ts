@@ -2,7 +2,7 @@
 // person may take in this phase (personActionsFor), the four-eyes rule and the quorum (checkApprover), an expired
 // approval request (approvalExpired), and then what the gate would decide next (afterApproval / afterReconciliation,
 // then decide). No rule of its own.
-import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Operation } from "@/lib/platform/generated/prisma/client";
 import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
 import { decide } from "@/lib/retry-gate/decide";
 import { personActionsFor, type PersonAction } from "@/lib/retry-gate/person-actions";

@@ -1,5 +1,5 @@
 // Approve (grants exactly one attempt) and reject (ends the operation): the same code for the console and the API.
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/platform/config/env";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { personActionsFor } from "@/lib/retry-gate/person-actions";
 import { afterApproval, completesQuorum } from "@/lib/retry-gate/person-decisions";

@@ -263,8 +263,8 @@ describe("key rotation", () => {
 
 describe("keys of a demoted person", () => {
   it("lose the scopes their person no longer has", async () => {
-    const { createUser } = await import("@/lib/auth/users");
-    const { createApiKey, verifyApiKey } = await import("@/lib/auth/api-keys");
+    const { createUser } = await import("@/lib/platform/auth/users");
+    const { createApiKey, verifyApiKey } = await import("@/lib/platform/auth/api-keys");
     const system: Actor = { type: "system", id: "system", label: "test" };
     const olga = await createUser(
       t.ledger,

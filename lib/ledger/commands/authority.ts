@@ -1,6 +1,6 @@
 // Who may move which operation (docs/authority.md), checked inside every command: agent keys drive only the operations
 // they planned, only a person opens the human gate, and the four-eyes rule and quorum compare principal ids.
-import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Operation } from "@/lib/platform/generated/prisma/client";
 import { approvalExpiresAt } from "@/lib/retry-gate/approval-expiry";
 import { nextPhase } from "@/lib/retry-gate/phase-events";
 import type { Phase } from "@/lib/retry-gate/types";

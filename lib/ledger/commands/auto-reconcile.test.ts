@@ -9,7 +9,7 @@ import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import type { EffectClass } from "@/lib/retry-gate/types";
 import { AUTO_RECONCILER, autoReconcile, lookupForOperation, LookupBackoff } from "./auto-reconcile";
 import type { ReconcileSettings } from "@/lib/ledger/outbound/provider-lookup";
-import type { OutboundOptions } from "@/lib/outbound/send";
+import type { OutboundOptions } from "@/lib/services/outbound/send";
 import { getOperation } from "@/lib/ledger/reads/operations";
 import { reconcileOperation } from "./reconcile";
 

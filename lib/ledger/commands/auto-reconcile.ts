@@ -1,6 +1,6 @@
 // Auto-reconcile: the sweep looks up UNKNOWN operations whose contract allows it and records a definite answer as a
 // reconciliation.
-import type { OutboundOptions } from "@/lib/outbound/send";
+import type { OutboundOptions } from "@/lib/services/outbound/send";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { EffectClass } from "@/lib/retry-gate/types";
 import { SYSTEM_ACTOR, type Actor } from "../actor";
@@ -103,7 +103,7 @@ export interface AutoReconcileOptions {
   limit?: number;
   /** Lookups in flight at once (default 4). */
   concurrency?: number;
-  /** How lookups go out (tests: private addresses, a resolver); lib/outbound's defaults otherwise. */
+  /** How lookups go out (tests: private addresses, a resolver); lib/services/outbound's defaults otherwise. */
   outbound?: OutboundOptions;
   backoff?: LookupBackoff;
   /**

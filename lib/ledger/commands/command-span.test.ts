@@ -4,8 +4,8 @@
 import type { InMemorySpanExporter, ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { withTrace, type Actor } from "@/lib/ledger/actor";
-import { callerTrace } from "@/lib/telemetry/caller-trace";
-import { stopTracing } from "@/lib/telemetry/start-tracing";
+import { callerTrace } from "@/lib/platform/telemetry/caller-trace";
+import { stopTracing } from "@/lib/platform/telemetry/start-tracing";
 import { only, parentId, startInMemoryTracing } from "@/tests/helpers/in-memory-tracing";
 import { agent, alice, at, otherAgent, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";

@@ -3,10 +3,10 @@
 // (docs/observability.md). Put around a command by the one wrapper every command runs in (operationCommand, planWith),
 // never inside a command's body.
 import type { Span } from "@opentelemetry/api";
-import type { ContractVersion, Operation } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Operation } from "@/lib/platform/generated/prisma/client";
 import type { Decision } from "@/lib/retry-gate/types";
-import { GEN_AI, LEDGER } from "@/lib/telemetry/attributes";
-import { inSpan } from "@/lib/telemetry/spans";
+import { GEN_AI, LEDGER } from "@/lib/platform/telemetry/attributes";
+import { inSpan } from "@/lib/platform/telemetry/spans";
 import { traceOf, type Actor } from "../actor";
 import { LedgerError } from "../errors";
 

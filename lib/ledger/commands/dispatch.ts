@@ -7,7 +7,7 @@ import { approvalExpired } from "@/lib/retry-gate/approval-expiry";
 import { nextPhase, type PhaseMove } from "@/lib/retry-gate/phase-events";
 import type { Decision, GateInput, Phase } from "@/lib/retry-gate/types";
 import { traceOf, type Actor } from "../actor";
-import { callTraceId } from "@/lib/telemetry/call-trace-id";
+import { callTraceId } from "@/lib/platform/telemetry/call-trace-id";
 import { approvalRequest } from "./authority";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError, type LedgerErrorCode } from "../errors";
@@ -16,7 +16,7 @@ import { checkFence, operationCommand, writeOperation, type OperationContext, ty
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
 import { runBudget } from "@/lib/ledger/runs/run-budget";
 import { allowanceOf, markExhausted, spendRetry } from "@/lib/ledger/runs/run-spend";
-import type { RunAllowance } from "@/lib/generated/prisma/client";
+import type { RunAllowance } from "@/lib/platform/generated/prisma/client";
 
 /** Why a decision does not let the operation go now, as the API's machine code. */
 export function refusalCode(

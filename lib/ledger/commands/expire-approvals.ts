@@ -2,7 +2,7 @@
 // done by opledger itself. Never approved by default, never left waiting forever
 // (docs/authority.md#approvals-are-bound-and-expire).
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import type { Actor } from "../actor";
 import { isWriteConflict } from "../store/types";
 import { decide } from "@/lib/retry-gate/decide";

@@ -5,8 +5,8 @@
 // third person may.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/ledger/actor";
-import { createApiKey, verifyApiKey, type KeyActor } from "@/lib/auth/api-keys";
-import { createUser } from "@/lib/auth/users";
+import { createApiKey, verifyApiKey, type KeyActor } from "@/lib/platform/auth/api-keys";
+import { createUser } from "@/lib/platform/auth/users";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { codeOf } from "@/tests/helpers/lifecycle";

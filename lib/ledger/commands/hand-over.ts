@@ -2,7 +2,7 @@
 // driving them. Done by an administrator or opledger itself, in one audited transaction.
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../actor";
-import { Prisma } from "@/lib/generated/prisma/client";
+import { Prisma } from "@/lib/platform/generated/prisma/client";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 
 /**

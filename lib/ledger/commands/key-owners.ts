@@ -1,6 +1,6 @@
 // The person behind each API key that planned an operation, for the four-eyes rule (authority.ts tiedPrincipals). A
 // key's person is set when the key is made and never changes, so what was read once is kept for the ledger's life.
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/platform/config/env";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { principalId, type Actor } from "../actor";
 import { tiedPrincipals, type KeyOwners } from "./authority";

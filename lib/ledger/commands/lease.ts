@@ -1,6 +1,6 @@
 // The run lease: claim (or take over an expired one) with a monotonic fencing token, and heartbeat to extend it.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import { isTerminal } from "@/lib/retry-gate/phases";
 import type { Phase } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";

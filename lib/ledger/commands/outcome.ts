@@ -1,7 +1,7 @@
 // Outcome of a dispatched attempt: confirmed, unknown, or failed with a classified error the gate turns into the next
 // step.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { RunAllowance } from "@/lib/generated/prisma/client";
+import type { RunAllowance } from "@/lib/platform/generated/prisma/client";
 import type { BreakerEvent } from "@/lib/retry-gate/breaker";
 import { classifyError } from "@/lib/retry-gate/classify-error";
 import { judgeReport } from "@/lib/retry-gate/error-rules";

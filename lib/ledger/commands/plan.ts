@@ -1,10 +1,10 @@
 // Plans an operation before anything leaves: idempotent on (tool, idempotency key), args compared by canonical hash.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Dependency, Operation } from "@/lib/platform/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
 import { INITIAL_PHASE } from "@/lib/retry-gate/phases";
 import { principalId, traceOf, type Actor } from "../actor";
-import { callTraceId } from "@/lib/telemetry/call-trace-id";
+import { callTraceId } from "@/lib/platform/telemetry/call-trace-id";
 import { holdForApproval } from "./authority";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { canonicalJson, sha256 } from "../canonical-json";
@@ -12,7 +12,7 @@ import { LedgerError } from "../errors";
 import { newId, newIdempotencyKey } from "../ids";
 import { claimLease, leaseClaimAudit } from "./lease";
 import { commandSpan, spanArguments } from "./command-span";
-import { LEDGER } from "@/lib/telemetry/attributes";
+import { LEDGER } from "@/lib/platform/telemetry/attributes";
 import { answerDelivered, repeatKey } from "./repeated-call";
 import { loadContext } from "../reads/operation-context";
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";

@@ -2,7 +2,7 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import { grantsRetry, reconciledUnderQuorum, type Reconciliation } from "@/lib/retry-gate/person-decisions";
 import { firstStepEnd, nextPhase } from "@/lib/retry-gate/phase-events";
-import { env } from "@/lib/config/env";
+import { env } from "@/lib/platform/config/env";
 import { actorLabel, personOf, type Actor } from "../actor";
 import { approvalRequest, checkApprover, requirePerson } from "./authority";
 import { keyOwnersForOperation } from "./key-owners";

@@ -1,7 +1,7 @@
 // An MCP call made again under the gateway's default key (docs/mcp.md, "The same call again"): it is the earlier
 // operation while that one's final answer has not been delivered (a retry: the client never got it), and a new
 // operation linked to it once it has (a new intent: read again after a write, write an old value back).
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../actor";
 import { WriteConflict } from "../store/types";

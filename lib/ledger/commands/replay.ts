@@ -1,6 +1,6 @@
 // Replay with edited arguments: a person plans a NEW operation (a new key, `replayOf` the original) from one that is
 // over, in one transaction with the audit records of both; it goes through the gate like any other call.
-import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Dependency, Operation } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { decide } from "@/lib/retry-gate/decide";
@@ -8,7 +8,7 @@ import { INITIAL_PHASE } from "@/lib/retry-gate/phases";
 import { canReplay, replayNeedsApproval } from "@/lib/retry-gate/replay";
 import type { EffectClass, EffectEvidence, Phase } from "@/lib/retry-gate/types";
 import { principalId, traceOf, type Actor } from "../actor";
-import { callTraceId } from "@/lib/telemetry/call-trace-id";
+import { callTraceId } from "@/lib/platform/telemetry/call-trace-id";
 import { canonicalJson, sha256 } from "../canonical-json";
 import { LedgerError } from "../errors";
 import { newId } from "../ids";

@@ -1,7 +1,7 @@
 // Runs a command on one operation in one transaction of the ledger's store, and writes the operation back only if
 // nobody changed it meanwhile.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import type { PhaseMove } from "@/lib/retry-gate/phase-events";
 import type { Actor } from "../actor";
 import { LedgerError } from "../errors";

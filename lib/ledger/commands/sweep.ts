@@ -1,6 +1,6 @@
 // The recovery sweep: an operation whose lease expired while DISPATCHED becomes UNKNOWN, done by the system.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { Dependency, Operation } from "@/lib/platform/generated/prisma/client";
 import { SYSTEM_ACTOR } from "../actor";
 import { recordOnBreaker } from "@/lib/ledger/dependencies/breakers";
 import { LedgerError } from "../errors";

@@ -3,7 +3,7 @@
 // audited; a definition that differs later is recorded once (audited, which is the webhook event `tool.changed`) and
 // keeps the tool unlisted and uncalled until an admin confirms it (confirm-tool-definition.ts). A pin changes its
 // definition only there, with a new contract version: the pin of a contract version never changes its hash.
-import type { ToolPin } from "@/lib/generated/prisma/client";
+import type { ToolPin } from "@/lib/platform/generated/prisma/client";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import { auditedTransaction, type AuditedTx } from "@/lib/ledger/audit/audited-transaction";
 import type { Ledger } from "@/lib/ledger/ledger";

@@ -2,7 +2,7 @@
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../actor";
 import { actorLabel } from "../actor";
-import type { ContractVersion } from "@/lib/generated/prisma/client";
+import type { ContractVersion } from "@/lib/platform/generated/prisma/client";
 import { auditedTransaction, type AuditedTx } from "@/lib/ledger/audit/audited-transaction";
 import { canonicalJson, sha256 } from "../canonical-json";
 import type { ContractBody, ContractRules, ContractView } from "./contract-schema";

@@ -1,6 +1,6 @@
 // A contract version's row as the API answers it and as the gate reads it. Pure, so the console's client code may
 // import what depends on it without pulling in the database.
-import type { ContractVersion } from "@/lib/generated/prisma/client";
+import type { ContractVersion } from "@/lib/platform/generated/prisma/client";
 import type { EffectClass, ErrorRule, GateContract } from "@/lib/retry-gate/types";
 import type { ContractView } from "./contract-schema";
 

@@ -1,6 +1,6 @@
 // A dependency's tunable breaker settings: each edit an immutable DependencySettings version, written with the
 // Dependency row the gate reads and its audit record in one transaction; concurrent edits are refused, never merged.
-import type { DependencySettings } from "@/lib/generated/prisma/client";
+import type { DependencySettings } from "@/lib/platform/generated/prisma/client";
 import { auditedTransaction } from "@/lib/ledger/audit/audited-transaction";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { actorLabel, type Actor } from "../actor";

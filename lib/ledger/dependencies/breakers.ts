@@ -1,5 +1,5 @@
 // Maps a dependency row to the pure breaker and back, and names the breaker settings.
-import type { Dependency } from "@/lib/generated/prisma/client";
+import type { Dependency } from "@/lib/platform/generated/prisma/client";
 import {
   DEFAULT_BREAKER_SETTINGS,
   nextBreaker,

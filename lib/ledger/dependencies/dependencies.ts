@@ -1,7 +1,7 @@
 // Dependencies for the console: each breaker as operators read it, with recent failures, and an operator's override of
 // it.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Dependency } from "@/lib/generated/prisma/client";
+import type { Dependency } from "@/lib/platform/generated/prisma/client";
 import { breakerAllowsDispatch, effectiveBreakerState, nextBreaker, type BreakerEvent } from "@/lib/retry-gate/breaker";
 import { assertNever } from "@/lib/retry-gate/exhaustive";
 import type { BreakerState } from "@/lib/retry-gate/types";

@@ -3,7 +3,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { OutboundOptions } from "@/lib/outbound/send";
+import type { OutboundOptions } from "@/lib/services/outbound/send";
 import {
   evidenceText,
   lookupEffect,

@@ -1,7 +1,7 @@
 // Provider lookup: asks the provider, by the operation's key or provider id, whether an effect exists, and returns the
-// evidence. The request itself goes through lib/outbound, which holds the rules for secrets and addresses.
+// evidence. The request itself goes through lib/services/outbound, which holds the rules for secrets and addresses.
 import type { ContractRules } from "@/lib/ledger/contracts/contract-schema";
-import { sendOutbound, type OutboundOptions } from "@/lib/outbound/send";
+import { sendOutbound, type OutboundOptions } from "@/lib/services/outbound/send";
 
 export type ReconcileSettings = NonNullable<ContractRules["reconcile"]>;
 
@@ -138,7 +138,7 @@ function judge(
  * Runs the contract's lookup (an HTTP GET, server-side, bounded by timeoutMs) and says whether the effect exists.
  * Never throws: a lookup that is refused, fails or times out comes back as `{ ok: false, reason }`, and the caller
  * leaves the operation as it was. The Authorization header comes from the OPLEDGER_SECRET_* variable the contract
- * names, under the rules of lib/outbound (bound hosts, https, no private addresses unless allowed); its value is
+ * names, under the rules of lib/services/outbound (bound hosts, https, no private addresses unless allowed); its value is
  * neither logged nor kept in the evidence.
  * `outbound` is for tests (private addresses, a resolver, the environment secrets are read from).
  */

@@ -1,6 +1,6 @@
 // The whole audit log for the console: newest first, keyset-paginated, filtered by subject, actor, action and time.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Prisma } from "@/lib/platform/generated/prisma/client";
 import type { AuditSubject } from "@/lib/ledger/audit/append";
 import { auditView, type AuditView } from "./operation-view";
 import { MAX_PAGE, type Page } from "./operations";

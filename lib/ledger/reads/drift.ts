@@ -1,6 +1,6 @@
 // Drift: the mix of outcomes per effect class over time, and the tools whose share of UNKNOWN outcomes rose above their
 // week's level (a falling retry count is not automatically good: calls may be getting lost instead of failing).
-import { Prisma } from "@/lib/generated/prisma/client";
+import { Prisma } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { EFFECT_CLASSES, type EffectClass } from "@/lib/retry-gate/types";
 import { bucketIndexSql, numberOf, timeParam } from "./wall-clock";

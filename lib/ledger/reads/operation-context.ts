@@ -1,6 +1,6 @@
 // An operation as a command (or a read) starts from: its row, its contract version, its dependency's breaker and its
 // current attempt, read through the ledger's store.
-import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { Attempt, ContractVersion, Dependency, Operation } from "@/lib/platform/generated/prisma/client";
 import { LedgerError } from "../errors";
 import type { LedgerReads } from "../store/types";
 

@@ -1,5 +1,11 @@
 // The operation as the gate sees it and as the API answers it.
-import type { Attempt, AuditEvent, ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type {
+  Attempt,
+  AuditEvent,
+  ContractVersion,
+  Dependency,
+  Operation,
+} from "@/lib/platform/generated/prisma/client";
 import { decide } from "@/lib/retry-gate/decide";
 import type { RunBudget } from "@/lib/retry-gate/run-allowance";
 import type {

@@ -1,6 +1,6 @@
 // Reads for the API and the console: one operation with its history, and keyset-paginated lists newest first.
 import type { Ledger } from "@/lib/ledger/ledger";
-import type { Operation, Prisma } from "@/lib/generated/prisma/client";
+import type { Operation, Prisma } from "@/lib/platform/generated/prisma/client";
 import type { EffectClass, Phase } from "@/lib/retry-gate/types";
 import { encodeTime } from "ulid";
 import { LedgerError } from "../errors";

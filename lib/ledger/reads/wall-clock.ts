@@ -1,7 +1,7 @@
 // Where the wall-clock went: the backoff each attempt waited before it went and the time it spent in the call, summed per
 // tool and per dependency in the database (one grouped query per engine), for the Metrics page and the Prometheus export.
-import { Prisma } from "@/lib/generated/prisma/client";
-import type { Engine } from "@/lib/db/prisma";
+import { Prisma } from "@/lib/platform/generated/prisma/client";
+import type { Engine } from "@/lib/platform/db/prisma";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { sqliteCodec } from "@/lib/ledger/store/sqlite/sqlite-store";
 

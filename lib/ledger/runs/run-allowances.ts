@@ -1,7 +1,7 @@
 // A run's allowance (docs/run-allowance.md): an agent key declares a deadline and a retry and backoff budget for one of
 // its runs; the outcome and dispatch commands spend it (run-spend.ts) and the gate refuses what it cannot give.
 import { z } from "zod";
-import type { RunAllowance } from "@/lib/generated/prisma/client";
+import type { RunAllowance } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { Actor } from "../actor";
 import { auditedTransaction } from "../audit/audited-transaction";

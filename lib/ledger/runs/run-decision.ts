@@ -1,7 +1,7 @@
 // The gate's decision on one operation with its run's allowance, as the API's GET, the console's operation page and the
 // MCP gateway's answers give it (docs/run-allowance.md): a retry the allowance would refuse is STOP before it is tried,
 // and an operation the allowance ended keeps the sentence that ended it rather than the failed phase's general one.
-import type { ContractVersion, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { ContractVersion, Dependency, Operation } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import { decide } from "@/lib/retry-gate/decide";
 import type { RunAllowanceStop } from "@/lib/retry-gate/run-allowance";

@@ -1,7 +1,7 @@
 // A run's allowance inside the commands that spend it (docs/run-allowance.md): the outcome and dispatch commands read
 // it in their own transaction, give it to the gate, and write what the gate gave (a retry and its backoff) or refused
 // (the allowance exhausted, audited) with the operation's change and its audit, on either engine.
-import type { Operation, RunAllowance } from "@/lib/generated/prisma/client";
+import type { Operation, RunAllowance } from "@/lib/platform/generated/prisma/client";
 import type { Decision } from "@/lib/retry-gate/types";
 import type { Actor } from "../actor";
 import { WriteConflict, type LedgerTx } from "../store/types";

@@ -2,7 +2,7 @@
 // lib/ledger/commands/gateway-call.ts) changes the draft's row in memory instead of updating a row that is not written
 // yet, and its other writes wait until the row is inserted. The operation is then written once, in its final state:
 // PostgreSQL's one-statement transaction cannot write a row twice, and an attempt must follow its operation.
-import type { Attempt, Operation } from "@/lib/generated/prisma/client";
+import type { Attempt, Operation } from "@/lib/platform/generated/prisma/client";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import type {
   AttemptChanges,

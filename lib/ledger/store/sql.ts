@@ -8,7 +8,7 @@ import {
   type Dependency,
   type Operation,
   type RunAllowance,
-} from "@/lib/generated/prisma/client";
+} from "@/lib/platform/generated/prisma/client";
 import type { ContractHead, LedgerReads, OperationRows, RunAllowanceChanges, RunAllowanceSeen } from "./types";
 
 export type Row = Record<string, unknown>;

@@ -1,7 +1,7 @@
 // The ledger store on both engines: what it writes Prisma reads back unchanged, its transactions commit or roll back
 // whole (on SQLite several share one COMMIT), and a duplicate key is a UniqueViolation.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Operation } from "@/lib/generated/prisma/client";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";

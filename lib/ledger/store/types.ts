@@ -7,7 +7,7 @@ import type {
   Dependency,
   Operation,
   RunAllowance,
-} from "@/lib/generated/prisma/client";
+} from "@/lib/platform/generated/prisma/client";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 
 /** The reads an operation command needs; outside a transaction each one sees the latest committed state. */

@@ -9,8 +9,8 @@ import { ContractDiff, DiffPicker, VersionHistory } from "@/components/contracts
 import { contractPath, toolFromParam, versionParam } from "@/components/contracts/contract-route";
 import { PageHeader } from "@/components/ui/page-header";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { hasRole } from "@/lib/auth/roles";
-import { requirePageUser } from "@/lib/auth/session";
+import { hasRole } from "@/lib/platform/auth/roles";
+import { requirePageUser } from "@/lib/platform/auth/session";
 import { ledger } from "@/lib/ledger/ledger";
 import { contractRecorders } from "@/lib/ledger/contracts/contract-recorders";
 import { listContractVersions } from "@/lib/ledger/contracts/contract-versions";

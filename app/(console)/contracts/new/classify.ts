@@ -1,7 +1,7 @@
 // "Classify": an upstream's tool found by its gateway name and read into a first draft from its own (untrusted) hints.
-import { draftFromHints, type ClassifyDraft } from "@/lib/mcp/upstreams/classify-draft";
-import { parseGatewayToolName } from "@/lib/mcp/upstreams/tool-names";
-import { upstreams } from "@/lib/mcp/upstreams/upstreams";
+import { draftFromHints, type ClassifyDraft } from "@/lib/console/classify-draft";
+import { parseGatewayToolName } from "@/lib/services/upstreams/tool-names";
+import { upstreams } from "@/lib/services/upstreams/upstreams";
 
 /** The draft for `name` (`<upstream>__<tool>`), or null when no declared upstream lists that tool now. */
 export async function classifyDraft(name: string): Promise<ClassifyDraft | null> {

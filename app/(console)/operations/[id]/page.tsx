@@ -2,9 +2,9 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { OperationDetail } from "@/components/operations/operation-detail";
-import { hasRole } from "@/lib/auth/roles";
-import { env } from "@/lib/config/env";
-import { requirePageUser, userActor } from "@/lib/auth/session";
+import { hasRole } from "@/lib/platform/auth/roles";
+import { env } from "@/lib/platform/config/env";
+import { requirePageUser, userActor } from "@/lib/platform/auth/session";
 import { fourEyesKeepsOut } from "@/lib/ledger/commands/key-owners";
 import { ledger } from "@/lib/ledger/ledger";
 import { LedgerError } from "@/lib/ledger/errors";

@@ -1,7 +1,7 @@
 // next-auth's sign-in, sign-out and session endpoints; a POST from another site is refused before next-auth sees it.
 import NextAuth from "next-auth";
-import { crossSiteRefusal } from "@/lib/api/same-origin";
-import { authOptions } from "@/lib/auth/auth-options";
+import { crossSiteRefusal } from "@/lib/platform/http/same-origin";
+import { authOptions } from "@/lib/platform/auth/auth-options";
 
 const handler = NextAuth(authOptions) as (req: Request, ctx: unknown) => Promise<Response>;
 

@@ -1,7 +1,7 @@
 // GET /api/console/audit: one keyset page of the audit log, newest first, with the audit page's filters (subjectType,
 // subjectId, actorId, action, since, cursor, limit).
-import { consoleRoute } from "@/lib/api/console-route";
-import { json, problem } from "@/lib/api/problem";
+import { consoleRoute } from "@/lib/console/console-route";
+import { json, problem } from "@/lib/platform/http/problem";
 import { AUDIT_PAGE_SIZE, parseAuditSearch } from "@/lib/console/audit-search";
 import { listAuditEvents } from "@/lib/ledger/reads/audit-log";
 

@@ -1,6 +1,6 @@
 // GET /api/console/counts: how many operations wait in the Unknowns and Approvals queues, for the navigation badges.
-import { consoleRoute } from "@/lib/api/console-route";
-import { json } from "@/lib/api/problem";
+import { consoleRoute } from "@/lib/console/console-route";
+import { json } from "@/lib/platform/http/problem";
 import { countQueues } from "@/lib/ledger/reads/operations";
 import { queueCounts, type QueueCounts } from "@/lib/console/queue-counts";
 

@@ -1,9 +1,9 @@
 // GET /api/console/operations: one page of the ledger for the console (cookie session, viewer), filtered, newest or
 // oldest first.
 import { z } from "zod";
-import { consoleRoute } from "@/lib/api/console-route";
-import { json } from "@/lib/api/problem";
-import { readQuery } from "@/lib/api/query";
+import { consoleRoute } from "@/lib/console/console-route";
+import { json } from "@/lib/platform/http/problem";
+import { readQuery } from "@/lib/platform/http/query";
 import { readOperationPage } from "@/lib/console/ledger-page";
 import { DEFAULT_PAGE_SIZE, ledgerFilterSchema, MAX_PAGE_SIZE } from "@/lib/console/ledger-search";
 

@@ -1,8 +1,8 @@
 // GET /api/console/queue: one page of the Unknowns or Approvals queue (cookie session, viewer), longest waiting first.
 import { z } from "zod";
-import { consoleRoute } from "@/lib/api/console-route";
-import { json } from "@/lib/api/problem";
-import { readQuery } from "@/lib/api/query";
+import { consoleRoute } from "@/lib/console/console-route";
+import { json } from "@/lib/platform/http/problem";
+import { readQuery } from "@/lib/platform/http/query";
 import { listQueue, QUEUE_CURSOR, QUEUE_PHASES } from "@/lib/ledger/reads/operations";
 import { MAX_PAGE_SIZE } from "@/lib/console/ledger-search";
 import { operationRow, type OperationPage } from "@/lib/console/operation-row";

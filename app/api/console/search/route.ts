@@ -1,9 +1,9 @@
 // GET /api/console/search?q=&cursor=: the top bar's search box and the Search page (any signed-in person sees every
 // operation, as on the Ledger).
 import { z } from "zod";
-import { consoleRoute } from "@/lib/api/console-route";
-import { json } from "@/lib/api/problem";
-import { readQuery } from "@/lib/api/query";
+import { consoleRoute } from "@/lib/console/console-route";
+import { json } from "@/lib/platform/http/problem";
+import { readQuery } from "@/lib/platform/http/query";
 import { MAX_PAGE } from "@/lib/ledger/reads/operations";
 import { MAX_SEARCH_LENGTH, searchOperations } from "@/lib/ledger/reads/search";
 

@@ -1,6 +1,6 @@
 // A command's transaction on PostgreSQL: its reads as they come (or from memory), its writes as one statement at the
 // end.
-import type { Attempt, Operation } from "@/lib/generated/prisma/client";
+import type { Attempt, Operation } from "@/lib/platform/generated/prisma/client";
 import { auditRow, type AuditInput } from "@/lib/ledger/audit/append";
 import { eventHashTail } from "@/lib/ledger/audit/chain";
 import { raceBarrier } from "@/lib/testing/race-barrier";

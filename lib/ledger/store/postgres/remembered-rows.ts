@@ -3,7 +3,7 @@
 // has that row's version checked inside its one statement (by its own conditional write of the row, or by a check of
 // its own), and runs again on fresh reads when a check fails, when it refuses, or when it fails in any other way
 // (lib/ledger/store/postgres/one-statement-tx.ts, postgres.ts).
-import type { Attempt, Dependency, Operation } from "@/lib/generated/prisma/client";
+import type { Attempt, Dependency, Operation } from "@/lib/platform/generated/prisma/client";
 import type { AttemptChanges, DependencyChanges, OperationColumns } from "../types";
 
 export interface RememberedOperation {

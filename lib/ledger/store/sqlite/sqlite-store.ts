@@ -1,7 +1,7 @@
 // The ledger store on SQLite: its own better-sqlite3 connection, taking turns with Prisma's connection to the same
 // file.
 import Database from "better-sqlite3";
-import type { Turns } from "@/lib/db/sqlite-connection-guard";
+import type { Turns } from "@/lib/platform/db/sqlite-connection-guard";
 import { raceBarrier, SQLITE_WRITE_LOCK } from "@/lib/testing/race-barrier";
 import { BatchAudit } from "./batch-audit";
 import { ContractVersionCache, SqlLedgerReads, storeReads, type Executor, type ValueCodec } from "../sql";

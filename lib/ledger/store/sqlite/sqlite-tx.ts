@@ -1,6 +1,6 @@
 // A transaction's writes on SQLite: one statement each on the group commit's connection; audit events wait for the
 // batch's end (BatchAudit).
-import type { Attempt, Operation } from "@/lib/generated/prisma/client";
+import type { Attempt, Operation } from "@/lib/platform/generated/prisma/client";
 import type { AuditInput } from "@/lib/ledger/audit/append";
 import {
   ATTEMPT,

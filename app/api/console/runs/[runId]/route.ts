@@ -1,7 +1,7 @@
 // GET /api/console/runs/{runId}: one run's operations on a time axis, with each attempt and the backoff before it, for
 // the console's run page (people only; a viewer may read it), each operation with its trace id for the Trace links.
-import { consoleRoute } from "@/lib/api/console-route";
-import { json } from "@/lib/api/problem";
+import { consoleRoute } from "@/lib/console/console-route";
+import { json } from "@/lib/platform/http/problem";
 import { tracedRunTimeline } from "@/lib/console/run-timeline-traces";
 
 export const GET = consoleRoute<{ runId: string }>("viewer", async ({ ledger, params, now }) =>
