@@ -1,8 +1,8 @@
 // The layer check: a file's layer is its longest prefix, an arrow the table does not list is named, and every folder
-// of lib/ is a layer (a new folder must say what it may import).
+// of lib/ (of lib/platform and lib/services, each folder) is a layer: a new folder must say what it may import.
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { LAYERS, layerOf, wrongArrows } from "./layer-table";
+import { LAYERS, layerOf, ROOMS, wrongArrows } from "./layer-table";
 
 describe("layerOf", () => {
   it("takes the longest prefix", () => {
@@ -38,18 +38,40 @@ describe("wrongArrows", () => {
     ]);
   });
 
+  it("keeps the two planes apart", () => {
+    const graph = new Map([
+      ["lib/console/console-route.ts", ["lib/agent-plane/entry.ts"]],
+      ["lib/agent-plane/mcp/gateway/call-tool.ts", ["lib/console/upstreams-view.ts"]],
+    ]);
+    expect(wrongArrows(graph).map((arrow) => `${arrow.from} → ${arrow.to}`)).toEqual([
+      "lib/console → lib/agent-plane",
+      "lib/agent-plane → lib/console",
+    ]);
+  });
+
   it("holds the pure core to nothing of the project", () => {
     expect(wrongArrows(new Map([["lib/retry-gate/gate.ts", ["lib/platform/config/env.ts"]]]))).toHaveLength(1);
   });
 });
 
 describe("LAYERS", () => {
-  it("lists every folder of lib/ but the generated client", () => {
-    const folders = fs
-      .readdirSync("lib", { withFileTypes: true })
+  const folders = (dir: string) =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && entry.name !== "generated")
-      .map((entry) => `lib/${entry.name}`);
-    expect(folders.filter((folder) => !(folder in LAYERS))).toEqual([]);
+      .map((entry) => `${dir}/${entry.name}`);
+
+  it("lists every folder of lib/, and every folder of a room that holds several layers", () => {
+    const rooms: readonly string[] = ROOMS;
+    const layers = folders("lib").flatMap((folder) => (rooms.includes(folder) ? folders(folder) : [folder]));
+    expect(layers.filter((folder) => !(folder in LAYERS))).toEqual([]);
+  });
+
+  it("keeps a room's files in its layers' folders", () => {
+    const loose = ROOMS.flatMap((room) =>
+      fs.readdirSync(room, { withFileTypes: true }).filter((entry) => !entry.isDirectory()),
+    );
+    expect(loose.map((entry) => entry.name)).toEqual([]);
   });
 
   it("lets a layer import only layers the table knows", () => {

@@ -10,45 +10,77 @@ export interface Layer {
   is: string;
 }
 
-/** What the console's components read and call; its pages import the components and the API's wire rules besides. */
+/** The rooms of lib/ that hold several layers: each folder of such a room is a layer (but the generated client). */
+export const ROOMS = ["lib/platform", "lib/services"] as const;
+
+/** What the console's components read and call; its pages import the components besides. */
 const CONSOLE_READS = [
   "lib/retry-gate",
   "lib/platform/config",
   "lib/platform/auth",
   "lib/ledger",
   "lib/services/notify",
-  "lib/agent-plane/mcp",
+  "lib/services/upstreams",
   "lib/console",
-  "lib/console/actions",
 ];
 
 export const LAYERS: Readonly<Record<string, Layer>> = {
+  // The domain core and the test build's hooks: they import nothing of the project.
   "lib/retry-gate": { is: "the pure core", mayImport: [] },
+  "lib/testing": { is: "the test build's hooks, compiled out of a normal build", mayImport: [] },
+  // The platform below the ledger.
   "lib/platform/config": { is: "the validated environment", mayImport: [] },
+  "lib/platform/telemetry": { is: "tracing: the caller's trace, the SDK when configured, span helpers", mayImport: [] },
   "lib/platform/wire": {
     is: "the agent API's request and answer types, shared by the server, the client SDK and the specs",
     mayImport: ["lib/retry-gate"],
   },
-  "lib/testing": { is: "the test build's hooks, compiled out of a normal build", mayImport: [] },
   "lib/platform/db": { is: "the Prisma client", mayImport: ["lib/platform/config"] },
   "lib/platform/migrate": { is: "schema migrations", mayImport: ["lib/platform/config", "lib/platform/db"] },
   "lib/services/outbound": { is: "outbound requests under the SSRF rules", mayImport: ["lib/platform/config"] },
+  // The ledger.
   "lib/ledger": {
     is: "the ledger: commands, reads, store",
-    mayImport: ["lib/retry-gate", "lib/platform/config", "lib/platform/db", "lib/services/outbound", "lib/testing"],
+    mayImport: [
+      "lib/retry-gate",
+      "lib/platform/config",
+      "lib/platform/db",
+      "lib/platform/telemetry",
+      "lib/services/outbound",
+      "lib/testing",
+    ],
   },
+  // The services over the ledger.
   "lib/services/notify": {
     is: "webhooks and their deliveries",
     mayImport: ["lib/retry-gate", "lib/platform/config", "lib/ledger", "lib/services/outbound"],
   },
+  "lib/services/upstreams": {
+    is: "the MCP servers behind the gateway",
+    mayImport: ["lib/retry-gate", "lib/platform/config", "lib/ledger", "lib/services/outbound"],
+  },
+  // The platform over the ledger: people and keys, the HTTP wire both planes speak, the server's start-up.
   "lib/platform/auth": {
     is: "people, keys and sessions",
     mayImport: ["lib/platform/config", "lib/ledger", "lib/platform/server"],
   },
-  "lib/console": {
-    is: "the console's server-side reads",
-    mayImport: ["lib/retry-gate", "lib/platform/auth", "lib/ledger"],
+  "lib/platform/http": {
+    is: "the HTTP wire both planes speak: problems, bodies, same-origin, the one refusal mapping",
+    mayImport: ["lib/retry-gate", "lib/platform/auth", "lib/ledger", "lib/services/notify"],
   },
+  "lib/platform/server": {
+    is: "the server process's start-up",
+    mayImport: [
+      "lib/platform/config",
+      "lib/platform/db",
+      "lib/platform/auth",
+      "lib/ledger",
+      "lib/services/notify",
+      "lib/services/upstreams",
+      "lib/demo",
+    ],
+  },
+  // The client SDK and the demo that uses it.
   "lib/executor": { is: "the TypeScript client of the HTTP API", mayImport: ["lib/retry-gate", "lib/platform/wire"] },
   "lib/demo": {
     is: "the demo's providers and agent",
@@ -61,79 +93,39 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
       "lib/services/outbound",
     ],
   },
-  "lib/platform/http": {
-    is: "the API's wire rules: problems, bodies, schemas, OpenAPI",
-    mayImport: [
-      "lib/retry-gate",
-      "lib/platform/auth",
-      "lib/ledger",
-      "lib/services/notify",
-      "lib/platform/server",
-      "lib/testing",
-    ],
-  },
-  "lib/agent-plane/mcp": {
-    is: "the MCP gateway, its upstreams and the stdio bridge",
-    mayImport: [
-      "lib/retry-gate",
-      "lib/platform/config",
-      "lib/platform/auth",
-      "lib/ledger",
-      "lib/services/outbound",
-      "lib/platform/http",
-      "lib/agent-plane",
-    ],
-  },
+  // The two planes: neither imports the other.
   "lib/agent-plane": {
-    is: "the agent plane: /api/v1, /mcp and the probes in the production server",
+    is: "the agent plane: /api/v1, the MCP gateway and its stdio bridge, the probes",
     mayImport: [
       "lib/retry-gate",
-      "lib/platform/config",
       "lib/platform/auth",
-      "lib/ledger",
-      "lib/services/notify",
-      "lib/agent-plane/mcp",
       "lib/platform/http",
       "lib/platform/server",
+      "lib/platform/telemetry",
+      "lib/ledger",
+      "lib/services/notify",
+      "lib/services/upstreams",
       "lib/testing",
     ],
   },
-  "lib/platform/server": {
-    is: "the server process's start-up",
-    mayImport: [
-      "lib/platform/config",
-      "lib/platform/db",
-      "lib/platform/auth",
-      "lib/ledger",
-      "lib/services/notify",
-      "lib/agent-plane/mcp",
-      "lib/demo",
-    ],
-  },
-  "lib/console/actions": {
-    is: "the console's server actions",
+  "lib/console": {
+    is: "the console's server side: server actions, route wrapper, reads and views",
     mayImport: [
       "lib/retry-gate",
       "lib/platform/auth",
+      "lib/platform/http",
       "lib/ledger",
       "lib/services/notify",
-      "lib/console",
-      "lib/platform/http",
+      "lib/services/upstreams",
     ],
   },
+  // The console's pages, components and routes (Next.js's folders).
   "app/api": {
     is: "the console's route handlers",
-    mayImport: [
-      "lib/platform/auth",
-      "lib/ledger",
-      "lib/services/notify",
-      "lib/console",
-      "lib/platform/http",
-      "lib/platform/server",
-    ],
+    mayImport: ["lib/platform/auth", "lib/platform/http", "lib/ledger", "lib/services/notify", "lib/console"],
   },
   components: { is: "the console's React components", mayImport: CONSOLE_READS },
-  app: { is: "the console's pages", mayImport: [...CONSOLE_READS, "components", "lib/platform/http"] },
+  app: { is: "the console's pages", mayImport: [...CONSOLE_READS, "components"] },
 };
 
 /** Tools, not layers: they may import anything. */
