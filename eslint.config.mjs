@@ -33,15 +33,16 @@ export default defineConfig([
     },
   },
   {
-    // The console, its routes and the agent plane ask the ledger (lib/ledger/ledger.ts), never the Prisma client.
+    // The two planes (the console's pages, components, routes and server side; the agent plane with the MCP gateway)
+    // and the HTTP wire they share ask the ledger (lib/ledger/ledger.ts), never the Prisma client.
     files: [
       "app/**/*.ts",
       "app/**/*.tsx",
       "components/**/*.ts",
       "components/**/*.tsx",
-      "lib/console/actions/**",
-      "lib/platform/http/**",
+      "lib/console/**",
       "lib/agent-plane/**",
+      "lib/platform/http/**",
     ],
     rules: { "no-restricted-imports": ["error", { patterns: [...PRISMA_PATTERNS] }] },
   },

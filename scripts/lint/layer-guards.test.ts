@@ -30,8 +30,11 @@ describe("the lint's layer guards", () => {
     "app/(console)/layout.tsx",
     "components/ui/format-time.ts",
     "lib/console/actions/operation-actions.ts",
+    "lib/console/console-route.ts",
+    "lib/console/upstreams-view.ts",
     "lib/platform/http/problem.ts",
     "lib/agent-plane/node-headers.ts",
+    "lib/agent-plane/mcp/gateway/call-tool.ts",
   ])("refuse the Prisma client in %s", async (filePath) => {
     expect(await restrictedImports(filePath, PRISMA)).toEqual([expect.stringContaining("Ask ledger()")]);
   });
