@@ -1,4 +1,4 @@
-// The layers of the repository and the arrows each may draw (docs/architecture.md, "What each layer may import"):
+// The layers of the repository and the arrows each may draw (docs/architecture.md#the-rooms):
 // `npm run lint` fails on an import between two layers that this table does not list, naming the arrow.
 // A layer is a path prefix; a file belongs to the longest prefix that contains it. Tests (*.test.ts), e2e/, tests/,
 // scripts/ and the root's config files are tools, not layers: they may import any layer.
