@@ -39,7 +39,7 @@ describe("the PostgreSQL schema", () => {
     );
   });
 
-  it("gives both generated clients the same models, which lets lib/platform/db/prisma.ts type the PostgreSQL client as the SQLite one", () => {
+  it("gives both generated clients the same models, which lets lib/platform/db/prisma.ts type the PostgreSQL client as SQLite's", () => {
     expect(
       runtimeDataModel(path.join("lib", "platform", "generated", "prisma-pg")),
       "regenerate both clients: npm run postinstall",
