@@ -56,7 +56,7 @@ describe("summarize", () => {
       samples: [1],
       timeDeltas: [500],
     };
-    const { samples } = summarize(bundled, () => "/repo/lib/mcp/gateway/call.ts");
+    const { samples } = summarize(bundled, () => "/repo/lib/agent-plane/mcp/gateway/call-tool.ts");
     expect(Object.fromEntries(samples)).toEqual({ "MCP gateway and upstreams (lib/agent-plane/mcp)": 1 });
   });
 });

@@ -25,11 +25,12 @@ export interface CpuProfile {
 
 /** Areas by a frame's source path (after source maps), the first that matches wins; other packages by their name. */
 export const AREAS: readonly (readonly [string, RegExp])[] = [
+  // The gateway is a folder of the agent plane, so it is matched first.
+  ["MCP gateway and upstreams (lib/agent-plane/mcp)", /\/lib\/(agent-plane\/mcp|services\/upstreams)\//],
   ["agent plane (lib/agent-plane)", /\/lib\/agent-plane\//],
-  ["MCP gateway and upstreams (lib/agent-plane/mcp)", /\/lib\/agent-plane\/mcp\//],
   ["API wrapper (lib/platform/http)", /\/lib\/platform\/http\//],
   ["keys and sessions (lib/platform/auth)", /\/lib\/platform\/auth\//],
-  ["ledger (lib/ledger, lib/platform/db)", /\/lib\/(ledger|db)\//],
+  ["ledger (lib/ledger, lib/platform/db)", /\/lib\/(ledger|platform\/db)\//],
   ["Next.js", /\/node_modules\/next\//],
   ["Prisma", /\/node_modules\/@prisma\/|^wasm:/],
   ["better-sqlite3", /\/node_modules\/better-sqlite3\//],
