@@ -46,6 +46,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
       "lib/platform/config",
       "lib/platform/db",
       "lib/platform/telemetry",
+      "lib/platform/wire",
       "lib/services/outbound",
       "lib/testing",
     ],

@@ -9,15 +9,12 @@ import { LedgerError } from "../errors";
 import { checkFence, operationCommand, writeOperation } from "./run-command";
 import { recoverLostDispatch } from "./sweep";
 import { operationView, type OperationView } from "@/lib/ledger/reads/operation-view";
+import type * as wire from "@/lib/platform/wire/answers";
 
 export const LEASE_MS_MIN = 100;
 export const LEASE_MS_MAX = 3_600_000;
 
-export interface LeaseView {
-  fence: number;
-  leaseExpiresAt: string;
-  operation: OperationView;
-}
+export type LeaseView = wire.Lease;
 
 /** The audit record of a claim: a first claim, a renewed one, or the takeover of an expired lease. */
 export function leaseClaimAudit(

@@ -10,7 +10,6 @@ import { decide } from "@/lib/retry-gate/decide";
 import type { RunBudget } from "@/lib/retry-gate/run-allowance";
 import type {
   ClassifiedError,
-  Decision,
   EffectClass,
   EffectEvidence,
   GateInput,
@@ -19,6 +18,7 @@ import type {
 } from "@/lib/retry-gate/types";
 import { breakerConfigOf, breakerOf } from "@/lib/ledger/dependencies/breakers";
 import { gateContract } from "@/lib/ledger/contracts/contract-view";
+import type * as wire from "@/lib/platform/wire/answers";
 
 export function gateOperation(op: Operation): GateOperation {
   return {
@@ -53,56 +53,11 @@ export function gateInput(
   };
 }
 
-/** What enforcing a contract would have done with a call that observe mode let through. */
-export interface WouldHave {
-  /** The refusal's machine code (approval_required, breaker_open, reconcile_required, replayed...). */
-  code: string;
-  reason: string;
-  /** The earlier operation with the same key, when enforcing would have answered from it. */
-  operationId?: string;
-}
+/** What enforcing a contract would have done with a call that observe mode let through (the API's wire type). */
+export type WouldHave = wire.WouldHave;
 
-export interface OperationView {
-  id: string;
-  tool: string;
-  contractVersion: number;
-  effect: EffectClass;
-  idempotencyKey: string;
-  args: unknown;
-  runId: string | null;
-  agentId: string | null;
-  /** "mcp" when the call came through the MCP gateway; null over the HTTP API. */
-  via: string | null;
-  /** Observe mode: what enforcing the contract would have done with this call; null when it would have let it go. */
-  wouldHave: WouldHave | null;
-  /** A replay with edited arguments: the operation it replays (its page lists this one among its `replays`). */
-  replayOf: string | null;
-  /** MCP gateway: the same call made again after this earlier operation's answer was delivered (a new intent). */
-  repeatOf: string | null;
-  /** MCP gateway: when the call's final answer (its result, or its failure) was written to the client in full. */
-  deliveredAt: string | null;
-  /** The W3C trace id of the call that planned it (docs/observability.md); null when it came without a trace. */
-  traceId: string | null;
-  phase: Phase;
-  attempt: number;
-  maxAttempts: number;
-  evidence: EffectEvidence;
-  evidenceDetail: unknown;
-  providerId: string | null;
-  approvedAttempt: number | null;
-  /** While waiting for a person: when the request expires (then EXPIRED), and the approvals given of those needed. */
-  approvalExpiresAt: string | null;
-  approvals: { given: number; needed: number };
-  rejectionReason: string | null;
-  lastError: ClassifiedError | null;
-  notBefore: string | null;
-  leaseOwner: string | null;
-  leaseExpiresAt: string | null;
-  fence: number;
-  createdAt: string;
-  updatedAt: string;
-  decision: Decision;
-}
+/** The operation as the API answers it: the wire type (lib/platform/wire/answers.ts), which this module fills. */
+export type OperationView = wire.Operation;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -150,21 +105,7 @@ export function operationView(
   };
 }
 
-export interface AttemptView {
-  number: number;
-  workerId: string;
-  fence: number;
-  result: string;
-  errorKind: string | null;
-  httpStatus: number | null;
-  errorMessage: string | null;
-  backoffMs: number;
-  providerId: string | null;
-  /** The W3C trace id of the call that dispatched this attempt; null when it came without a trace. */
-  traceId: string | null;
-  dispatchedAt: string;
-  finishedAt: string | null;
-}
+export type AttemptView = wire.Attempt;
 
 export function attemptView(a: Attempt): AttemptView {
   return {
@@ -183,24 +124,7 @@ export function attemptView(a: Attempt): AttemptView {
   };
 }
 
-export interface AuditView {
-  id: string;
-  subjectType: string;
-  subjectId: string;
-  actorType: string;
-  /** The principal's stable id (a user id, a key id, "system"); decisions and filters use it. */
-  actorId: string;
-  /** The user id of the person a key acted as. */
-  onBehalfOf: string | null;
-  /** What people read for the actor; null on records written before labels were kept (their actorId was the label). */
-  actorLabel: string | null;
-  action: string;
-  fromPhase: string | null;
-  toPhase: string | null;
-  reason: string | null;
-  data: unknown;
-  createdAt: string;
-}
+export type AuditView = wire.AuditEvent;
 
 export function auditView(e: AuditEvent): AuditView {
   return {

@@ -7,23 +7,10 @@ import { LedgerError } from "../errors";
 import { loadContext } from "./operation-context";
 import { decisionInRun } from "../runs/run-decision";
 
-import {
-  attemptView,
-  auditView,
-  operationView,
-  type AttemptView,
-  type AuditView,
-  type OperationView,
-} from "./operation-view";
+import { attemptView, auditView, operationView, type OperationView } from "./operation-view";
+import type * as wire from "@/lib/platform/wire/answers";
 
-export interface OperationDetail extends OperationView {
-  attempts: AttemptView[];
-  audit: AuditView[];
-  /** The replays of this operation (new operations with `replayOf` = this one), oldest first. */
-  replays: string[];
-  /** MCP gateway: the earlier call this one repeats after its answer was delivered, as it ended and when. */
-  repeated: { id: string; phase: Phase; at: string } | null;
-}
+export type OperationDetail = wire.OperationDetail;
 
 /**
  * One operation with its history. `plannedByKeyId`, when given (an agent key's read), limits it to that key's own
@@ -78,10 +65,7 @@ export interface OperationFilter {
   createdAfter?: Date;
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
+export type Page<T> = wire.Page<T>;
 
 export const MAX_PAGE = 200;
 

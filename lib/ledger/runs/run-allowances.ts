@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { RunAllowance } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
+import type * as wire from "@/lib/platform/wire/answers";
 import type { Actor } from "../actor";
 import { auditedTransaction } from "../audit/audited-transaction";
 import { LedgerError } from "../errors";
@@ -30,18 +31,7 @@ export type RunAllowanceBody = z.infer<typeof runAllowanceBody>;
 /** Run ids are the agent's own words; the same shape the plan body accepts. */
 export const RUN_ID = /^[^\s/]{1,200}$/;
 
-export interface RunAllowanceView {
-  runId: string;
-  deadlineAt: string | null;
-  maxRetries: number | null;
-  maxBackoffMs: number | null;
-  used: { retries: number; backoffMs: number };
-  /** What is left of each bound; null where there is none. */
-  remaining: { retries: number | null; backoffMs: number | null; ms: number | null };
-  /** When the gate first refused a retry because of it; null while it never did. */
-  exhaustedAt: string | null;
-  updatedAt: string;
-}
+export type RunAllowanceView = wire.RunAllowance;
 
 export function runAllowanceView(row: RunAllowance, now: Date): RunAllowanceView {
   const left = (max: number | null, used: number) => (max === null ? null : Math.max(0, max - used));
