@@ -13,8 +13,8 @@ export type RunOperationOptions = Omit<RunToolOptions, "idempotencyKey" | "runId
 
 /**
  * Claims operation `id` and runs its attempts with `callProvider` (called with the operation's idempotency key; the
- * arguments to send are the operation's `args`, as listed), obeying the gate exactly as runTool does. Resolves with where the operation stands; rejects with an
- * ApiProblem for answers it cannot act on (404 for another key's operation).
+ * arguments to send are the operation's `args`, as listed), obeying the gate exactly as runTool does. Resolves with
+ * where the operation stands; rejects with an ApiProblem for answers it cannot act on (404 for another key's operation).
  */
 export async function runOperation(
   id: string,

@@ -151,7 +151,9 @@ export class RaceBarrier {
     return setTimeout(() => {
       const contest = this.#contests.get(key);
       if (!contest || contest.released) return;
-      const failure = `only ${contest.met.length} of ${this.contenders} contenders reached ${this.point} ${key} within ${this.timeoutMs} ms`;
+      const failure =
+        `only ${contest.met.length} of ${this.contenders} contenders reached ${this.point} ${key} ` +
+        `within ${this.timeoutMs} ms`;
       this.#timeouts.push(failure);
       // Released, so a straggler is not held again; met() reports nobody met there.
       contest.released = true;

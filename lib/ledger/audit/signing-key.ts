@@ -60,7 +60,8 @@ export function parseSigningKey(text: string, source = "OPLEDGER_AUDIT_SIGNING_K
   }
   if (privateKey.asymmetricKeyType !== "ed25519") {
     throw new SigningKeyError(
-      `${source} is not an Ed25519 private key (it is ${privateKey.asymmetricKeyType ?? "of an unknown type"}): make one with \`npm run opledger -- audit-keygen\`.`,
+      `${source} is not an Ed25519 private key (it is ${privateKey.asymmetricKeyType ?? "of an unknown type"}): ` +
+        "make one with `npm run opledger -- audit-keygen`.",
     );
   }
   const publicKey = createPublicKey(privateKey);

@@ -87,7 +87,9 @@ export async function verifyAuditChain(ledger: Ledger, options: VerifyAuditOptio
   }
   if (head && (head.seq !== previous.seq || head.hash !== previous.hash)) {
     problem(
-      `the head says the chain ends at event ${head.seq} (${head.hash.slice(0, 12)}…), but the last event is ${previous.seq} (${previous.hash.slice(0, 12)}…): events were removed from the end or added around the chain`,
+      `the head says the chain ends at event ${head.seq} (${head.hash.slice(0, 12)}…), ` +
+        `but the last event is ${previous.seq} (${previous.hash.slice(0, 12)}…): ` +
+        "events were removed from the end or added around the chain",
     );
   }
   if (head) {
@@ -111,11 +113,13 @@ export async function verifyAuditChain(ledger: Ledger, options: VerifyAuditOptio
     const saved = `${expected.seq === null ? "" : `${expected.seq}:`}${expected.hash.slice(0, 12)}…`;
     if (expectedAt === null)
       problem(
-        `the expected head ${saved} is not in the chain up to its head ${previous.seq}: the chain was rewritten or cut back since that head was saved`,
+        `the expected head ${saved} is not in the chain up to its head ${previous.seq}: ` +
+          "the chain was rewritten or cut back since that head was saved",
       );
     else if (expected.seq !== null && expectedAt !== expected.seq)
       problem(
-        `the expected head ${saved} is event ${expectedAt} in the chain, not event ${expected.seq}: it was saved from another chain, or this one was renumbered`,
+        `the expected head ${saved} is event ${expectedAt} in the chain, not event ${expected.seq}: ` +
+          "it was saved from another chain, or this one was renumbered",
       );
   }
   const checkpoints = options.verifyingKeys
@@ -170,19 +174,23 @@ async function verifyCheckpoints(
       const chainHash = hashAt.get(seq);
       if (!key)
         problem(
-          `checkpoint ${seq} names signing key ${checkpoint.keyId.slice(0, 16)}…, which is none of the given public keys: it was forged, or signed by a key not given`,
+          `checkpoint ${seq} names signing key ${checkpoint.keyId.slice(0, 16)}…, ` +
+            "which is none of the given public keys: it was forged, or signed by a key not given",
         );
       else if (!checkpointSignedBy(key, checkpoint))
         problem(
-          `checkpoint ${seq} is not signed by key ${key.keyId.slice(0, 16)}…: its seq, hash, time or signature was changed, or it was forged`,
+          `checkpoint ${seq} is not signed by key ${key.keyId.slice(0, 16)}…: ` +
+            "its seq, hash, time or signature was changed, or it was forged",
         );
       else if (chainHash === undefined)
         problem(
-          `checkpoint ${seq} was signed for hash ${checkpoint.hash.slice(0, 12)}…, but the chain has no event ${seq}: events were removed`,
+          `checkpoint ${seq} was signed for hash ${checkpoint.hash.slice(0, 12)}…, ` +
+            `but the chain has no event ${seq}: events were removed`,
         );
       else if (chainHash !== checkpoint.hash)
         problem(
-          `checkpoint ${seq} was signed for hash ${checkpoint.hash.slice(0, 12)}…, but the chain has ${(chainHash ?? "no hash").slice(0, 12)}… there: the chain was rewritten after it was signed`,
+          `checkpoint ${seq} was signed for hash ${checkpoint.hash.slice(0, 12)}…, ` +
+            `but the chain has ${(chainHash ?? "no hash").slice(0, 12)}… there: the chain was rewritten after it was signed`,
         );
     }
     after = page.at(-1)?.seq ?? after;

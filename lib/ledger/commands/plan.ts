@@ -79,7 +79,8 @@ async function existingPlan(
     // (docs/authority.md#own-operations).
     throw new LedgerError(
       "idempotency_key_reused",
-      `The idempotency key ${existing.idempotencyKey} of ${existing.tool} is already used by another agent key; a new call needs a new key.`,
+      `The idempotency key ${existing.idempotencyKey} of ${existing.tool} is already used by another agent key; ` +
+        "a new call needs a new key.",
     );
   }
   if (existing.argsHash !== argsHash) {
@@ -98,7 +99,8 @@ async function existingPlan(
     );
     throw new LedgerError(
       "idempotency_key_reused",
-      `The idempotency key ${existing.idempotencyKey} already belongs to operation ${existing.id} of ${existing.tool} with different args; a new call needs a new key.`,
+      `The idempotency key ${existing.idempotencyKey} already belongs to operation ${existing.id} of ${existing.tool} ` +
+        "with different args; a new call needs a new key.",
       { operationId: existing.id },
     );
   }

@@ -70,7 +70,8 @@ export async function putContract(
     if (body.expectedVersion !== undefined && body.expectedVersion !== currentVersion) {
       throw new LedgerError(
         "contract_conflict",
-        `The contract for ${tool} was changed to version ${currentVersion} since you opened version ${body.expectedVersion}; reload it and apply your change again.`,
+        `The contract for ${tool} was changed to version ${currentVersion} since you opened version ${body.expectedVersion}; ` +
+          "reload it and apply your change again.",
       );
     }
     if (current && current.bodyHash === bodyHash) {

@@ -56,7 +56,8 @@ export async function putBreakerSettings(
     if (input.expectedVersion !== row.settingsVersion) {
       throw new LedgerError(
         "write_conflict",
-        `The breaker settings of ${name} were changed to version ${row.settingsVersion} since you opened version ${input.expectedVersion}; reload them and apply your change again.`,
+        `The breaker settings of ${name} were changed to version ${row.settingsVersion} ` +
+          `since you opened version ${input.expectedVersion}; reload them and apply your change again.`,
       );
     }
     const previous = { failureThreshold: row.failureThreshold, cooldownMs: row.cooldownMs, probes: row.probes };

@@ -105,7 +105,8 @@ describe("lookupEffect", () => {
   it("refuses, without a request, when the variable is not set (never a lookup without its credentials)", async () => {
     const evidence = failed(await lookup(settings({ authHeaderEnv: SECRET_ENV })));
     expect(evidence.reason).toBe(
-      `refused: ${SECRET_ENV} is not set in the server's environment, so the request was not sent (it would have gone without its credentials).`,
+      `refused: ${SECRET_ENV} is not set in the server's environment, ` +
+        "so the request was not sent (it would have gone without its credentials).",
     );
     expect(evidence.url).toContain("/charges/by-key/");
     expect(seen).toHaveLength(0);

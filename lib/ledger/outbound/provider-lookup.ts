@@ -130,7 +130,9 @@ function judge(
   }
   return {
     applied: false,
-    verdict: `${settings.statusField} is "${value}", not one of ${appliedValues.map((v) => `"${v}"`).join(", ")}, so the effect did not happen.`,
+    verdict:
+      `${settings.statusField} is "${value}", ` +
+      `not one of ${appliedValues.map((v) => `"${v}"`).join(", ")}, so the effect did not happen.`,
   };
 }
 

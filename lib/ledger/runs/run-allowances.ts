@@ -131,7 +131,9 @@ export async function putRunAllowance(
         subjectId: runId,
         actor,
         action: "run.allowance_set",
-        reason: `deadline ${body.deadlineAt ?? "none"}, ${bounds.maxRetries ?? "unbounded"} retries, ${bounds.maxBackoffMs ?? "unbounded"} ms of backoff`,
+        reason:
+          `deadline ${body.deadlineAt ?? "none"}, ${bounds.maxRetries ?? "unbounded"} retries, ` +
+          `${bounds.maxBackoffMs ?? "unbounded"} ms of backoff`,
         data: { ...bounds, deadlineAt: body.deadlineAt ?? null },
         at: now,
       },

@@ -54,7 +54,8 @@ describe("grantSecret", () => {
       outcome: "refused",
       rule: "secret_host",
       reason:
-        "OPLEDGER_SECRET_PAYMENTS may only be sent to api.payments.example, api.other.example, 127.0.0.1, ::1; this request goes to evil.test.",
+        "OPLEDGER_SECRET_PAYMENTS may only be sent to api.payments.example, api.other.example, 127.0.0.1, ::1; " +
+        "this request goes to evil.test.",
     });
   });
 

@@ -209,7 +209,8 @@ describe("private, metadata and other addresses: refused before any connection",
       outcome: "refused",
       rule: "private_address",
       reason:
-        "api.innocent.example resolves to 127.0.0.1, which is a loopback address; outbound requests go there only with OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on.",
+        "api.innocent.example resolves to 127.0.0.1, which is a loopback address; " +
+        "outbound requests go there only with OPLEDGER_OUTBOUND_ALLOW_PRIVATE=on.",
     });
     expect(provider.seen).toHaveLength(0);
   });

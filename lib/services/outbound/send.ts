@@ -276,7 +276,8 @@ function exchange(x: Exchange): Promise<OutboundResult> {
         finish(
           refusal(
             "redirect",
-            `${x.host} answered ${status} with a redirect to ${cutForText(location)}; outbound requests do not follow redirects, so the credentials do not travel on.`,
+            `${x.host} answered ${status} with a redirect to ${cutForText(location)}; ` +
+              "outbound requests do not follow redirects, so the credentials do not travel on.",
             status,
           ),
         );

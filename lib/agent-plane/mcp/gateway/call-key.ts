@@ -56,7 +56,9 @@ export function callKey(
   });
   if (missing.length > 0) {
     return {
-      problem: `The contract makes this call's idempotency key from ${keyFrom}, so the arguments need ${missing.map((m) => `"${m}"`).join(", ")} as a string or a number.`,
+      problem:
+        `The contract makes this call's idempotency key from ${keyFrom}, ` +
+        `so the arguments need ${missing.map((m) => `"${m}"`).join(", ")} as a string or a number.`,
     };
   }
   return { key: key.length <= MAX_TEMPLATE_KEY ? key : `mcp:${sha256(key)}`, byDefault: false };

@@ -309,5 +309,8 @@ function withOperation(result: CallToolResult, operationId: string): CallToolRes
 
 function attemptLine(tool: string, op: OperationView, sent: UpstreamCall): string {
   const what = sent.outcome === "answered" ? (sent.result.isError ? "tool error" : "answered") : sent.outcome;
-  return `opledger mcp: ${tool} attempt ${op.attempt} of ${op.id}: ${what}; now ${op.phase}, gate ${op.decision.action}: ${op.decision.reason}`;
+  return (
+    `opledger mcp: ${tool} attempt ${op.attempt} of ${op.id}: ${what}; ` +
+    `now ${op.phase}, gate ${op.decision.action}: ${op.decision.reason}`
+  );
 }

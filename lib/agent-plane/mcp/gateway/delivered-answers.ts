@@ -102,9 +102,10 @@ function tracked(map: Map<string, Promise<void>>, key: string, write: Promise<vo
 }
 
 /**
- * Once the response ended (called before it is written), records what its client got: when it was written out in full (Node's 'finish': the last
- * byte handed to the operating system) and the client did not cancel the request meanwhile, the answers it carries are
- * delivered (the marks still missing are written); otherwise the marks the outcomes carried are taken back.
+ * Once the response ended (called before it is written), records what its client got: when it was written out in full
+ * (Node's 'finish': the last byte handed to the operating system) and the client did not cancel the request meanwhile,
+ * the answers it carries are delivered (the marks still missing are written); otherwise the marks the outcomes carried
+ * are taken back.
  */
 export function settleDeliveries(res: ServerResponse, deliveries: ResponseDeliveries, ctx: LedgerCtx): void {
   if (deliveries.carried.size === 0 && deliveries.marked.size === 0) return;
