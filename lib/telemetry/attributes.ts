@@ -31,7 +31,7 @@ export const LEDGER = {
   decisionReason: "opledger.decision.reason",
   /** A refused command's code (retry_not_due, breaker_open, stale_fence, ...). */
   refusal: "opledger.refusal",
-  /** The trace an operation was planned in, on a root span that works on it (the sweep, a bulk job, a webhook). */
+  /** The trace an operation was planned in, on the root span of a webhook delivery for that operation's event. */
   operationTraceId: "opledger.operation.trace_id",
   /** A root span's work: how many operations it moved, and the ids of the first 100 (lib/telemetry/root-span.ts). */
   operations: "opledger.operations",
