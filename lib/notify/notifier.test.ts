@@ -2,8 +2,7 @@
 // commands, read from the audit log, queued, signed and sent to a local receiver that verifies each signature with the
 // standardwebhooks library; a 500 is retried with the same webhook-id; the cursor skips and doubles nothing.
 import { SpanStatusCode } from "@opentelemetry/api";
-import type { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
 import { agent, alice, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
@@ -24,8 +23,7 @@ import { WEBHOOK_EVENT_TYPES } from "./event-types";
 import { scanAgedUnknowns, scanRetrySpikes } from "./scans";
 import { putWebhook, sendTestEvent } from "./webhooks";
 import { newWhsec, startReceiver, type Receiver } from "./test-receiver.test-helper";
-import { stopTracing } from "@/lib/telemetry/start-tracing";
-import { parentId, startInMemoryTracing } from "@/tests/helpers/in-memory-tracing";
+import { parentId, tracedIntoMemory } from "@/tests/helpers/in-memory-tracing";
 
 const SECRET_NAME = "OPLEDGER_SECRET_TEST_HOOK";
 const secret = newWhsec();
@@ -391,11 +389,7 @@ describe("a server without the secret", () => {
 });
 
 describe("a webhook delivery's root span", () => {
-  let exporter: InMemorySpanExporter;
-  beforeAll(async () => {
-    exporter = await startInMemoryTracing();
-  });
-  afterAll(() => stopTracing());
+  const exporter = tracedIntoMemory();
 
   it("is a trace of its own per attempt: the webhook, the event, the attempt, the HTTP status, the operation", async () => {
     await hook("oncall", ["operation.unknown"]);
@@ -405,10 +399,10 @@ describe("a webhook delivery's root span", () => {
     await outcome(t.ledger, sms.id, { fence: sms.fence, result: "unknown" }, at(2));
     expect(await readAudit(t.ledger, at(3))).toBe(1);
     receiver.answers.push(500);
-    exporter.reset();
+    exporter().reset();
     await deliverAll();
 
-    const spans = exporter.getFinishedSpans();
+    const spans = exporter().getFinishedSpans();
     expect(spans.map((s) => s.name)).toEqual([
       "opledger webhook operation.unknown",
       "opledger webhook operation.unknown",

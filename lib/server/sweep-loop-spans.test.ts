@@ -1,14 +1,12 @@
 // The sweep pass as a root span on a real database, with the SDK's in-memory exporter: a trace of its own even when
 // run inside another span, its counts and the operations it moved, and each move's command span as its child.
-import type { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { withTrace } from "@/lib/ledger/actor";
 import { LookupBackoff } from "@/lib/ledger/commands/auto-reconcile";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { callerTrace } from "@/lib/telemetry/caller-trace";
 import { inSpan } from "@/lib/telemetry/spans";
-import { stopTracing } from "@/lib/telemetry/start-tracing";
-import { only, parentId, startInMemoryTracing } from "@/tests/helpers/in-memory-tracing";
+import { only, parentId, tracedIntoMemory } from "@/tests/helpers/in-memory-tracing";
 import { agent, at, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, planAndClaim } from "@/tests/helpers/lifecycle";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
@@ -17,12 +15,8 @@ import { sweepOnce } from "./sweep-loop";
 const AGENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const traced = withTrace(agent, callerTrace(`00-${AGENT_TRACE}-00f067aa0ba902b7-01`));
 
-let exporter: InMemorySpanExporter;
+const exporter = tracedIntoMemory();
 let t: TestDb;
-beforeAll(async () => {
-  exporter = await startInMemoryTracing();
-});
-afterAll(() => stopTracing());
 beforeEach(async () => {
   t = await createTestDb();
   await withContract(t.ledger, "search.web", "REPLAYABLE");
@@ -35,12 +29,12 @@ describe("the sweep's root span", () => {
     const lost = await planAndClaim(t.ledger, { tool: "search.web", args: { q: 1 } }, T0, "w1", 1000);
     await dispatch(t.ledger, lost.id, lost.fence, at(1));
     const waiting = (await planOperation(t.ledger, { tool: "deploy.run", args: { v: 1 } }, traced, T0)).operation;
-    exporter.reset();
+    exporter().reset();
 
     // Started inside another span (as a request's work could be): still a root.
     await inSpan("outer", {}, () => sweepOnce(t.ledger, new LookupBackoff(), () => at(60_001)));
-    const outer = only(exporter, "outer");
-    const sweep = only(exporter, "opledger sweep");
+    const outer = only(exporter(), "outer");
+    const sweep = only(exporter(), "opledger sweep");
     expect(parentId(sweep)).toBeUndefined();
     expect(sweep.spanContext().traceId).not.toBe(outer.spanContext().traceId);
     expect(sweep.spanContext().traceId).not.toBe(AGENT_TRACE);
@@ -52,8 +46,8 @@ describe("the sweep's root span", () => {
       "opledger.operation.ids": [lost.id, waiting.id],
     });
 
-    const moved = only(exporter, "opledger lost_in_flight");
-    const expired = only(exporter, "opledger expire_approval");
+    const moved = only(exporter(), "opledger lost_in_flight");
+    const expired = only(exporter(), "opledger expire_approval");
     for (const command of [moved, expired]) {
       expect(command.spanContext().traceId).toBe(sweep.spanContext().traceId);
       expect(parentId(command)).toBe(sweep.spanContext().spanId);
@@ -72,10 +66,14 @@ describe("the sweep's root span", () => {
   });
 
   it("an idle pass is its root span alone, naming no operation", async () => {
-    exporter.reset();
+    exporter().reset();
     await sweepOnce(t.ledger, new LookupBackoff(), () => at(1));
-    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(["opledger sweep"]);
-    expect(only(exporter, "opledger sweep").attributes).toEqual({
+    expect(
+      exporter()
+        .getFinishedSpans()
+        .map((s) => s.name),
+    ).toEqual(["opledger sweep"]);
+    expect(only(exporter(), "opledger sweep").attributes).toEqual({
       "opledger.sweep.lost_in_flight": 0,
       "opledger.sweep.approvals_expired": 0,
       "opledger.operations": 0,

@@ -1,12 +1,10 @@
 // The root span of background work: no parent even inside another span, the operations it touched (the first 100
 // named, all counted), a link only to a caller's real span context; and bare work when tracing is off.
-import type { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { only, parentId, startInMemoryTracing } from "@/tests/helpers/in-memory-tracing";
+import { describe, expect, it } from "vitest";
+import { only, parentId, tracedIntoMemory } from "@/tests/helpers/in-memory-tracing";
 import { callerTrace } from "./caller-trace";
 import { linkToCaller, OPERATION_IDS_CAP, rootSpan, touchedOperation } from "./root-span";
 import { inSpan, NO_SPAN } from "./spans";
-import { stopTracing } from "./start-tracing";
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `op-${i}`);
 
@@ -21,14 +19,10 @@ describe("rootSpan unconfigured", () => {
 });
 
 describe("rootSpan", () => {
-  let exporter: InMemorySpanExporter;
-  beforeAll(async () => {
-    exporter = await startInMemoryTracing();
-  });
-  afterAll(() => stopTracing());
+  const exporter = tracedIntoMemory();
 
   it("starts a trace of its own inside another span, names the first 100 operations and counts them all", async () => {
-    exporter.reset();
+    exporter().reset();
     await inSpan("outer", {}, () =>
       rootSpan("opledger bulk approve", { "opledger.bulk.job_id": "job-1" }, () =>
         inSpan("opledger approve", {}, () => {
@@ -37,10 +31,10 @@ describe("rootSpan", () => {
         }),
       ),
     );
-    const root = only(exporter, "opledger bulk approve");
-    const inner = only(exporter, "opledger approve");
+    const root = only(exporter(), "opledger bulk approve");
+    const inner = only(exporter(), "opledger approve");
     expect(parentId(root)).toBeUndefined();
-    expect(root.spanContext().traceId).not.toBe(only(exporter, "outer").spanContext().traceId);
+    expect(root.spanContext().traceId).not.toBe(only(exporter(), "outer").spanContext().traceId);
     expect(parentId(inner)).toBe(root.spanContext().spanId);
     expect(root.attributes).toEqual({
       "opledger.bulk.job_id": "job-1",
@@ -50,17 +44,17 @@ describe("rootSpan", () => {
   });
 
   it("links to the caller's span when there is one, and to nothing otherwise", async () => {
-    exporter.reset();
+    exporter().reset();
     const caller = callerTrace("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
     await rootSpan("opledger bulk reject", {}, () => Promise.resolve(), linkToCaller(caller));
-    const [link] = only(exporter, "opledger bulk reject").links;
+    const [link] = only(exporter(), "opledger bulk reject").links;
     expect(link?.context).toMatchObject({ traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331" });
     expect(linkToCaller(undefined)).toEqual([]);
   });
 
   it("a touched operation outside any root span goes nowhere", async () => {
-    exporter.reset();
+    exporter().reset();
     await inSpan("opledger plan", {}, () => Promise.resolve(touchedOperation("op-1")));
-    expect(only(exporter, "opledger plan").attributes).toEqual({});
+    expect(only(exporter(), "opledger plan").attributes).toEqual({});
   });
 });

@@ -2,12 +2,10 @@
 // cancellation and a job taken over after its runner died.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { withTrace, type Actor } from "@/lib/ledger/actor";
 import { callerTrace } from "@/lib/telemetry/caller-trace";
-import { stopTracing } from "@/lib/telemetry/start-tracing";
-import { parentId, startInMemoryTracing } from "@/tests/helpers/in-memory-tracing";
+import { parentId, tracedIntoMemory } from "@/tests/helpers/in-memory-tracing";
 import { alice, at, bob, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { alicesKey, bootstrap, viewer } from "@/tests/helpers/ledger-model-authority";
 import { agent } from "@/tests/helpers/ledger-fixtures";
@@ -497,11 +495,7 @@ describe("pruneExpiredPreviews", () => {
 });
 
 describe("a bulk job's root spans", () => {
-  let exporter: InMemorySpanExporter;
-  beforeAll(async () => {
-    exporter = await startInMemoryTracing();
-  });
-  afterAll(() => stopTracing());
+  const exporter = tracedIntoMemory();
 
   it("makes each batch a trace of its own, linked to the request that started the job, the commands inside", async () => {
     const CALLER_TRACE = "0af7651916cd43dd8448eb211c80319c";
@@ -522,11 +516,13 @@ describe("a bulk job's root spans", () => {
     const preview = await previewBulk(t.ledger, request({ action: "approve", ids }), key, NOW);
     const { jobId } = await runBulk(t.ledger, { previewId: preview.previewId, reason: "provider is back" }, key, NOW);
     const r = runner("r1", 2);
-    exporter.reset();
+    exporter().reset();
     await runToEnd(r);
     expect(await r.step(NOW)).toBe("idle");
 
-    const roots = exporter.getFinishedSpans().filter((s) => s.name === "opledger bulk approve");
+    const roots = exporter()
+      .getFinishedSpans()
+      .filter((s) => s.name === "opledger bulk approve");
     expect(roots).toHaveLength(3);
     for (const root of roots) {
       expect(parentId(root)).toBeUndefined();
@@ -543,7 +539,9 @@ describe("a bulk job's root spans", () => {
     });
     expect(second!.attributes).toMatchObject({ "opledger.bulk.items": 1, "opledger.operation.ids": ids.slice(2) });
     expect(last!.attributes).toMatchObject({ "opledger.bulk.ended": "done", "opledger.operations": 0 });
-    const approvals = exporter.getFinishedSpans().filter((s) => s.name === "opledger approve");
+    const approvals = exporter()
+      .getFinishedSpans()
+      .filter((s) => s.name === "opledger approve");
     expect(approvals).toHaveLength(3);
     for (const approval of approvals) {
       const root = [first!, second!].find((s) => s.spanContext().spanId === parentId(approval));

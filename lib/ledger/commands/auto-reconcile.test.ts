@@ -2,8 +2,7 @@
 // what it leaves alone.
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { alice, at, withContract } from "@/tests/helpers/ledger-fixtures";
 import { dispatch, outcome, planAndClaim } from "@/tests/helpers/lifecycle";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
@@ -13,8 +12,7 @@ import type { ReconcileSettings } from "@/lib/ledger/outbound/provider-lookup";
 import type { OutboundOptions } from "@/lib/outbound/send";
 import { getOperation } from "@/lib/ledger/reads/operations";
 import { reconcileOperation } from "./reconcile";
-import { stopTracing } from "@/lib/telemetry/start-tracing";
-import { only, parentId, startInMemoryTracing } from "@/tests/helpers/in-memory-tracing";
+import { only, parentId, tracedIntoMemory } from "@/tests/helpers/in-memory-tracing";
 
 /** What the provider answers per key: a status string makes a record, null a 404, a number that HTTP error. */
 let records: Map<string, string | null | number>;
@@ -238,11 +236,7 @@ describe("lookupForOperation", () => {
 });
 
 describe("autoReconcile's root span", () => {
-  let exporter: InMemorySpanExporter;
-  beforeAll(async () => {
-    exporter = await startInMemoryTracing();
-  });
-  afterAll(() => stopTracing());
+  const exporter = tracedIntoMemory();
 
   it("is a trace of its own with its counts and the operations it settled, each reconcile its child", async () => {
     await tool("deploy.release", "REPLAYABLE", lookup());
@@ -250,9 +244,9 @@ describe("autoReconcile's root span", () => {
     const failed = await unknownOp("deploy.release", "tok-2", 10);
     records.set("tok-1", "live");
     records.set("tok-2", 503);
-    exporter.reset();
+    exporter().reset();
     await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK });
-    const root = only(exporter, "opledger auto_reconcile");
+    const root = only(exporter(), "opledger auto_reconcile");
     expect(parentId(root)).toBeUndefined();
     expect(root.attributes).toMatchObject({
       "opledger.auto_reconcile.looked": 2,
@@ -262,7 +256,7 @@ describe("autoReconcile's root span", () => {
       "opledger.operation.ids": [applied],
     });
     expect(root.attributes["opledger.operation.ids"]).not.toContain(failed);
-    const reconcile = only(exporter, "opledger reconcile");
+    const reconcile = only(exporter(), "opledger reconcile");
     expect(reconcile.spanContext().traceId).toBe(root.spanContext().traceId);
     expect(parentId(reconcile)).toBe(root.spanContext().spanId);
     expect(reconcile.attributes).toMatchObject({
@@ -270,10 +264,10 @@ describe("autoReconcile's root span", () => {
       "opledger.phase.after": "RECONCILED",
     });
 
-    exporter.reset();
+    exporter().reset();
     records.set("tok-2", 503);
     await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK, backoff: new LookupBackoff(60_000) });
-    const second = exporter.getFinishedSpans();
+    const second = exporter().getFinishedSpans();
     // A lookup that failed settles nothing: the run is its root span alone, naming no operation.
     expect(second.map((s) => s.name)).toEqual(["opledger auto_reconcile"]);
     expect(second[0]!.attributes).toMatchObject({ "opledger.operations": 0, "opledger.auto_reconcile.failed": 1 });
@@ -281,8 +275,8 @@ describe("autoReconcile's root span", () => {
 
   it("opens no span when nothing is due", async () => {
     await tool("deploy.release", "REPLAYABLE", lookup());
-    exporter.reset();
+    exporter().reset();
     await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK });
-    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(exporter().getFinishedSpans()).toEqual([]);
   });
 });
