@@ -54,7 +54,13 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
   // The services over the ledger.
   "lib/services/notify": {
     is: "webhooks and their deliveries",
-    mayImport: ["lib/retry-gate", "lib/platform/config", "lib/ledger", "lib/services/outbound"],
+    mayImport: [
+      "lib/retry-gate",
+      "lib/platform/config",
+      "lib/platform/telemetry",
+      "lib/ledger",
+      "lib/services/outbound",
+    ],
   },
   "lib/services/upstreams": {
     is: "the MCP servers behind the gateway",
@@ -75,6 +81,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
       "lib/platform/config",
       "lib/platform/db",
       "lib/platform/auth",
+      "lib/platform/telemetry",
       "lib/ledger",
       "lib/services/notify",
       "lib/services/upstreams",

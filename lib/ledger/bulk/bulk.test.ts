@@ -3,7 +3,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/ledger/actor";
+import { withTrace, type Actor } from "@/lib/ledger/actor";
+import { callerTrace } from "@/lib/platform/telemetry/caller-trace";
+import { parentId, tracedIntoMemory } from "@/tests/helpers/in-memory-tracing";
 import { alice, at, bob, T0, withContract } from "@/tests/helpers/ledger-fixtures";
 import { alicesKey, bootstrap, viewer } from "@/tests/helpers/ledger-model-authority";
 import { agent } from "@/tests/helpers/ledger-fixtures";
@@ -489,5 +491,61 @@ describe("pruneExpiredPreviews", () => {
       "preview_expired",
     );
     expect(await pruneExpiredPreviews(t.ledger, later)).toBe(0);
+  });
+});
+
+describe("a bulk job's root spans", () => {
+  const exporter = tracedIntoMemory();
+
+  it("makes each batch a trace of its own, linked to the request that started the job, the commands inside", async () => {
+    const CALLER_TRACE = "0af7651916cd43dd8448eb211c80319c";
+    const CALLER_SPAN = "b7ad6b7169203331";
+    const key = withTrace(alicesKey, callerTrace(`00-${CALLER_TRACE}-${CALLER_SPAN}-01`));
+    await t.db.apiKey.create({
+      data: {
+        id: alicesKey.id,
+        name: "alice-bot",
+        prefix: "opl_a",
+        hash: "-",
+        scopes: "agent,operator",
+        createdBy: alice.id,
+        ownerUserId: alice.id,
+      },
+    });
+    const ids = [await waitingOp("w0"), await waitingOp("w1"), await waitingOp("w2")];
+    const preview = await previewBulk(t.ledger, request({ action: "approve", ids }), key, NOW);
+    const { jobId } = await runBulk(t.ledger, { previewId: preview.previewId, reason: "provider is back" }, key, NOW);
+    const r = runner("r1", 2);
+    exporter().reset();
+    await runToEnd(r);
+    expect(await r.step(NOW)).toBe("idle");
+
+    const roots = exporter()
+      .getFinishedSpans()
+      .filter((s) => s.name === "opledger bulk approve");
+    expect(roots).toHaveLength(3);
+    for (const root of roots) {
+      expect(parentId(root)).toBeUndefined();
+      expect(root.spanContext().traceId).not.toBe(CALLER_TRACE);
+      expect(root.links.map((l) => l.context)).toMatchObject([{ traceId: CALLER_TRACE, spanId: CALLER_SPAN }]);
+      expect(root.attributes).toMatchObject({ "opledger.bulk.job_id": jobId, "opledger.bulk.action": "approve" });
+    }
+    const [first, second, last] = roots;
+    expect(first!.attributes).toMatchObject({
+      "opledger.bulk.items": 2,
+      "opledger.bulk.acted": 2,
+      "opledger.operations": 2,
+      "opledger.operation.ids": ids.slice(0, 2),
+    });
+    expect(second!.attributes).toMatchObject({ "opledger.bulk.items": 1, "opledger.operation.ids": ids.slice(2) });
+    expect(last!.attributes).toMatchObject({ "opledger.bulk.ended": "done", "opledger.operations": 0 });
+    const approvals = exporter()
+      .getFinishedSpans()
+      .filter((s) => s.name === "opledger approve");
+    expect(approvals).toHaveLength(3);
+    for (const approval of approvals) {
+      const root = [first!, second!].find((s) => s.spanContext().spanId === parentId(approval));
+      expect(root?.spanContext().traceId).toBe(approval.spanContext().traceId);
+    }
   });
 });

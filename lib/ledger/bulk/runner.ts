@@ -4,10 +4,13 @@
 // for a cancellation between batches. A job whose runner died (its lease ran out) is taken over by the next runner;
 // two runners never hold one job's lease at once.
 import { randomUUID } from "node:crypto";
+import type { Span } from "@opentelemetry/api";
 import type { BulkAction, BulkItem, Operation } from "@/lib/platform/generated/prisma/client";
 import type { Ledger } from "@/lib/ledger/ledger";
 import type { OutboundOptions } from "@/lib/services/outbound/send";
-import type { Actor } from "../actor";
+import { LEDGER } from "@/lib/platform/telemetry/attributes";
+import { linkToCaller, rootSpan, touchedOperation } from "@/lib/platform/telemetry/root-span";
+import { traceOf, type Actor } from "../actor";
 import { auditedTransaction } from "../audit/audited-transaction";
 import { withWriteRetry } from "../write-retry";
 import { actOnItem, jobMarker, type BulkJobContext, type ItemOutcome } from "./act";
@@ -30,7 +33,7 @@ export interface BulkRunnerOptions {
   leaseMs?: number;
   /** Items of a batch in flight at once (default 2). */
   concurrency?: number;
-  /** How provider lookups go out (tests: loopback); lib/services/outbound's defaults otherwise. */
+  /** How provider lookups go out (tests: loopback); lib/outbound's defaults otherwise. */
   outbound?: OutboundOptions;
   /** This runner's name in the lease (default: a fresh id). */
   owner?: string;
@@ -86,22 +89,47 @@ export class BulkRunner {
     return null;
   }
 
-  /** One step: take a job and run its next batch, or finish it. Tests call this directly; the loop calls it forever. */
+  /**
+   * One step: take a job and run its next batch, or finish it. Tests call this directly; the loop calls it forever.
+   * A step that holds a job is the root span `opledger bulk {action}`, linked to the request that started the job when
+   * it came with a traceparent; an idle step opens none.
+   */
   async step(now: Date = this.now()): Promise<StepResult> {
     const held = await this.take(now);
     if (!held) return "idle";
     const { job } = held;
-    if (job.cancelRequested) return (await this.finish(held, "cancelled", now)) ? "finished" : "idle";
-    const refused = await jobActorRefusal(this.ledger, JSON.parse(job.actorJson) as Actor);
-    if (refused) return (await this.finish(held, "cancelled", now, refused)) ? "finished" : "idle";
+    const actor = JSON.parse(job.actorJson) as Actor;
+    const attributes = { [LEDGER.bulkJobId]: job.jobId ?? job.id, [LEDGER.bulkAction]: job.action };
+    return rootSpan(`opledger bulk ${job.action}`, attributes, (span) => this.stepHeld(held, actor, now, span), [
+      ...linkToCaller(traceOf(actor)),
+    ]);
+  }
+
+  private async stepHeld(held: Held, actor: Actor, now: Date, span: Span): Promise<StepResult> {
+    const { job } = held;
+    const end = async (status: "done" | "cancelled", refused?: string): Promise<StepResult> => {
+      const ended = await this.finish(held, status, now, refused);
+      if (ended) span.setAttribute(LEDGER.bulkEnded, status);
+      return ended ? "finished" : "idle";
+    };
+    if (job.cancelRequested) return end("cancelled");
+    const refused = await jobActorRefusal(this.ledger, actor);
+    if (refused) return end("cancelled", refused);
     const items = await this.ledger.db.bulkItem.findMany({
       where: { bulkId: job.id, result: null, skip: false },
       orderBy: { position: "asc" },
       take: this.batchSize,
     });
-    if (items.length === 0) return (await this.finish(held, "done", now)) ? "finished" : "idle";
+    if (items.length === 0) return end("done");
     const outcomes = await this.runBatch(job, items, now);
     await this.record(held, items, outcomes, now);
+    const results = [...outcomes.values()].map((o) => o.result);
+    span.setAttributes({
+      [LEDGER.bulkItems]: items.length,
+      [LEDGER.bulkActed]: results.filter((r) => r === "acted").length,
+      [LEDGER.bulkStale]: results.filter((r) => r === "stale").length,
+      [LEDGER.bulkFailed]: results.filter((r) => r === "failed").length,
+    });
     return "batch";
   }
 
@@ -140,11 +168,15 @@ export class BulkRunner {
             ? { result: "acted", detail: "acted on by this job before a restart" }
             : {
                 result: "stale",
-                detail: `changed since the preview (was ${item.phase} at version ${item.seenVersion}, now ${op.phase} at version ${op.version}); left untouched`,
+                detail:
+                  `changed since the preview (was ${item.phase} at version ${item.seenVersion}, ` +
+                  `now ${op.phase} at version ${op.version}); left untouched`,
               },
         );
       } else {
-        outcomes.set(item.position, await actOnItem(this.ledger, ctx, op, now));
+        const outcome = await actOnItem(this.ledger, ctx, op, now);
+        if (outcome.result === "acted") touchedOperation(op.id);
+        outcomes.set(item.position, outcome);
       }
     });
     return outcomes;

@@ -12,6 +12,7 @@ import type { ReconcileSettings } from "@/lib/ledger/outbound/provider-lookup";
 import type { OutboundOptions } from "@/lib/services/outbound/send";
 import { getOperation } from "@/lib/ledger/reads/operations";
 import { reconcileOperation } from "./reconcile";
+import { only, parentId, tracedIntoMemory } from "@/tests/helpers/in-memory-tracing";
 
 /** What the provider answers per key: a status string makes a record, null a 404, a number that HTTP error. */
 let records: Map<string, string | null | number>;
@@ -231,5 +232,51 @@ describe("lookupForOperation", () => {
     await tool("notes.manual", "REPLAYABLE", { method: "manual" });
     const id = await unknownOp("notes.manual", "n-1");
     expect(await lookupForOperation(t.ledger, id, LATER, LOOPBACK)).toMatchObject({ ok: false });
+  });
+});
+
+describe("autoReconcile's root span", () => {
+  const exporter = tracedIntoMemory();
+
+  it("is a trace of its own with its counts and the operations it settled, each reconcile its child", async () => {
+    await tool("deploy.release", "REPLAYABLE", lookup());
+    const applied = await unknownOp("deploy.release", "tok-1");
+    const failed = await unknownOp("deploy.release", "tok-2", 10);
+    records.set("tok-1", "live");
+    records.set("tok-2", 503);
+    exporter().reset();
+    await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK });
+    const root = only(exporter(), "opledger auto_reconcile");
+    expect(parentId(root)).toBeUndefined();
+    expect(root.attributes).toMatchObject({
+      "opledger.auto_reconcile.looked": 2,
+      "opledger.auto_reconcile.applied": 1,
+      "opledger.auto_reconcile.failed": 1,
+      "opledger.operations": 1,
+      "opledger.operation.ids": [applied],
+    });
+    expect(root.attributes["opledger.operation.ids"]).not.toContain(failed);
+    const reconcile = only(exporter(), "opledger reconcile");
+    expect(reconcile.spanContext().traceId).toBe(root.spanContext().traceId);
+    expect(parentId(reconcile)).toBe(root.spanContext().spanId);
+    expect(reconcile.attributes).toMatchObject({
+      "opledger.operation.id": applied,
+      "opledger.phase.after": "RECONCILED",
+    });
+
+    exporter().reset();
+    records.set("tok-2", 503);
+    await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK, backoff: new LookupBackoff(60_000) });
+    const second = exporter().getFinishedSpans();
+    // A lookup that failed settles nothing: the run is its root span alone, naming no operation.
+    expect(second.map((s) => s.name)).toEqual(["opledger auto_reconcile"]);
+    expect(second[0]!.attributes).toMatchObject({ "opledger.operations": 0, "opledger.auto_reconcile.failed": 1 });
+  });
+
+  it("opens no span when nothing is due", async () => {
+    await tool("deploy.release", "REPLAYABLE", lookup());
+    exporter().reset();
+    await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK });
+    expect(exporter().getFinishedSpans()).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 // reconciliation.
 import type { OutboundOptions } from "@/lib/services/outbound/send";
 import type { Ledger } from "@/lib/ledger/ledger";
+import type { Operation } from "@/lib/platform/generated/prisma/client";
 import type { EffectClass } from "@/lib/retry-gate/types";
 import { SYSTEM_ACTOR, type Actor } from "../actor";
 import { reconcileSchema } from "@/lib/ledger/contracts/contract-schema";
@@ -18,6 +19,8 @@ import {
 import { isWriteConflict } from "../store/types";
 import { killPoint } from "@/lib/testing/kill-point";
 import { inPool } from "../in-pool";
+import { LEDGER } from "@/lib/platform/telemetry/attributes";
+import { rootSpan, touchedOperation } from "@/lib/platform/telemetry/root-span";
 
 /** The system, named for what it did, so the audit trail says a lookup and not a person reconciled. */
 export const AUTO_RECONCILER: Actor = { ...SYSTEM_ACTOR, label: "auto-reconcile (provider lookup)" };
@@ -127,7 +130,8 @@ export interface AutoReconcileReport {
  * Looks up UNKNOWN REPLAYABLE and IDEMPOTENT operations whose current contract has `reconcile.auto` with the lookup
  * method, oldest first, and reconciles each one the provider gives a definite answer for, as the system. A failed or
  * undecided lookup leaves the operation alone. Safe to run from several servers: reconcileOperation refuses an
- * operation that is no longer UNKNOWN.
+ * operation that is no longer UNKNOWN. A run with lookups to make is the root span `opledger auto_reconcile` (a run
+ * with nothing due opens none), and each reconciliation its command span inside it.
  */
 export async function autoReconcile(
   ledger: Ledger,
@@ -136,7 +140,6 @@ export async function autoReconcile(
 ): Promise<AutoReconcileReport> {
   const report: AutoReconcileReport = { looked: 0, applied: 0, notApplied: 0, undecided: 0, failed: 0 };
   const limit = options.limit ?? 20;
-  const graceMs = options.notAppliedGraceMs ?? 10_000;
   const backoff = options.backoff;
   const settings = new Map(
     [...(await currentLookupSettings(ledger))].filter(
@@ -153,7 +156,33 @@ export async function autoReconcile(
   });
   backoff?.keepOnly(new Set(candidates.map((c) => c.id)));
   const due = candidates.filter((c) => !backoff || backoff.due(c.id, now)).slice(0, limit);
+  if (due.length === 0) return report;
+  return rootSpan("opledger auto_reconcile", {}, async (span) => {
+    await lookUpAll(ledger, due, settings, now, options, report);
+    span.setAttributes({
+      [LEDGER.lookups]: report.looked,
+      [LEDGER.lookupsApplied]: report.applied,
+      [LEDGER.lookupsNotApplied]: report.notApplied,
+      [LEDGER.lookupsUndecided]: report.undecided,
+      [LEDGER.lookupsFailed]: report.failed,
+    });
+    return report;
+  });
+}
 
+type Candidate = Pick<Operation, "id" | "tool" | "idempotencyKey" | "providerId" | "updatedAt">;
+
+/** Looks up each due operation and reconciles those with a definite answer, counting into the report. */
+async function lookUpAll(
+  ledger: Ledger,
+  due: Candidate[],
+  settings: Map<string, ReconcileSettings>,
+  now: Date,
+  options: AutoReconcileOptions,
+  report: AutoReconcileReport,
+): Promise<void> {
+  const graceMs = options.notAppliedGraceMs ?? 10_000;
+  const backoff = options.backoff;
   await inPool(due, options.concurrency ?? 4, async (op) => {
     const evidence = await lookupEffect(settings.get(op.tool) ?? null, op, now, options.outbound);
     killPoint("auto_reconcile_lookup", op.tool);
@@ -184,6 +213,7 @@ export async function autoReconcile(
         now,
       );
       backoff?.forget(op.id);
+      touchedOperation(op.id);
       if (suggestion.outcome === "applied") report.applied++;
       else report.notApplied++;
     } catch (error) {
@@ -192,5 +222,4 @@ export async function autoReconcile(
       throw error;
     }
   });
-  return report;
 }

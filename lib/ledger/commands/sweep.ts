@@ -10,6 +10,8 @@ import type { Phase } from "@/lib/retry-gate/types";
 
 import { isWriteConflict } from "../store/types";
 import { killPoint } from "@/lib/testing/kill-point";
+import { touchedOperation } from "@/lib/platform/telemetry/root-span";
+import { commandSpan, spanOperationBefore } from "./command-span";
 
 const BATCH = 100;
 
@@ -71,28 +73,34 @@ function lostRace(error: unknown): boolean {
  * Returns how many operations this call moved; safe to run from several servers at once. Each step takes the oldest
  * expired lease and moves it with a write conditional on the version it read: on SQLite the transaction holds the
  * write lock from its start; on PostgreSQL two sweeps may pick the same row, one wins and the other's write fails
- * and it moves on. The same condition guards against a worker reporting at that moment.
+ * and it moves on. The same condition guards against a worker reporting at that moment. Each move is the command
+ * span `opledger lost_in_flight`, opened once a row is found (an idle pass opens none), inside the sweep's root span.
  */
 export async function recoverExpiredLeases(ledger: Ledger, now: Date): Promise<number> {
   const store = ledger.store;
   let recovered = 0;
   for (let step = 0; step < BATCH; step++) {
-    let found = false;
+    let found: string | null = null;
     try {
       await store.transaction(async (tx) => {
         const op = await tx.oldestExpiredLease(now);
         if (!op) return;
-        found = true;
-        const contract = await tx.contractVersion(op.tool, op.contractVersion);
-        const dependency = contract?.dependency ? await tx.dependency(contract.dependency) : null;
-        await recoverLostDispatch(tx, op, dependency, now);
-        killPoint("sweep_takeover", op.tool);
+        found = op.id;
+        await commandSpan("lost_in_flight", SYSTEM_ACTOR, async (span) => {
+          spanOperationBefore(span, op);
+          const contract = await tx.contractVersion(op.tool, op.contractVersion);
+          const dependency = contract?.dependency ? await tx.dependency(contract.dependency) : null;
+          const moved = await recoverLostDispatch(tx, op, dependency, now);
+          killPoint("sweep_takeover", op.tool);
+          return moved.op;
+        });
       });
     } catch (error) {
       if (!lostRace(error)) throw error;
       continue;
     }
     if (!found) break;
+    touchedOperation(found);
     recovered++;
   }
   return recovered;

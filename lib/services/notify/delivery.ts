@@ -12,6 +12,9 @@ import type { OutboundResult } from "@/lib/services/outbound/refusal";
 import { afterFailedDelivery, DEFAULT_DELIVERY_POLICY, reportedError, type DeliveryPolicy } from "./delivery-gate";
 import { renderBody, type WebhookEvent } from "./event-payload";
 import type { WebhookFormat } from "./event-types";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { HTTP, LEDGER } from "@/lib/platform/telemetry/attributes";
+import { rootSpan, touchedOperation } from "@/lib/platform/telemetry/root-span";
 
 export interface DeliveryOptions {
   outbound?: OutboundOptions;
@@ -100,6 +103,12 @@ async function send(
   );
 }
 
+/** The HTTP status the receiver answered with, if it answered. */
+function answeredStatus(result: OutboundResult): number | null {
+  if (result.outcome === "answered") return result.status;
+  return result.outcome === "refused" ? (result.status ?? null) : null;
+}
+
 async function finish(
   ledger: Ledger,
   d: WebhookDelivery,
@@ -109,8 +118,7 @@ async function finish(
   options: DeliveryOptions,
 ): Promise<WebhookDelivery["status"]> {
   const attempts = d.attempts + 1;
-  const lastStatus =
-    result.outcome === "answered" ? result.status : result.outcome === "refused" ? (result.status ?? null) : null;
+  const lastStatus = answeredStatus(result);
   const reported = reportedError(result);
   let data: Partial<WebhookDelivery>;
   if (!reported) {
@@ -135,6 +143,56 @@ async function finish(
     data: { ...data, attempts, lastStatus, leaseOwner: null, leaseExpiresAt: null },
   });
   return written.count === 1 ? (data.status ?? "pending") : "lost";
+}
+
+/**
+ * Sends one leased delivery and writes what came of it, inside the root span `opledger webhook {event type}`: the
+ * webhook, the delivery (its webhook-id), the event, the attempt, the receiver's HTTP status and the outcome; an
+ * operation's event names the operation and the trace it was planned in. Answers the status written ("delivered",
+ * "pending", "failed"), "lost" (another sender took it over) or "deferred".
+ */
+function deliverLeased(
+  ledger: Ledger,
+  d: WebhookDelivery,
+  owner: string,
+  sentAt: Date,
+  now: () => Date,
+  options: DeliveryOptions,
+): Promise<string> {
+  const event = JSON.parse(d.payloadJson) as WebhookEvent;
+  const attributes = {
+    [LEDGER.webhook]: d.webhook,
+    [LEDGER.webhookDeliveryId]: d.id,
+    [LEDGER.webhookEvent]: event.type,
+    [LEDGER.webhookAttempt]: d.attempts + 1,
+    ...(typeof event.data.traceId === "string" ? { [LEDGER.operationTraceId]: event.data.traceId } : {}),
+  };
+  return rootSpan(`opledger webhook ${event.type}`, attributes, async (span) => {
+    if (event.type.startsWith("operation.") && typeof event.data.id === "string") touchedOperation(event.data.id);
+    const webhook = await ledger.db.webhook.findUnique({ where: { name: d.webhook } });
+    const result: OutboundResult | Deferred = webhook
+      ? await send(webhook, d, sentAt, options)
+      : { outcome: "refused", rule: "url", reason: `webhook ${d.webhook} was deleted; nothing was sent.` };
+    if ("deferred" in result) {
+      await ledger.db.webhookDelivery.updateMany({
+        where: { id: d.id, leaseOwner: owner, attempts: d.attempts },
+        data: {
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          nextAttemptAt: new Date(now().getTime() + DEFER_MS),
+          lastError: `not sent by this server: ${result.deferred}`,
+        },
+      });
+      span.setAttribute(LEDGER.webhookOutcome, "deferred");
+      return "deferred";
+    }
+    const status = await finish(ledger, d, owner, result, now(), options);
+    const httpStatus = answeredStatus(result);
+    if (httpStatus !== null) span.setAttribute(HTTP.responseStatusCode, httpStatus);
+    span.setAttribute(LEDGER.webhookOutcome, status);
+    if (status === "failed" || status === "pending") span.setStatus({ code: SpanStatusCode.ERROR });
+    return status;
+  });
 }
 
 export interface DeliveryReport {
@@ -165,27 +223,10 @@ export async function deliverDue(
   for (const d of due) {
     const sentAt = now();
     if (!(await lease(ledger, d, owner, sentAt, timeoutMs * 2 + 5_000))) continue;
-    const webhook = await ledger.db.webhook.findUnique({ where: { name: d.webhook } });
-    const result: OutboundResult | Deferred = webhook
-      ? await send(webhook, d, sentAt, options)
-      : { outcome: "refused", rule: "url", reason: `webhook ${d.webhook} was deleted; nothing was sent.` };
-    if ("deferred" in result) {
-      await ledger.db.webhookDelivery.updateMany({
-        where: { id: d.id, leaseOwner: owner, attempts: d.attempts },
-        data: {
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          nextAttemptAt: new Date(now().getTime() + DEFER_MS),
-          lastError: `not sent by this server: ${result.deferred}`,
-        },
-      });
-      report.retrying += 1;
-      continue;
-    }
-    const status = await finish(ledger, d, owner, result, now(), options);
+    const status = await deliverLeased(ledger, d, owner, sentAt, now, options);
     if (status === "delivered") report.delivered += 1;
     else if (status === "failed") report.failed += 1;
-    else if (status === "pending") report.retrying += 1;
+    else if (status === "pending" || status === "deferred") report.retrying += 1;
   }
   return report;
 }

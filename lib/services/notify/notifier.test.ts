@@ -1,6 +1,7 @@
 // Webhooks end to end on a real database (both engines): every event type made to happen through the ledger's own
 // commands, read from the audit log, queued, signed and sent to a local receiver that verifies each signature with the
 // standardwebhooks library; a 500 is retried with the same webhook-id; the cursor skips and doubles nothing.
+import { SpanStatusCode } from "@opentelemetry/api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
@@ -22,6 +23,7 @@ import { WEBHOOK_EVENT_TYPES } from "./event-types";
 import { scanAgedUnknowns, scanRetrySpikes } from "./scans";
 import { putWebhook, sendTestEvent } from "./webhooks";
 import { newWhsec, startReceiver, type Receiver } from "./test-receiver.test-helper";
+import { parentId, tracedIntoMemory } from "@/tests/helpers/in-memory-tracing";
 
 const SECRET_NAME = "OPLEDGER_SECRET_TEST_HOOK";
 const secret = newWhsec();
@@ -383,5 +385,57 @@ describe("a server without the secret", () => {
       status: "delivered",
       attempts: 1,
     });
+  });
+});
+
+describe("a webhook delivery's root span", () => {
+  const exporter = tracedIntoMemory();
+
+  it("is a trace of its own per attempt: the webhook, the event, the attempt, the HTTP status, the operation", async () => {
+    await hook("oncall", ["operation.unknown"]);
+    await withContract(t.ledger, "sms.send", "NON_RETRYABLE", { idempotencyKey: "unsupported" });
+    const sms = await planAndClaim(t.ledger, { tool: "sms.send", args: {} }, T0);
+    await dispatch(t.ledger, sms.id, sms.fence, at(1));
+    await outcome(t.ledger, sms.id, { fence: sms.fence, result: "unknown" }, at(2));
+    expect(await readAudit(t.ledger, at(3))).toBe(1);
+    receiver.answers.push(500);
+    exporter().reset();
+    await deliverAll();
+
+    const spans = exporter().getFinishedSpans();
+    expect(spans.map((s) => s.name)).toEqual([
+      "opledger webhook operation.unknown",
+      "opledger webhook operation.unknown",
+    ]);
+    const [failed, delivered] = spans;
+    const delivery = await t.db.webhookDelivery.findFirstOrThrow();
+    // The trace the operation was planned in (opledger's plan span's, as the plan came without a traceparent).
+    const { traceId: planned } = await t.db.operation.findUniqueOrThrow({ where: { id: sms.id } });
+    expect(planned).toMatch(/^[0-9a-f]{32}$/);
+    const common = {
+      "opledger.webhook": "oncall",
+      "opledger.webhook.delivery_id": delivery.id,
+      "opledger.webhook.event": "operation.unknown",
+      "opledger.operation.trace_id": planned,
+      "opledger.operations": 1,
+      "opledger.operation.ids": [sms.id],
+    };
+    expect(failed!.attributes).toEqual({
+      ...common,
+      "opledger.webhook.attempt": 1,
+      "http.response.status_code": 500,
+      "opledger.webhook.outcome": "pending",
+    });
+    expect(failed!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(delivered!.attributes).toEqual({
+      ...common,
+      "opledger.webhook.attempt": 2,
+      "http.response.status_code": 204,
+      "opledger.webhook.outcome": "delivered",
+    });
+    expect(delivered!.status.code).toBe(SpanStatusCode.UNSET);
+    for (const span of spans) expect(parentId(span)).toBeUndefined();
+    expect(failed!.spanContext().traceId).not.toBe(delivered!.spanContext().traceId);
+    expect(failed!.spanContext().traceId).not.toBe(planned);
   });
 });
