@@ -10,8 +10,7 @@ import { spentTime } from "@/components/metrics/durations";
 import { Notice } from "@/components/ui/form-controls";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { runTraces } from "@/lib/console/trace-link";
-import type { TracedRunTimeline } from "@/lib/console/run-timeline-traces";
-import type { TimelineAttempt } from "@/lib/ledger/reads/run-timeline";
+import type { RunTimeline, TimelineAttempt } from "@/lib/ledger/reads/run-timeline";
 import type { Phase } from "@/lib/retry-gate/types";
 import { RunTraces } from "./run-traces";
 import { offsetLabel, position, ticks, type TimeScale } from "./timeline-scale";
@@ -66,11 +65,10 @@ function AttemptMarks({ attempt, scale }: { attempt: TimelineAttempt; scale: Tim
 }
 
 /** `traceUrl` is OPLEDGER_TRACE_URL, the template of the Trace links (null: the trace ids are shown to copy). */
-export function RunTimelineView({ initial, traceUrl }: { initial: TracedRunTimeline; traceUrl: string | null }) {
+export function RunTimelineView({ initial, traceUrl }: { initial: RunTimeline; traceUrl: string | null }) {
   const query = useQuery({
     queryKey: runKey(initial.runId),
-    queryFn: ({ signal }) =>
-      consoleGet<TracedRunTimeline>(`/api/console/runs/${encodeURIComponent(initial.runId)}`, signal),
+    queryFn: ({ signal }) => consoleGet<RunTimeline>(`/api/console/runs/${encodeURIComponent(initial.runId)}`, signal),
     initialData: initial,
     refetchInterval: (q) => (keepPolling(q.state.error) ? LIVE_INTERVAL_MS : false),
   });

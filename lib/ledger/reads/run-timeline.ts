@@ -24,6 +24,8 @@ export interface TimelineOperation {
   effect: string;
   phase: string;
   createdAt: string;
+  /** The trace id of the call that planned it (null when it came without one): the run page's Trace links. */
+  traceId: string | null;
   attempts: TimelineAttempt[];
 }
 
@@ -49,6 +51,7 @@ export async function runTimeline(ledger: Ledger, runId: string, now: Date): Pro
       effect: true,
       phase: true,
       createdAt: true,
+      traceId: true,
       attempts: {
         orderBy: { number: "asc" },
         select: {
@@ -76,6 +79,7 @@ export async function runTimeline(ledger: Ledger, runId: string, now: Date): Pro
       effect: op.effect,
       phase: op.phase,
       createdAt: op.createdAt.toISOString(),
+      traceId: op.traceId,
       attempts: op.attempts.map((a): TimelineAttempt => {
         const end = a.finishedAt ?? now;
         to = Math.max(to, end.getTime());

@@ -9,7 +9,7 @@ import { requirePageUser } from "@/lib/platform/auth/session";
 import { env } from "@/lib/platform/config/env";
 import { ledger } from "@/lib/ledger/ledger";
 import { LedgerError } from "@/lib/ledger/errors";
-import { tracedRunTimeline } from "@/lib/console/run-timeline-traces";
+import { runTimeline } from "@/lib/ledger/reads/run-timeline";
 import { runAllowanceOf } from "@/lib/ledger/runs/run-allowances";
 
 type Props = { params: Promise<{ runId: string }> };
@@ -26,7 +26,7 @@ export default async function RunPage({ params }: Props) {
   const now = new Date();
   const allowance = await runAllowanceOf(ledger(), runId, now);
   try {
-    timeline = await tracedRunTimeline(ledger(), runId, now);
+    timeline = await runTimeline(ledger(), runId, now);
   } catch (error) {
     if (error instanceof LedgerError && error.code === "not_found") notFound();
     throw error;

@@ -2,8 +2,8 @@
 // the console's run page (people only; a viewer may read it), each operation with its trace id for the Trace links.
 import { consoleRoute } from "@/lib/console/console-route";
 import { json } from "@/lib/platform/http/problem";
-import { tracedRunTimeline } from "@/lib/console/run-timeline-traces";
+import { runTimeline } from "@/lib/ledger/reads/run-timeline";
 
 export const GET = consoleRoute<{ runId: string }>("viewer", async ({ ledger, params, now }) =>
-  json(await tracedRunTimeline(ledger, params.runId, now)),
+  json(await runTimeline(ledger, params.runId, now)),
 );

@@ -1,12 +1,13 @@
 // The run page's timeline with trace ids, on a real database: each drawn operation carries the trace id of the call
-// that planned it (none when it came without a traceparent), and the run page links them as runTraces says.
+// that planned it (none when it came without a traceparent; lib/ledger/reads/run-timeline.ts), and the run page links
+// them as runTraces says.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/ledger/actor";
 import { planOperation } from "@/lib/ledger/commands/plan";
 import { callerTrace } from "@/lib/platform/telemetry/caller-trace";
 import { agent, at, withContract } from "@/tests/helpers/ledger-fixtures";
 import { createTestDb, type TestDb } from "@/tests/helpers/test-db";
-import { tracedRunTimeline } from "./run-timeline-traces";
+import { runTimeline } from "@/lib/ledger/reads/run-timeline";
 import { runTraces } from "./trace-link";
 
 const STEP_1 = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -30,14 +31,14 @@ async function plan(runId: string, q: number, actor: Actor, ms: number): Promise
   return operation.id;
 }
 
-describe("tracedRunTimeline", () => {
+describe("the run timeline's trace ids", () => {
   it("gives each operation of the run the trace id of the call that planned it", async () => {
     const a = await plan("run-1", 1, tracedAgent(STEP_1), 0);
     const b = await plan("run-1", 2, agent, 100);
     const c = await plan("run-1", 3, tracedAgent(STEP_2), 200);
     await plan("run-2", 4, tracedAgent(STEP_2), 300);
 
-    const timeline = await tracedRunTimeline(t.ledger, "run-1", at(1_000));
+    const timeline = await runTimeline(t.ledger, "run-1", at(1_000));
     expect(timeline.operations.map((op) => [op.id, op.traceId])).toEqual([
       [a, STEP_1],
       [b, null],
@@ -49,11 +50,11 @@ describe("tracedRunTimeline", () => {
   it("links the run once when all its traced operations were planned in one trace", async () => {
     await plan("run-1", 1, tracedAgent(STEP_1), 0);
     await plan("run-1", 2, tracedAgent(STEP_1), 100);
-    const timeline = await tracedRunTimeline(t.ledger, "run-1", at(1_000));
+    const timeline = await runTimeline(t.ledger, "run-1", at(1_000));
     expect(runTraces(timeline.operations)).toEqual({ kind: "run", traceId: STEP_1 });
   });
 
   it("answers an unknown run as the ledger's timeline does: not found", async () => {
-    await expect(tracedRunTimeline(t.ledger, "nope", at(0))).rejects.toMatchObject({ code: "not_found" });
+    await expect(runTimeline(t.ledger, "nope", at(0))).rejects.toMatchObject({ code: "not_found" });
   });
 });
