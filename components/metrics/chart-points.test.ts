@@ -48,7 +48,10 @@ describe("summarise", () => {
         const points = values.map((v, i) => point(at(i), v));
         const text = summarise(points, MIN, "in the window", today);
         const total = values.reduce((a, b) => a + b, 0);
-        if (total === 0) return expect(text).toBe("None in the window.");
+        if (total === 0) {
+          expect(text).toBe("None in the window.");
+          return;
+        }
         expect(text.startsWith(`${total} in the window; `)).toBe(true);
         const peak = points[values.indexOf(Math.max(...values))]!;
         expect(text).toContain(bucketLabel(peak.start, MIN, today));
