@@ -7,6 +7,7 @@ import path from "node:path";
 import { createUser } from "../lib/platform/auth/users";
 import { parseEnv, type Env } from "../lib/platform/config/env";
 import { openLedger } from "@/lib/ledger/ledger";
+import { demoPortClash, demoEnv } from "../lib/demo/config";
 import { demoDataDir } from "../lib/demo/data-dir";
 import { writeDemoUpstreamsFile } from "../lib/demo/mcp/demo-upstreams";
 import { seedDemo } from "../lib/demo/seed";
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
   // The demo's providers listen on loopback, which outbound requests reach only when private addresses are allowed.
   if (process.env.OPLEDGER_DEMO === "on") process.env.OPLEDGER_OUTBOUND_ALLOW_PRIVATE ??= "on";
   const config = parseEnv(process.env);
+  const clash = config.OPLEDGER_DEMO === "on" ? demoPortClash(config.PORT, demoEnv()) : null;
+  if (clash) throw new Error(clash);
   buildIfStale();
   createFilesOwnerOnly();
   prepareDatabase(config.DATABASE_URL);

@@ -38,6 +38,19 @@ export function demoEnv(source: Record<string, string | undefined> = process.env
   throw new Error(`opledger demo cannot start: ${problems.join("; ")}.`);
 }
 
+/**
+ * Why the demo's providers and a server listening on `serverPort` cannot both start, or null: they would share a port,
+ * and one of them would fail with a bare EADDRINUSE.
+ */
+export function demoPortClash(serverPort: number, env: Pick<DemoEnv, "OPLEDGER_DEMO_PROVIDER_PORT">): string | null {
+  if (serverPort !== env.OPLEDGER_DEMO_PROVIDER_PORT) return null;
+  return (
+    `opledger cannot start: PORT ${serverPort} is also the demo providers' port (OPLEDGER_DEMO_PROVIDER_PORT, ` +
+    `default ${DEFAULT_PROVIDER_PORT}); choose another PORT, set OPLEDGER_DEMO_PROVIDER_PORT to a free port, or ` +
+    `set OPLEDGER_DEMO=off.`
+  );
+}
+
 /** Where the demo providers listen: 127.0.0.1 and OPLEDGER_DEMO_PROVIDER_PORT (default 3999). */
 export function demoProviderUrl(source: Record<string, string | undefined> = process.env): string {
   const port = Number(source.OPLEDGER_DEMO_PROVIDER_PORT);

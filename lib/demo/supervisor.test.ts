@@ -1,5 +1,6 @@
 // The demo supervisor: a fresh agent-scoped key (never logged), contracts pointing at its providers (and the desk's),
 // the agent child killed and restarted, the demo MCP agent beside it, and a clean stop.
+import { createServer, type AddressInfo } from "node:net";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createApiKey, scopesOf } from "@/lib/platform/auth/api-keys";
 import { getContract } from "@/lib/ledger/contracts/contract-versions";
@@ -130,3 +131,24 @@ it("starts the providers and the agent with a new agent key, kills and restarts 
   await expect(fetch(`${world.providers.url}/_health`)).rejects.toThrow();
   expect(await t.db.apiKey.count({ where: { name: DEMO_KEY_NAME, revokedAt: null } })).toBe(0);
 }, 60_000);
+
+it("says which variable to change when the providers' port is taken, and makes no key", async () => {
+  const squatter = createServer();
+  await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
+  const port = (squatter.address() as AddressInfo).port;
+  try {
+    await expect(
+      startDemoWorld({
+        ledger: t.ledger,
+        ledgerUrl: "http://127.0.0.1:9",
+        env: { ...env, OPLEDGER_DEMO_PROVIDER_PORT: port },
+        stateFile: null,
+        rootDir: process.cwd(),
+        log: () => {},
+      }),
+    ).rejects.toThrow(`the demo providers' port ${port} is taken by another process (OPLEDGER_DEMO_PROVIDER_PORT)`);
+    expect(await t.db.apiKey.count()).toBe(0);
+  } finally {
+    await new Promise((resolve) => squatter.close(resolve));
+  }
+});

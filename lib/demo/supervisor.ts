@@ -65,6 +65,12 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
     stateFile: options.stateFile,
     paymentsAuthorization,
     random,
+  }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    throw new Error(
+      `the demo providers' port ${env.OPLEDGER_DEMO_PROVIDER_PORT} is taken by another process ` +
+        "(OPLEDGER_DEMO_PROVIDER_PORT); set it to a free port",
+    );
   });
   // The payments secret may go to the providers' host and nowhere else (an operator's own binding is kept).
   process.env[hostsVariable(PAYMENTS_AUTH_ENV)] ??= new URL(providers.url).hostname;
