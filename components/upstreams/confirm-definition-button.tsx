@@ -12,6 +12,7 @@ import { buttonClass } from "@/components/ui/button-styles";
 import { Dialog, DialogContent, DialogTrigger } from "@/components/ui/dialog";
 import type { UpstreamToolRow } from "@/lib/console/upstreams-view";
 import { confirmToolDefinitionAction } from "@/lib/console/actions/upstream-actions";
+import { useUpstreamNotice } from "./upstream-notices";
 
 function listed(words: string[]): string {
   if (words.length <= 1) return words.join("");
@@ -26,10 +27,14 @@ export function ConfirmDefinitionButton({
   changed: NonNullable<UpstreamToolRow["changed"]>;
 }) {
   const router = useRouter();
+  const notify = useUpstreamNotice();
   const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(
     confirmToolDefinitionAction,
-    // The row shows the tool's contract once the page is read again.
-    () => router.refresh(),
+    // The row shows the tool's contract once the page is read again; the message stays above the upstreams.
+    (message) => {
+      notify(message);
+      router.refresh();
+    },
   );
   const submit = submitWith(
     (form) => ({

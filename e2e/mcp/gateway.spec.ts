@@ -430,6 +430,9 @@ test("a tool that changes under its contract is not called until an admin confir
   await submit.click();
   await expect(dialog).toHaveCount(0);
   await expect(changed).toHaveCount(0);
+  await expect(
+    page.getByRole("status").filter({ hasText: "Confirmed as version 2 of the test__put_record contract." }),
+  ).toBeVisible();
 
   await expect.poll(listed).toContain("test__put_record");
   const stored = (await client.callTool(put)) as CallToolResult;

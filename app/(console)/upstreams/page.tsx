@@ -2,6 +2,7 @@
 // untrusted), each with whether a contract exists; admins classify the tools that have none.
 import type { Metadata } from "next";
 import { Suspense } from "react";
+import { UpstreamNotices } from "@/components/upstreams/upstream-notices";
 import { UpstreamSection } from "@/components/upstreams/upstream-section";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
@@ -50,7 +51,7 @@ async function UpstreamsContent({ user }: { user: SessionUser }) {
           .
         </EmptyState>
       ) : (
-        <>
+        <UpstreamNotices>
           {items.map((upstream) => (
             <UpstreamSection key={upstream.name} upstream={upstream} canClassify={canClassify} />
           ))}
@@ -59,7 +60,7 @@ async function UpstreamsContent({ user }: { user: SessionUser }) {
             the contract alone. A tool without a contract is not listed to agents and its calls are refused.
             {canClassify ? null : " Classifying a tool needs the admin role."}
           </p>
-        </>
+        </UpstreamNotices>
       )}
     </>
   );
