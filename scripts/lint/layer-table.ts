@@ -37,7 +37,10 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
   },
   "lib/platform/db": { is: "the Prisma client", mayImport: ["lib/platform/config"] },
   "lib/platform/migrate": { is: "schema migrations", mayImport: ["lib/platform/config", "lib/platform/db"] },
-  "lib/services/outbound": { is: "outbound requests under the SSRF rules", mayImport: ["lib/platform/config"] },
+  "lib/services/outbound": {
+    is: "outbound requests under the SSRF rules",
+    mayImport: ["lib/platform/config", "lib/platform/telemetry"],
+  },
   // The ledger.
   "lib/ledger": {
     is: "the ledger: commands, reads, store",

@@ -248,6 +248,11 @@ describe("autoReconcile's root span", () => {
     await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK });
     const root = only(exporter(), "opledger auto_reconcile");
     expect(parentId(root)).toBeUndefined();
+    // Each lookup's request is a client span inside the run (lib/services/outbound/outbound-span.ts).
+    const requests = exporter()
+      .getFinishedSpans()
+      .filter((s) => s.name === "GET");
+    expect(requests.map(parentId)).toEqual([root.spanContext().spanId, root.spanContext().spanId]);
     expect(root.attributes).toMatchObject({
       "opledger.auto_reconcile.looked": 2,
       "opledger.auto_reconcile.applied": 1,
@@ -268,9 +273,12 @@ describe("autoReconcile's root span", () => {
     records.set("tok-2", 503);
     await autoReconcile(t.ledger, LATER, { outbound: LOOPBACK, backoff: new LookupBackoff(60_000) });
     const second = exporter().getFinishedSpans();
-    // A lookup that failed settles nothing: the run is its root span alone, naming no operation.
-    expect(second.map((s) => s.name)).toEqual(["opledger auto_reconcile"]);
-    expect(second[0]!.attributes).toMatchObject({ "opledger.operations": 0, "opledger.auto_reconcile.failed": 1 });
+    // A lookup that failed settles nothing: the run is its root span and the lookup's request, naming no operation.
+    expect(second.map((s) => s.name)).toEqual(["GET", "opledger auto_reconcile"]);
+    const [request, run] = second;
+    expect(parentId(request!)).toBe(run!.spanContext().spanId);
+    expect(request!.attributes["error.type"]).toBe("503");
+    expect(run!.attributes).toMatchObject({ "opledger.operations": 0, "opledger.auto_reconcile.failed": 1 });
   });
 
   it("opens no span when nothing is due", async () => {

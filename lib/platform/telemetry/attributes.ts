@@ -61,9 +61,14 @@ export const LEDGER = {
   webhookOutcome: "opledger.webhook.outcome",
 } as const;
 
-/** HTTP semantic conventions: the status a receiver answered with. */
+/** HTTP semantic conventions: an outbound request's client span, and the status a receiver answered with. */
 export const HTTP = {
+  requestMethod: "http.request.method",
+  serverAddress: "server.address",
+  serverPort: "server.port",
+  urlScheme: "url.scheme",
   responseStatusCode: "http.response.status_code",
+  errorType: "error.type",
 } as const;
 
 /** The gate's decision as an event on a span (the executor's attempt, a command). */

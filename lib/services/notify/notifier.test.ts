@@ -402,12 +402,22 @@ describe("a webhook delivery's root span", () => {
     exporter().reset();
     await deliverAll();
 
-    const spans = exporter().getFinishedSpans();
-    expect(spans.map((s) => s.name)).toEqual([
+    // Each attempt: its root span, and inside it the request's client span (lib/services/outbound/outbound-span.ts).
+    const finished = exporter().getFinishedSpans();
+    expect(finished.map((s) => s.name)).toEqual([
+      "POST",
       "opledger webhook operation.unknown",
+      "POST",
       "opledger webhook operation.unknown",
     ]);
+    const spans = finished.filter((s) => s.name !== "POST");
+    const requests = finished.filter((s) => s.name === "POST");
     const [failed, delivered] = spans;
+    expect(requests.map(parentId)).toEqual(spans.map((s) => s.spanContext().spanId));
+    expect(requests.map((s) => s.attributes["http.response.status_code"])).toEqual([500, 204]);
+    expect(receiver.received.slice(-2).map((r) => r.headers.traceparent)).toEqual(
+      requests.map((s) => `00-${s.spanContext().traceId}-${s.spanContext().spanId}-01`),
+    );
     const delivery = await t.db.webhookDelivery.findFirstOrThrow();
     // The trace the operation was planned in (opledger's plan span's, as the plan came without a traceparent).
     const { traceId: planned } = await t.db.operation.findUniqueOrThrow({ where: { id: sms.id } });

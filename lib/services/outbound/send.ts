@@ -7,6 +7,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { env } from "@/lib/platform/config/env";
 import { bareHost, isLoopbackAddress } from "./address-policy";
+import { outboundSpan } from "./outbound-span";
 import { redact } from "./redact";
 import {
   refusal,
@@ -192,17 +193,21 @@ export async function sendOutbound(request: OutboundRequest, options: OutboundOp
       `${secretName} is only sent over https (or to a loopback address); ${host} does not resolve to loopback only.`,
     );
   }
-  const result = await exchange({
-    url,
-    host,
-    addresses: checked.addresses,
-    method: request.method ?? "GET",
-    headers,
-    body: request.method === "POST" ? (request.body ?? "") : null,
-    signal,
-    timeoutMs: request.timeoutMs,
-    maxBytes: request.maxBytes ?? DEFAULT_MAX_BYTES,
-  });
+  const method = request.method ?? "GET";
+  const result = await outboundSpan(method, url, (traceHeaders) =>
+    exchange({
+      url,
+      host,
+      addresses: checked.addresses,
+      method,
+      // The request's own headers win over the trace's, should a secret header share its name.
+      headers: { ...traceHeaders, ...headers },
+      body: request.method === "POST" ? (request.body ?? "") : null,
+      signal,
+      timeoutMs: request.timeoutMs,
+      maxBytes: request.maxBytes ?? DEFAULT_MAX_BYTES,
+    }),
+  );
   return redacted(result, secret);
 }
 
