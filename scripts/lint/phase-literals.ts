@@ -1,13 +1,17 @@
-// The gate gives the phase: no command in lib/ledger/commands writes a phase literal of its own
-// (docs/architecture.md#the-retry-gate-gives-every-phase). A literal that reads the current phase (a comparison, a
+// The gate gives the phase: no file of the ledger (lib/ledger: its commands, store, runs, bulk jobs...) writes a phase
+// literal of its own (docs/architecture.md#the-retry-gate-gives-every-phase). A literal that reads the current phase (a comparison, a
 // query's `where` filter) is allowed; one that is written (an operation's or an audit record's phase, an assignment to
 // a phase, a variable typed as a phase) is found here, with its file and line.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { TRANSITIONS } from "../../lib/retry-gate/phases";
 
 /** The folder whose files may not write a phase literal. */
-export const COMMANDS_DIR = "lib/ledger/commands";
+export const LEDGER_DIR = "lib/ledger";
+
+/** Every phase's name: a literal that is none (the empty phase of an item not found, say) writes no phase. */
+const PHASE_NAMES: ReadonlySet<string> = new Set(Object.keys(TRANSITIONS));
 
 export interface PhaseLiteral {
   file: string;
@@ -60,6 +64,7 @@ export function phaseLiteralsIn(file: string, text: string): PhaseLiteral[] {
   const found: PhaseLiteral[] = [];
   const report = (literals: ts.StringLiteralLike[]) => {
     for (const literal of literals) {
+      if (!PHASE_NAMES.has(literal.text)) continue;
       const { line } = source.getLineAndCharacterOfPosition(literal.getStart(source));
       found.push({ file, line: line + 1, text: literal.text });
     }
@@ -83,13 +88,15 @@ export function phaseLiteralsIn(file: string, text: string): PhaseLiteral[] {
   return found;
 }
 
-/** Every phase literal a command file (not a test) under `root`'s lib/ledger/commands writes. */
-export function commandPhaseLiterals(root: string): PhaseLiteral[] {
-  const dir = path.join(root, COMMANDS_DIR);
-  return readdirSync(dir)
+/** Every phase literal a ledger file (not a test) under `root`'s lib/ledger writes. */
+export function ledgerPhaseLiterals(root: string): PhaseLiteral[] {
+  return readdirSync(path.join(root, LEDGER_DIR), { recursive: true, encoding: "utf8" })
+    .map((name) => name.split(path.sep).join("/"))
     .filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"))
     .sort()
-    .flatMap((name) => phaseLiteralsIn(`${COMMANDS_DIR}/${name}`, readFileSync(path.join(dir, name), "utf8")));
+    .flatMap((name) =>
+      phaseLiteralsIn(`${LEDGER_DIR}/${name}`, readFileSync(path.join(root, LEDGER_DIR, name), "utf8")),
+    );
 }
 
 export function formatPhaseLiteral(found: PhaseLiteral): string {
