@@ -18,13 +18,10 @@ import { loadContext } from "../reads/operation-context";
 import { gateInput, operationView, type OperationView, type WouldHave } from "@/lib/ledger/reads/operation-view";
 import { isUniqueViolation, type LedgerReads, type LedgerTx } from "@/lib/ledger/store/types";
 import { withWriteRetry } from "../write-retry";
+import type { PlanInput as WirePlanInput } from "@/lib/platform/wire/requests";
 
-export interface PlanInput {
-  tool: string;
-  args: unknown;
-  idempotencyKey?: string;
-  runId?: string;
-  agentId?: string;
+/** What the plan command takes: the API's body (lib/platform/wire/requests.ts), and what only the server sets. */
+export interface PlanInput extends WirePlanInput {
   /** How the call arrived, when not over the HTTP API: "mcp" for the MCP gateway. */
   via?: "mcp";
   /** Observe mode: what enforcing would have done with this call, as found before planning it (observe.ts). */
@@ -37,8 +34,6 @@ export interface PlanInput {
    * key, `repeatOf` the latest (repeated-call.ts).
    */
   callKey?: string;
-  /** Take the run lease in the same transaction (docs/api-extensions.md#claim-on-plan: saves a claim's round trip). */
-  claim?: { workerId: string; leaseMs: number };
 }
 
 export interface PlanResult {
