@@ -433,6 +433,7 @@ test("a tool that changes under its contract is not called until an admin confir
   await expect(
     page.getByRole("status").filter({ hasText: "Confirmed as version 2 of the test__put_record contract." }),
   ).toBeVisible();
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, "mcp-tool-confirmed.png") });
 
   await expect.poll(listed).toContain("test__put_record");
   const stored = (await client.callTool(put)) as CallToolResult;
