@@ -30,9 +30,9 @@ export function ConfirmDefinitionButton({
   const notify = useUpstreamNotice();
   const { open, onOpenChange, pending, failure, fieldErrors, submitWith } = useAdminDialog(
     confirmToolDefinitionAction,
-    // The row shows the tool's contract once the page is read again; the message stays above the upstreams.
+    // The row shows the tool's contract once the page is read again, and the message beside it.
     (message) => {
-      notify(message);
+      notify({ tool, message });
       router.refresh();
     },
   );

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { TableHeader, type TableHeaderProps } from "@/components/ui/table-header";
 import type { UpstreamToolRow } from "@/lib/console/upstreams-view";
 import { ConfirmDefinitionButton } from "./confirm-definition-button";
+import { ConfirmedNotice } from "./upstream-notices";
 import { ToolHints } from "./tool-hints";
 
 const TD = "px-2.5 py-1.5 align-top";
@@ -105,6 +106,7 @@ export function UpstreamToolsTable({
                     ) : null}
                   </span>
                 )}
+                {t.changed || t.hasContract ? <ConfirmedNotice tool={t.gatewayName} /> : null}
               </td>
             </tr>
           ))}
