@@ -71,6 +71,18 @@ describe("with tracing", () => {
     expect(unreachable.status.code).toBe(SpanStatusCode.ERROR);
   });
 
+  it("names an IPv6 server by its address, without the URL's brackets", async () => {
+    const six = createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => six.listen(0, "::1", resolve));
+    try {
+      const port = (six.address() as AddressInfo).port;
+      await lookup(`http://[::1]:${port}/`);
+      expect(only(exporter(), "GET").attributes).toMatchObject({ "server.address": "::1", "server.port": port });
+    } finally {
+      await new Promise((resolve) => six.close(resolve));
+    }
+  });
+
   it("opens no span for a request refused before it left", async () => {
     const refused = await sendOutbound({ url: `${base}/x`, timeoutMs: 5_000 }, { allowPrivate: false });
     expect(refused.outcome).toBe("refused");

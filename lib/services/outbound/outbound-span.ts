@@ -6,6 +6,7 @@ import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { HTTP } from "@/lib/platform/telemetry/attributes";
 import { inSpan, outgoingTraceHeaders } from "@/lib/platform/telemetry/spans";
 import { tracingOn } from "@/lib/platform/telemetry/start-tracing";
+import { bareHost } from "./address-policy";
 import type { OutboundResult } from "./refusal";
 
 /** Sends through `send`, given the headers that carry the span's context (none when tracing is off). */
@@ -17,7 +18,8 @@ export function outboundSpan(
   if (!tracingOn()) return send({});
   const attributes = {
     [HTTP.requestMethod]: method,
-    [HTTP.serverAddress]: url.hostname,
+    // The host as the conventions write it: an IPv6 address without its URL brackets.
+    [HTTP.serverAddress]: bareHost(url.hostname),
     [HTTP.serverPort]: Number(url.port) || (url.protocol === "https:" ? 443 : 80),
     [HTTP.urlScheme]: url.protocol.slice(0, -1),
   };
